@@ -1,0 +1,58 @@
+// Compiler figures of the foundation issue: a cold compile of a 200-step chain (≤ 20 ms), a
+// cache hit (≤ 20 µs), and `toolchain validate` on the shipped chains as a whole process
+// (≤ 250 ms, median of 5). Baselines: yaml's own parse of the same text, a Map look-up, and a
+// bare `node -e ''` start.
+
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { clearCompileCache, compileChain } from '../src/index.js';
+import { median, nsPerOp, runIfMain, samplesMs, verdict, type BenchResult } from './harness.js';
+import { longChainYaml } from './workloads.js';
+
+const REPO = join(import.meta.dirname, '..', '..');
+
+export async function benchCompiler(): Promise<BenchResult> {
+  const text = longChainYaml(200);
+  const check = compileChain(text);
+  if (!check.plan) throw new Error(`bench chain does not compile: ${JSON.stringify(check.diagnostics)}`);
+
+  const cold = median(samplesMs(() => {
+    clearCompileCache();
+    compileChain(text);
+  }, 40));
+  const parseOnly = median(samplesMs(() => parse(text), 40));
+
+  // Distinct but equal strings, as a re-read of an unchanged file gives.
+  const copies = Array.from({ length: 8 }, () => Buffer.from(text).toString('utf8'));
+  compileChain(text);
+  const hitNs = nsPerOp((i) => compileChain(copies[i & 7]!), 20_000, 1_000);
+  const map = new Map([[text, check]]);
+  const mapNs = nsPerOp(() => map.get(text), 20_000, 1_000);
+
+  const node = wholeProcessMs(['-e', '']);
+  const validate = wholeProcessMs([join(REPO, 'bin', 'toolchain.js'), 'validate']);
+
+  return {
+    name: 'compiler',
+    lines: [
+      `cold compile, 200 steps (${(text.length / 1024).toFixed(1)} KiB): ${cold.toFixed(2)} ms median (target ≤ 20 ms: ${verdict(cold <= 20)}); ` +
+        `baseline yaml.parse alone ${parseOnly.toFixed(2)} ms → ${(cold / parseOnly).toFixed(2)}× the bare parse`,
+      `cache hit: ${(hitNs / 1000).toFixed(2)} µs (target ≤ 20 µs: ${verdict(hitNs <= 20_000)}); baseline Map.get ${(mapNs / 1000).toFixed(3)} µs`,
+      `toolchain validate (shipped chains, whole process): ${validate.toFixed(0)} ms median of 5 (target ≤ 250 ms: ${verdict(validate <= 250)}); ` +
+        `baseline node start ${node.toFixed(0)} ms → ${(validate - node).toFixed(0)} ms of our own`,
+    ],
+  };
+}
+
+function wholeProcessMs(args: string[]): number {
+  const times: number[] = [];
+  for (let i = 0; i < 6; i++) {
+    const t = performance.now();
+    execFileSync(process.execPath, args, { cwd: REPO, stdio: 'ignore' });
+    if (i > 0) times.push(performance.now() - t); // the first run warms the file cache
+  }
+  return median(times);
+}
+
+await runIfMain(import.meta.url, benchCompiler);

@@ -1,0 +1,14 @@
+// `npm run bench`: every benchmark of the project, one after another in this process (except the
+// whole-process figures, which start their own). Each prints its figures next to its baseline.
+
+import type { BenchResult } from './harness.js';
+import { benchCompiler } from './compiler.js';
+import { benchExprPath } from './expr-path.bench.js';
+
+const benches: (() => Promise<BenchResult>)[] = [benchCompiler, benchExprPath];
+
+for (const bench of benches) {
+  const { name, lines } = await bench();
+  console.log(name);
+  for (const line of lines) console.log(`  ${line}`);
+}

@@ -1,0 +1,25 @@
+// Derives the TypeScript types of chain files from schemas/chain.schema.json, so the schema stays
+// the single source of truth. `npm run gen:types` rewrites the file; a test fails when it drifts.
+import { readFile, writeFile } from 'node:fs/promises';
+import { compile } from 'json-schema-to-typescript';
+
+export const targets = [
+  { schema: 'schemas/chain.schema.json', out: 'src/compiler/chain-file.generated.ts', name: 'ChainFile' },
+];
+
+export async function generate(target) {
+  const schema = JSON.parse(await readFile(target.schema, 'utf8'));
+  return compile(schema, target.name, {
+    bannerComment: `// Generated from ${target.schema} by \`npm run gen:types\`. Do not edit by hand.`,
+    additionalProperties: false,
+    unreachableDefinitions: false,
+    style: { singleQuote: true, printWidth: 110 },
+  });
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  for (const target of targets) {
+    await writeFile(target.out, await generate(target));
+    console.log(`wrote ${target.out}`);
+  }
+}

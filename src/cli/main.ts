@@ -1,0 +1,58 @@
+import { resolve } from 'node:path';
+import { Command, CommanderError } from 'commander';
+import { ToolchainError, formatDiagnostic } from '../errors.js';
+import { registerCommands } from './commands/index.js';
+import { EXIT_RUN_FAILED, EXIT_USAGE, type CliIO, type GlobalOptions } from './io.js';
+
+/** Handed to every command: the streams and the options every command shares. */
+export interface CommandContext {
+  readonly io: CliIO;
+  globals(): GlobalOptions;
+  /** A command's action returns its exit code through this. */
+  exit(code: number): void;
+}
+
+/** The CLI as a function: tests call it with their own streams; bin/toolchain.js with the process's. */
+export async function main(argv: readonly string[], io: CliIO): Promise<number> {
+  let exitCode = 0;
+  const program = new Command('toolchain')
+    .description('Run declarative tool chains.')
+    .option('--chains <dir>', 'folder of chain files', 'chains')
+    .option('--plugins <dir>', 'folder of plugin folders', 'plugins')
+    .option('--debug', 'print stack traces', false)
+    .exitOverride()
+    .configureOutput({
+      writeOut: (s) => io.stdout.write(s),
+      writeErr: (s) => io.stderr.write(s),
+    });
+  const ctx: CommandContext = {
+    io,
+    globals: () => {
+      const o = program.opts<{ chains: string; plugins: string; debug: boolean }>();
+      return { chains: resolve(io.cwd, o.chains), plugins: resolve(io.cwd, o.plugins), debug: o.debug };
+    },
+    exit: (code) => {
+      exitCode = code;
+    },
+  };
+  registerCommands(program, ctx);
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return exitCode;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // --help and --version end through here with exit code 0.
+      return err.exitCode === 0 ? 0 : EXIT_USAGE;
+    }
+    const debug = argv.includes('--debug');
+    if (err instanceof ToolchainError) {
+      for (const d of err.diagnostics) io.stderr.write(`${formatDiagnostic(d)}\n`);
+      if (!err.diagnostics.length) io.stderr.write(`error: ${err.code} ${err.message}\n`);
+    } else {
+      io.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);
+    }
+    if (debug && err instanceof Error && err.stack) io.stderr.write(`${err.stack}\n`);
+    // A ToolchainError is something the user can fix (exit 2); anything else is our failure.
+    return err instanceof ToolchainError ? EXIT_USAGE : EXIT_RUN_FAILED;
+  }
+}

@@ -1,0 +1,163 @@
+// Generated from schemas/chain.schema.json by `npm run gen:types`. Do not edit by hand.
+
+/**
+ * A JSON Schema type name, or a full JSON Schema.
+ */
+export type Input =
+  | TypeName
+  | {
+      type?: TypeName | 'null' | string[];
+      description?: string;
+      default?: unknown;
+    };
+export type TypeName = 'string' | 'number' | 'integer' | 'boolean' | 'object' | 'array';
+/**
+ * A JSONPath (starts with $), a template ({{ $.path }} inside a string), `$$` for a literal dollar, any other literal, or an object or array of these.
+ */
+export type MappedValue = unknown;
+/**
+ * A letter or underscore, then letters, digits and underscores.
+ */
+export type Name = string;
+/**
+ * A number of seconds, or a string such as 250ms, 2s, 1.5m, 1h.
+ */
+export type Duration = number | string;
+/**
+ * Exactly one of `tool` or `chain`.
+ */
+export type StepKind = {tool: string; chain?: undefined} | {chain: string; tool?: undefined};
+
+/**
+ * A chain: typed inputs, steps that call tools or other chains, and outputs.
+ */
+export interface ToolchainChain {
+  /**
+   * The chain's name, unique across the chains folder.
+   */
+  name: string;
+  /**
+   * The chain's own version (free text; semver recommended).
+   */
+  version?: string;
+  /**
+   * What the chain does; shown to people and to language models.
+   */
+  description?: string;
+  /**
+   * Inputs by name: a JSON Schema type name, or a full JSON Schema. An input without `default` is required.
+   */
+  inputs?: {
+    [k: string]: Input;
+  };
+  /**
+   * The steps, in file order. A step waits for every step above it unless it says `parallel: true`.
+   *
+   * @minItems 1
+   */
+  steps: [Step & StepKind, ...(Step & StepKind)[]];
+  /**
+   * Outputs by name: a JSONPath, a template or a literal. Without it, the output of the last step that ran.
+   */
+  outputs?: {
+    [k: string]: MappedValue;
+  };
+  /**
+   * Most steps of one run running at once.
+   */
+  concurrency?: number;
+  /**
+   * A number of seconds, or a string such as 250ms, 2s, 1.5m, 1h.
+   */
+  timeout?: number | string;
+}
+export interface Step {
+  /**
+   * A letter or underscore, then letters, digits and underscores.
+   */
+  name: string;
+  /**
+   * A tool name, optionally plugin/tool.
+   */
+  tool?: string;
+  /**
+   * A letter or underscore, then letters, digits and underscores.
+   */
+  chain?: string;
+  description?: string;
+  /**
+   * The tool's arguments: JSONPaths, templates and literals.
+   */
+  input_map?: {
+    [k: string]: MappedValue;
+  };
+  /**
+   * Steps to wait for besides those the input_map reads.
+   */
+  depends_on?: Name[];
+  /**
+   * Do not wait for the steps above; wait only for what is referenced or in depends_on.
+   */
+  parallel?: boolean;
+  /**
+   * A condition; when false the step is skipped. JSONPaths, literals, == != < <= > >= && || ! ( ) in.
+   */
+  when?: string;
+  /**
+   * Deadline of one attempt.
+   */
+  timeout?: number | string;
+  retry?: Retry;
+  /**
+   * Run once per element of this array ($.item, $.index).
+   */
+  for_each?: string;
+  /**
+   * With for_each: most elements at once.
+   */
+  max_concurrency?: number;
+  /**
+   * fail (default) stops the run; continue records { error } as the output.
+   */
+  on_error?: 'fail' | 'continue';
+}
+export interface Retry {
+  /**
+   * Total attempts, the first included.
+   */
+  max_attempts?: number;
+  backoff?: Backoff;
+  /**
+   * Error codes to retry. Default: every error except validation errors and approval refusals.
+   */
+  retry_on?: string[];
+  fallback?: Fallback;
+}
+/**
+ * Delay between attempts: initial × factor^(attempt−1), at most max; `full` jitter picks uniformly below that.
+ */
+export interface Backoff {
+  initial?: Duration;
+  factor?: number;
+  max?: Duration;
+  jitter?: 'none' | 'full';
+}
+/**
+ * Tried once after the last attempt fails: input overrides, another tool, or a fixed output.
+ */
+export interface Fallback {
+  /**
+   * Overrides merged over the step's own input_map.
+   */
+  input_map?: {
+    [k: string]: MappedValue;
+  };
+  /**
+   * Another tool to call with the step's arguments.
+   */
+  tool?: string;
+  /**
+   * A fixed value used as the step's output.
+   */
+  output?: unknown;
+}

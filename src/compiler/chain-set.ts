@@ -1,0 +1,141 @@
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Graph as DagGraph, alg } from '@dagrejs/graphlib';
+import type { Diagnostic } from '../errors.js';
+import { readTextFile } from '../loader/index.js';
+import { checkTargets, type NameCatalogue } from './check-targets.js';
+import { compileCached } from './compile-cache.js';
+import type { CompiledFile } from './compile-chain.js';
+import type { ChainPlan } from './plan.js';
+
+/** Every chain of a folder, compiled and checked against each other and the installed tools. */
+export interface ChainSet {
+  /** The runnable chains by name: those whose file, tools and sub-chains have no error. */
+  readonly plans: ReadonlyMap<string, ChainPlan>;
+  readonly files: readonly CompiledFile[];
+  readonly diagnostics: readonly Diagnostic[];
+}
+
+export interface ChainSource {
+  readonly file: string;
+  readonly text: string;
+}
+
+const CHAIN_FILE = /\.ya?ml$/;
+
+/** Reads every `.yaml`/`.yml` file directly in `dir`. A missing folder is an empty set. */
+export async function readChainSources(dir: string): Promise<{ sources: ChainSource[]; diagnostics: Diagnostic[] }> {
+  let names: string[];
+  try {
+    names = (await readdir(dir)).filter((n) => CHAIN_FILE.test(n)).sort();
+  } catch {
+    return { sources: [], diagnostics: [] };
+  }
+  return readChainFiles(names.map((n) => join(dir, n)));
+}
+
+/** Reads chain files, holding each to the loader's size limit before it is read. */
+export async function readChainFiles(files: readonly string[]): Promise<{ sources: ChainSource[]; diagnostics: Diagnostic[] }> {
+  const sources: ChainSource[] = [];
+  const diagnostics: Diagnostic[] = [];
+  for (const file of files) {
+    const read = await readTextFile(file);
+    if ('text' in read) sources.push({ file, text: read.text });
+    else diagnostics.push(...read.diagnostics);
+  }
+  return { sources, diagnostics };
+}
+
+export function compileChainSet(sources: readonly ChainSource[], tools?: NameCatalogue): ChainSet {
+  const files = sources.map((s) => compileCached(s.text, s.file));
+  const diagnostics: Diagnostic[] = files.flatMap((f) => f.diagnostics);
+  const byName = new Map<string, CompiledFile>();
+  for (const f of files) {
+    if (!f.name) continue;
+    const first = byName.get(f.name);
+    if (first) {
+      diagnostics.push({
+        code: 'DUPLICATE_CHAIN',
+        severity: 'error',
+        message: `chain name '${f.name}' is already used by ${first.file}`,
+        file: f.file,
+        pointer: '/name',
+        line: f.namePosition?.line ?? 1,
+        col: f.namePosition?.col ?? 1,
+      });
+    } else byName.set(f.name, f);
+  }
+  const chains: NameCatalogue = { has: (n) => byName.has(n), names: () => byName.keys() };
+  const broken = new Set<string>();
+  for (const f of byName.values()) {
+    const problems = checkTargets(f, tools, chains);
+    diagnostics.push(...problems);
+    if (problems.length || !f.plan) broken.add(f.name!);
+  }
+  for (const { chain, diagnostic } of subChainCycles(byName)) {
+    diagnostics.push(diagnostic);
+    broken.add(chain);
+  }
+  // A chain that runs a broken chain cannot run either.
+  let grew = true;
+  while (grew) {
+    grew = false;
+    for (const f of byName.values()) {
+      if (broken.has(f.name!)) continue;
+      if (f.plan?.chains.some((c) => broken.has(c))) {
+        broken.add(f.name!);
+        grew = true;
+      }
+    }
+  }
+  const plans = new Map<string, ChainPlan>();
+  for (const [name, f] of byName) if (f.plan && !broken.has(name)) plans.set(name, f.plan);
+  return { plans, files, diagnostics };
+}
+
+export async function loadChainSet(dir: string, tools?: NameCatalogue): Promise<ChainSet> {
+  const { sources, diagnostics } = await readChainSources(dir);
+  const set = compileChainSet(sources, tools);
+  return diagnostics.length ? { ...set, diagnostics: [...diagnostics, ...set.diagnostics] } : set;
+}
+
+function subChainCycles(byName: Map<string, CompiledFile>): { chain: string; diagnostic: Diagnostic }[] {
+  const g = new DagGraph({ directed: true });
+  for (const [name, f] of byName) {
+    g.setNode(name);
+    for (const t of f.targets) if (t.kind === 'chain' && byName.has(t.name)) g.setEdge(name, t.name);
+  }
+  const cycles = alg.findCycles(g).filter((c) => c.length > 1);
+  for (const [name, f] of byName) if (f.targets.some((t) => t.kind === 'chain' && t.name === name)) cycles.push([name]);
+  const out: { chain: string; diagnostic: Diagnostic }[] = [];
+  for (const cycle of cycles) {
+    const members = new Set(cycle);
+    for (const name of [...cycle].sort()) {
+      const f = byName.get(name)!;
+      const t = f.targets.find((x) => x.kind === 'chain' && members.has(x.name))!;
+      const diagnostic: Diagnostic = {
+        code: 'SUBCHAIN_CYCLE',
+        severity: 'error',
+        message: `step '${t.step}' runs chain '${t.name}', which leads back to '${name}': ${cyclePath(name, members, byName)}`,
+        file: f.file,
+        pointer: t.pointer,
+        line: t.line,
+        col: t.col,
+      };
+      out.push({ chain: name, diagnostic });
+    }
+  }
+  return out;
+}
+
+/** `a → b → c → a`, following each chain's first sub-chain step that stays on the cycle. */
+function cyclePath(start: string, members: Set<string>, byName: Map<string, CompiledFile>): string {
+  const path = [start];
+  let at = start;
+  do {
+    at = byName.get(at)!.targets.find((t) => t.kind === 'chain' && members.has(t.name))!.name;
+    path.push(at);
+  } while (at !== start && path.length <= members.size);
+  return path.join(' → ');
+}
+

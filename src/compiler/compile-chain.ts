@@ -1,0 +1,198 @@
+import { createHash } from 'node:crypto';
+import { didYouMean, hasErrors, suggestionSuffix, type Diagnostic } from '../errors.js';
+import { compileValue } from '../expr/index.js';
+import { parseDuration } from '../expr/duration.js';
+import type { CompiledValue, PathRef } from '../expr/types.js';
+import { parseYaml } from '../loader/index.js';
+import type { LoadedYaml } from '../loader/types.js';
+import { buildGraph, orderEdges, type Edge, type StepNode } from './build-graph.js';
+import type { ToolchainChain } from './chain-file.generated.js';
+import { compileStep, type CompiledStepBody, type RawStep } from './compile-step.js';
+import { deepFreeze } from './deep-freeze.js';
+import { DiagnosticSink } from './diagnostic-sink.js';
+import { normaliseInputs } from './normalise-inputs.js';
+import type { ChainPlan, PlanStep } from './plan.js';
+import { checkChainSchema } from './schema-check.js';
+
+/** A `tool:` or `chain:` name a chain uses, and where, for checks against what is installed. */
+export interface TargetRef {
+  readonly kind: 'tool' | 'chain';
+  readonly name: string;
+  readonly step: string;
+  readonly pointer: string;
+  readonly line: number;
+  readonly col: number;
+}
+
+/** What compiling one file yields before it is checked against the installed tools and chains. */
+export interface CompiledFile {
+  readonly file: string;
+  readonly hash: string;
+  /** Present when the file itself has no error. */
+  readonly plan?: ChainPlan;
+  /** The chain's name, when the file declares a usable one (even if it has errors), and where. */
+  readonly name?: string;
+  readonly namePosition?: { readonly line: number; readonly col: number };
+  readonly diagnostics: readonly Diagnostic[];
+  readonly targets: readonly TargetRef[];
+}
+
+const FOR_EACH_NAMES = new Set(['item', 'index']);
+
+export function hashText(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+/** Parses and compiles one chain text. Pure: the same text and file name give the same result. */
+export function compileText(text: string, file: string, hash = hashText(text)): CompiledFile {
+  const { document, diagnostics } = parseYaml(text, file);
+  if (!document) return { file, hash, diagnostics, targets: [] };
+  const compiled = compileDocument(document, hash);
+  if (!diagnostics.length) return compiled;
+  // The loader still hands over a value after duplicate or forbidden keys so that the rest of the
+  // file gets checked too; such a file never yields a plan.
+  const { plan, ...rest } = compiled;
+  const all = [...diagnostics, ...compiled.diagnostics];
+  return hasErrors(diagnostics) || !plan ? { ...rest, diagnostics: all } : { ...compiled, diagnostics: all };
+}
+
+export function compileDocument(doc: LoadedYaml, hash: string): CompiledFile {
+  const sink = new DiagnosticSink(doc.file, doc.sourceMap);
+  const schemaOk = checkChainSchema(doc.value, sink);
+  const raw = doc.value as Partial<ToolchainChain> | null;
+  const name = typeof raw?.name === 'string' && /^[A-Za-z_][A-Za-z0-9_]*$/.test(raw.name) ? raw.name : undefined;
+  const base = { file: doc.file, hash, ...(name ? { name, namePosition: doc.sourceMap.valueAt('/name') } : {}) };
+  if (!raw || typeof raw !== 'object' || !Array.isArray(raw.steps)) return { ...base, diagnostics: sink.diagnostics, targets: [] };
+
+  // Compile whatever is well-formed even when the schema check failed, so that one run of
+  // `validate` reports every problem in the file, not only the first kind.
+  const inputs = normaliseInputs(isRecord(raw.inputs) ? raw.inputs : undefined);
+  const inputNames = new Set(inputs.names);
+  const steps: { raw: RawStep; index: number }[] = [];
+  raw.steps.forEach((s, index) => {
+    if (isRecord(s) && typeof s.name === 'string' && (typeof s.tool === 'string' || typeof s.chain === 'string')) {
+      steps.push({ raw: s as RawStep, index });
+    }
+  });
+  const allWellFormed = steps.length === raw.steps.length;
+
+  const stepIndex = new Map<string, number>();
+  for (const { raw: s, index } of steps) {
+    const at = `/steps/${index}/name`;
+    if (stepIndex.has(s.name)) sink.error('DUPLICATE_NAME', at, `step name '${s.name}' is used twice (first at step ${stepIndex.get(s.name)! + 1})`);
+    else stepIndex.set(s.name, index);
+    if (inputNames.has(s.name)) sink.error('NAME_COLLISION', at, `step '${s.name}' has the same name as an input: '$.${s.name}' would be ambiguous`);
+  }
+
+  const bodies: CompiledStepBody[] = [];
+  const edges: Edge[] = [];
+  const targets: TargetRef[] = [];
+  const nodes: StepNode[] = [];
+  for (const { raw: s, index } of steps) {
+    const { body, refs } = compileStep(s, index, sink);
+    bodies.push(body);
+    nodes.push({ name: s.name, pointer: body.pointer, parallel: body.parallel });
+    for (const ref of refs) edges.push(...referenceEdges(ref, index, s, stepIndex, inputNames, sink));
+    (s.depends_on ?? []).forEach((dep, k) => {
+      const at = `${body.pointer}/depends_on/${k}`;
+      const from = stepIndex.get(dep);
+      if (from === undefined) {
+        const suggestion = didYouMean(dep, stepIndex.keys());
+        sink.error('UNKNOWN_STEP', at, `step '${s.name}' depends on '${dep}', which is not a step of this chain${suggestionSuffix(suggestion)}`, suggestion ? { suggestion } : {});
+      } else edges.push({ from, to: index, kind: 'depends_on', pointer: at, text: dep });
+    });
+    targets.push(target(body.kind, body.target, s.name, `${body.pointer}/${body.kind}`, doc));
+    if (body.fallback?.tool) targets.push(target('tool', body.fallback.tool, s.name, `${body.pointer}/retry/fallback/tool`, doc));
+  }
+
+  let outputs: CompiledValue | undefined;
+  if (isRecord(raw.outputs)) {
+    const { value, problems } = compileValue(raw.outputs, '/outputs');
+    for (const p of problems) sink.error(p.code, `/outputs${p.pointer}`, p.message);
+    for (const ref of value.refs) {
+      const r = { ...ref, pointer: `/outputs${ref.pointer}` };
+      if (r.root !== undefined && !stepIndex.has(r.root) && !inputNames.has(r.root)) unknownReference(r, 'outputs', stepIndex, inputNames, sink);
+    }
+    outputs = value;
+  }
+
+  // The graph only makes sense over the full list of steps: indices are positions in the file.
+  const graph = allWellFormed ? buildGraph(nodes, [...orderEdges(nodes), ...edges], sink) : undefined;
+  if (sink.failed || !graph || !schemaOk) return { ...base, diagnostics: sink.diagnostics, targets };
+
+  const planSteps: PlanStep[] = bodies.map((b) => {
+    const pos = doc.sourceMap.valueAt(b.pointer);
+    return Object.freeze({
+      ...b,
+      line: pos.line,
+      col: pos.col,
+      waitsFor: Object.freeze(graph.waitsFor[b.index]!),
+      skipsWith: Object.freeze(graph.skipsWith[b.index]!),
+      dependents: Object.freeze(graph.dependents[b.index]!),
+    });
+  });
+  const chain = raw as ToolchainChain;
+  const timeoutMs = parseDuration(chain.timeout);
+  const plan: ChainPlan = Object.freeze({
+    name: chain.name,
+    ...(chain.version !== undefined ? { version: chain.version } : {}),
+    ...(chain.description !== undefined ? { description: chain.description } : {}),
+    file: doc.file,
+    hash,
+    inputs,
+    steps: Object.freeze(planSteps),
+    order: Object.freeze([...graph.order]),
+    roots: Object.freeze([...graph.roots]),
+    ...(outputs ? { outputs } : {}),
+    ...(chain.concurrency !== undefined ? { concurrency: chain.concurrency } : {}),
+    ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+    tools: deepFreeze(unique(targets.filter((t) => t.kind === 'tool').map((t) => t.name))),
+    chains: deepFreeze(unique(targets.filter((t) => t.kind === 'chain').map((t) => t.name))),
+  });
+  return { ...base, plan, diagnostics: sink.diagnostics, targets };
+}
+
+function referenceEdges(
+  ref: PathRef,
+  index: number,
+  step: RawStep,
+  stepIndex: Map<string, number>,
+  inputNames: Set<string>,
+  sink: DiagnosticSink,
+): Edge[] {
+  if (ref.root === undefined) {
+    // `$..x`, `$.*` or `$` may read any step: wait for everything above, as order would.
+    return [...Array(index).keys()].map((from) => ({ from, to: index, kind: 'order' as const, pointer: ref.pointer, text: ref.source }));
+  }
+  if (step.for_each !== undefined && FOR_EACH_NAMES.has(ref.root) && !ref.pointer.endsWith('/for_each')) return [];
+  const from = stepIndex.get(ref.root);
+  if (from !== undefined) return [{ from, to: index, kind: 'reference', pointer: ref.pointer, text: ref.source }];
+  if (!inputNames.has(ref.root)) unknownReference(ref, `step '${step.name}'`, stepIndex, inputNames, sink);
+  return [];
+}
+
+function unknownReference(ref: PathRef, who: string, stepIndex: Map<string, number>, inputNames: Set<string>, sink: DiagnosticSink): void {
+  const root = ref.root!;
+  const suggestion = didYouMean(root, [...stepIndex.keys(), ...inputNames]);
+  const extra = FOR_EACH_NAMES.has(root) ? `; '$.${root}' exists only inside a step with for_each` : '';
+  sink.error(
+    'UNKNOWN_REFERENCE',
+    ref.pointer,
+    `${who} reads ${ref.source}, but there is no step or input named '${root}'${suggestionSuffix(suggestion)}${extra}`,
+    suggestion ? { suggestion } : {},
+  );
+}
+
+function target(kind: 'tool' | 'chain', name: string, step: string, pointer: string, doc: LoadedYaml): TargetRef {
+  const pos = doc.sourceMap.valueAt(pointer);
+  return { kind, name, step, pointer, line: pos.line, col: pos.col };
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function unique(names: string[]): string[] {
+  return [...new Set(names)];
+}
+

@@ -1,0 +1,84 @@
+import { compileCondition, compilePath, compileValue, ExprSyntaxError } from '../expr/index.js';
+import { parseDuration } from '../expr/duration.js';
+import type { CompiledValue, PathRef } from '../expr/types.js';
+import type { Step, StepKind } from './chain-file.generated.js';
+import { compileRetry } from './compile-policies.js';
+import { deepFreeze } from './deep-freeze.js';
+import type { DiagnosticSink } from './diagnostic-sink.js';
+import type { FallbackPolicy, PlanStep } from './plan.js';
+
+// One step's policies and expressions, compiled to the closures a run calls. Graph fields are
+// filled in by compile-chain once every step is known.
+
+export type RawStep = Step & StepKind;
+
+export type CompiledStepBody = Omit<PlanStep, 'waitsFor' | 'skipsWith' | 'dependents' | 'line' | 'col'>;
+
+const EMPTY: CompiledValue = compileValue({}).value;
+
+export function compileStep(raw: RawStep, index: number, sink: DiagnosticSink): { body: CompiledStepBody; refs: PathRef[] } {
+  const pointer = `/steps/${index}`;
+  const refs: PathRef[] = [];
+  const value = (v: unknown, at: string): CompiledValue => {
+    if (v === undefined) return EMPTY;
+    const { value: compiled, problems } = compileValue(v, at);
+    for (const p of problems) sink.error(p.code, at + p.pointer, p.message);
+    for (const r of compiled.refs) refs.push({ ...r, pointer: at + r.pointer });
+    return compiled;
+  };
+
+  const input = value(raw.input_map, `${pointer}/input_map`);
+
+  let when: PlanStep['when'];
+  if (raw.when !== undefined) {
+    const { condition, problems } = compileCondition(raw.when);
+    for (const p of problems) sink.error(p.code, `${pointer}/when`, `'when' of step '${raw.name}': ${p.message}`);
+    if (condition) {
+      when = condition;
+      for (const r of condition.refs) refs.push({ ...r, pointer: `${pointer}/when` });
+    }
+  }
+
+  let forEach: PlanStep['forEach'];
+  if (raw.for_each !== undefined) {
+    try {
+      const items = compilePath(raw.for_each);
+      forEach = { items, ...(raw.max_concurrency !== undefined ? { maxConcurrency: raw.max_concurrency } : {}) };
+      refs.push({ root: items.root, source: items.source, pointer: `${pointer}/for_each` });
+    } catch (err) {
+      if (!(err instanceof ExprSyntaxError)) throw err;
+      sink.error('BAD_JSONPATH', `${pointer}/for_each`, `bad JSONPath '${raw.for_each}' in for_each: ${err.message}`);
+    }
+  } else if (raw.max_concurrency !== undefined) {
+    sink.error('BAD_VALUE', `${pointer}/max_concurrency`, `step '${raw.name}' sets max_concurrency without for_each`);
+  }
+
+  let fallback: FallbackPolicy | undefined;
+  const fb = raw.retry?.fallback;
+  if (fb) {
+    fallback = Object.freeze({
+      ...(fb.input_map !== undefined ? { input: value(fb.input_map, `${pointer}/retry/fallback/input_map`) } : {}),
+      ...(fb.tool !== undefined ? { tool: fb.tool } : {}),
+      ...('output' in fb ? { output: deepFreeze(fb.output) } : {}),
+      hasOutput: 'output' in fb,
+    });
+  }
+
+  const timeoutMs = parseDuration(raw.timeout);
+  const body: CompiledStepBody = {
+    index,
+    name: raw.name,
+    pointer,
+    kind: raw.tool !== undefined ? 'tool' : 'chain',
+    target: (raw.tool ?? raw.chain)!,
+    input,
+    ...(when ? { when } : {}),
+    ...(forEach ? { forEach } : {}),
+    ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+    retry: compileRetry(raw.retry),
+    ...(fallback ? { fallback } : {}),
+    onError: raw.on_error ?? 'fail',
+    parallel: raw.parallel ?? false,
+  };
+  return { body, refs };
+}

@@ -1,0 +1,40 @@
+import type { Diagnostic, DiagnosticCode } from '../errors.js';
+import type { SourceMap } from '../loader/types.js';
+
+/** Collects the problems of one file, each placed at its node through the source map. */
+export class DiagnosticSink {
+  readonly diagnostics: Diagnostic[] = [];
+  private readonly seen = new Set<string>();
+
+  constructor(
+    readonly file: string,
+    private readonly map: SourceMap,
+  ) {}
+
+  /** Reports at the value of `pointer`, or at its key with `atKey` (unknown keys, names). */
+  error(code: DiagnosticCode, pointer: string, message: string, options: { atKey?: boolean; suggestion?: string } = {}): void {
+    const key = `${code} ${pointer} ${message}`;
+    if (this.seen.has(key)) return;
+    this.seen.add(key);
+    const pos = options.atKey ? this.map.keyAt(pointer) : this.map.valueAt(pointer);
+    this.diagnostics.push({
+      code,
+      severity: 'error',
+      message,
+      file: this.file,
+      pointer,
+      line: pos.line,
+      col: pos.col,
+      ...(options.suggestion ? { suggestion: options.suggestion } : {}),
+    });
+  }
+
+  get failed(): boolean {
+    return this.diagnostics.length > 0;
+  }
+}
+
+/** RFC 6901 escaping of one pointer segment. */
+export function pointerSegment(key: string | number): string {
+  return String(key).replace(/~/g, '~0').replace(/\//g, '~1');
+}

@@ -1,0 +1,43 @@
+import type { Diagnostic } from '../errors.js';
+import { loadYamlFile } from '../loader/index.js';
+import { checkTargets, type NameCatalogue } from './check-targets.js';
+import { compileCached } from './compile-cache.js';
+import type { ChainPlan } from './plan.js';
+
+export type { NameCatalogue } from './check-targets.js';
+export { compileChainSet, loadChainSet, readChainFiles, readChainSources, type ChainSet, type ChainSource } from './chain-set.js';
+export { clearCompileCache } from './compile-cache.js';
+export type { CompiledFile, TargetRef } from './compile-chain.js';
+export type * from './plan.js';
+export type { ToolchainChain as ChainFile } from './chain-file.generated.js';
+
+export interface CompileOptions {
+  /** Shown in diagnostics; also part of the cache key. Default `<memory>`. */
+  readonly file?: string;
+  /** When given, `tool:` names are checked against it. */
+  readonly tools?: NameCatalogue;
+  /** When given, `chain:` names are checked against it. */
+  readonly chains?: NameCatalogue;
+}
+
+export interface CompileResult {
+  /** Present when there is no error. */
+  readonly plan?: ChainPlan;
+  readonly diagnostics: readonly Diagnostic[];
+}
+
+/** Parses and compiles a chain from its YAML text. Cached by content: compiling the same text again is a look-up. */
+export function compileChain(text: string, options: CompileOptions = {}): CompileResult {
+  const compiled = compileCached(text, options.file ?? '<memory>');
+  if (!options.tools && !options.chains) return compiled.plan ? { plan: compiled.plan, diagnostics: compiled.diagnostics } : { diagnostics: compiled.diagnostics };
+  const linked = checkTargets(compiled, options.tools, options.chains);
+  const diagnostics = linked.length ? [...compiled.diagnostics, ...linked] : compiled.diagnostics;
+  return compiled.plan && !linked.length ? { plan: compiled.plan, diagnostics } : { diagnostics };
+}
+
+/** Reads a chain file and compiles it. */
+export async function loadChain(path: string, options: Omit<CompileOptions, 'file'> = {}): Promise<CompileResult> {
+  const loaded = await loadYamlFile(path);
+  if (!loaded.document) return { diagnostics: loaded.diagnostics };
+  return compileChain(loaded.document.text, { ...options, file: path });
+}

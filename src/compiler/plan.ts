@@ -1,0 +1,91 @@
+import type { CompiledCondition, CompiledPath, CompiledValue } from '../expr/types.js';
+
+// The frozen result of compiling a chain: everything a run needs, already resolved. The executor
+// walks these structures and parses nothing.
+
+/** A JSON Schema object, as it appears in chain inputs and tool manifests. */
+export type JsonSchema = { readonly [key: string]: unknown };
+
+export interface BackoffPolicy {
+  readonly initialMs: number;
+  readonly factor: number;
+  readonly maxMs: number;
+  readonly jitter: 'none' | 'full';
+}
+
+export interface RetryPolicy {
+  /** Total attempts, the first included (1 = no retry). */
+  readonly maxAttempts: number;
+  readonly backoff: BackoffPolicy;
+  /** Error codes to retry; undefined = every code except VALIDATION_FAILED and APPROVAL_DENIED. */
+  readonly retryOn?: ReadonlySet<string>;
+}
+
+export interface FallbackPolicy {
+  /** Overrides merged over the step's own arguments (an object value). */
+  readonly input?: CompiledValue;
+  /** Another tool to call instead. */
+  readonly tool?: string;
+  /** A fixed output; meaningful only when `hasOutput` (the value itself may be null). */
+  readonly output?: unknown;
+  readonly hasOutput: boolean;
+}
+
+export interface PlanStep {
+  /** Position in the file; `steps[index]` of the plan. */
+  readonly index: number;
+  readonly name: string;
+  /** RFC 6901 pointer of the step in its file (`/steps/2`): its id in diagnostics, events and logs. */
+  readonly pointer: string;
+  readonly line: number;
+  readonly col: number;
+  readonly kind: 'tool' | 'chain';
+  /** The tool (`name` or `plugin/name`) or sub-chain name. */
+  readonly target: string;
+  /** The arguments: always an object value. */
+  readonly input: CompiledValue;
+  readonly when?: CompiledCondition;
+  readonly forEach?: { readonly items: CompiledPath; readonly maxConcurrency?: number };
+  readonly timeoutMs?: number;
+  readonly retry: RetryPolicy;
+  readonly fallback?: FallbackPolicy;
+  readonly onError: 'fail' | 'continue';
+  readonly parallel: boolean;
+  /** Indices of the steps this one waits for (references, depends_on and order), ascending. */
+  readonly waitsFor: readonly number[];
+  /** The part of `waitsFor` through which a skip propagates: references and depends_on, not order. */
+  readonly skipsWith: readonly number[];
+  /** Indices of the steps that wait for this one, ascending. */
+  readonly dependents: readonly number[];
+}
+
+export interface ChainInputs {
+  /** `{ type: 'object', properties, required, additionalProperties: false }`. */
+  readonly schema: JsonSchema;
+  readonly names: readonly string[];
+}
+
+export interface ChainPlan {
+  readonly name: string;
+  readonly version?: string;
+  readonly description?: string;
+  /** The file it came from, as named by the caller ('<memory>' when compiled from text). */
+  readonly file: string;
+  /** sha256 of the source text. */
+  readonly hash: string;
+  readonly inputs: ChainInputs;
+  /** In file order: `steps[i].index === i`. */
+  readonly steps: readonly PlanStep[];
+  /** A topological order of step indices. */
+  readonly order: readonly number[];
+  /** Steps that wait for nothing. */
+  readonly roots: readonly number[];
+  /** The `outputs` map as an object value; undefined = the output of the last step that ran. */
+  readonly outputs?: CompiledValue;
+  readonly concurrency?: number;
+  readonly timeoutMs?: number;
+  /** Every tool the chain may call (steps and fallbacks). */
+  readonly tools: readonly string[];
+  /** Every chain it runs as a sub-chain. */
+  readonly chains: readonly string[];
+}

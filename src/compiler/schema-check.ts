@@ -1,0 +1,139 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import type { DiagnosticCode } from '../errors.js';
+import { didYouMean, suggestionSuffix } from '../errors.js';
+import { loadSchema } from '../schemas.js';
+import { pointerSegment, type DiagnosticSink } from './diagnostic-sink.js';
+
+// The chain schema is the source of truth for the shape of a chain file: the compiler checks it
+// with ajv, then turns ajv's errors into diagnostics a person can act on (one per problem, with
+// did-you-mean for unknown keys) instead of ajv's cascade of oneOf/anyOf branch failures.
+
+let validateChain: ValidateFunction | undefined;
+
+function validator(): ValidateFunction {
+  if (!validateChain) {
+    // strictSchema catches typos in our own schema; the type/required checks would reject idioms editors rely on.
+    const ajv = new Ajv({ allErrors: true, verbose: true, strictSchema: true, strictTypes: false, strictRequired: false, strictTuples: false });
+    // Read by json-schema-to-typescript when deriving src/compiler/chain-file.generated.ts.
+    ajv.addKeyword({ keyword: 'tsType', schemaType: 'string' });
+    validateChain = ajv.compile(loadSchema('chain.schema.json'));
+  }
+  return validateChain;
+}
+
+/** Reports every schema problem of a chain document into `sink`; returns whether it passed. */
+export function checkChainSchema(value: unknown, sink: DiagnosticSink): boolean {
+  const validate = validator();
+  if (validate(value)) return true;
+  const add: Add = (code, pointer, message, atKey = false, suggestion) =>
+    sink.error(code, pointer, message, { atKey, ...(suggestion ? { suggestion } : {}) });
+  for (const e of validate.errors ?? []) describe(e, value, add);
+  return false;
+}
+
+type Add = (code: DiagnosticCode, pointer: string, message: string, atKey?: boolean, suggestion?: string) => void;
+
+function describe(e: ErrorObject, root: unknown, add: Add): void {
+  const at = e.instancePath;
+  const where = describePointer(root, at);
+  const sp = e.schemaPath;
+  if (sp.includes('/definitions/duration')) {
+    add('BAD_DURATION', at, `${where} is not a duration: expected seconds as a number, or a string like 250ms, 2s, 1.5m, 1h`);
+    return;
+  }
+  if (sp.includes('/definitions/stepKind')) {
+    const step = valueAt(root, at);
+    const both = isObject(step) && 'tool' in step && 'chain' in step;
+    if (both) add('BAD_VALUE', at, `step ${stepName(step)} has both 'tool' and 'chain': a step calls exactly one of them`);
+    else add('MISSING_KEY', at, `step ${stepName(step)} needs 'tool' (a tool to call) or 'chain' (a chain to run)`);
+    return;
+  }
+  if (/^\/inputs\/[^/]+$/.test(at) && (sp.includes('/definitions/input') || sp.includes('/definitions/typeName'))) {
+    const given = valueAt(root, at);
+    const types = ['string', 'number', 'integer', 'boolean', 'object', 'array'];
+    const suggestion = typeof given === 'string' ? didYouMean(given, types) : undefined;
+    add('BAD_TYPE', at, `input ${where} must be a type name (${types.join(', ')}) or a JSON Schema object${suggestionSuffix(suggestion)}`, false, suggestion);
+    return;
+  }
+  switch (e.keyword) {
+    case 'additionalProperties': {
+      const key = String((e.params as { additionalProperty: string }).additionalProperty);
+      const allowed = Object.keys((e.parentSchema as { properties?: object } | undefined)?.properties ?? {});
+      const suggestion = didYouMean(key, allowed);
+      add('UNKNOWN_KEY', `${at}/${pointerSegment(key)}`, `unknown key '${key}' in ${where}${suggestionSuffix(suggestion)}; allowed: ${allowed.join(', ')}`, true, suggestion);
+      return;
+    }
+    case 'required': {
+      const key = String((e.params as { missingProperty: string }).missingProperty);
+      add('MISSING_KEY', at, `${where} is missing the required key '${key}'`);
+      return;
+    }
+    case 'propertyNames':
+      return; // reported by the 'pattern' error on the name itself
+    case 'pattern': {
+      if (sp.includes('/definitions/name')) {
+        const propertyName = (e.params as { propertyName?: string }).propertyName;
+        const pointer = propertyName === undefined ? at : `${at}/${pointerSegment(propertyName)}`;
+        const name = propertyName ?? String(e.data);
+        add('BAD_NAME', pointer, `'${name}' is not a valid name: use a letter or underscore, then letters, digits and underscores`, propertyName !== undefined);
+      } else {
+        add('BAD_VALUE', at, `${where} ${e.message ?? 'is invalid'}`);
+      }
+      return;
+    }
+    case 'type':
+      add('BAD_TYPE', at, `${where} must be ${withArticle(String((e.params as { type: string }).type))}, not ${describeType(e.data)}`);
+      return;
+    case 'enum': {
+      const allowed = (e.params as { allowedValues: unknown[] }).allowedValues;
+      const suggestion = typeof e.data === 'string' ? didYouMean(e.data, allowed.map(String)) : undefined;
+      add('BAD_VALUE', at, `${where} must be one of ${allowed.map((v) => JSON.stringify(v)).join(', ')}${suggestionSuffix(suggestion)}`, false, suggestion);
+      return;
+    }
+    case 'minItems':
+      add('BAD_VALUE', at, `${where} must not be empty`);
+      return;
+    default:
+      add('SCHEMA_INVALID', at, `${where} ${e.message ?? 'is invalid'}`);
+  }
+}
+
+/** `/steps/2/retry/backoff/initial` → `step 'clock' retry.backoff.initial`: how a person names the node. */
+function describePointer(root: unknown, pointer: string): string {
+  if (pointer === '') return 'the chain';
+  const parts = pointer.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  if (parts[0] === 'steps' && parts[1] !== undefined) {
+    const step = stepName(valueAt(root, `/steps/${parts[1]}`));
+    const rest = parts.slice(2).join('.');
+    return rest ? `${rest} of step ${step}` : `step ${step}`;
+  }
+  return `'${parts.join('.')}'`;
+}
+
+function stepName(step: unknown): string {
+  return isObject(step) && typeof step.name === 'string' ? `'${step.name}'` : '(unnamed)';
+}
+
+function withArticle(type: string): string {
+  return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
+}
+
+export function describeType(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  return withArticle(typeof v);
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function valueAt(root: unknown, pointer: string): unknown {
+  let v = root;
+  for (const part of pointer.split('/').slice(1)) {
+    const key = part.replace(/~1/g, '/').replace(/~0/g, '~');
+    if (v === null || typeof v !== 'object') return undefined;
+    v = (v as Record<string, unknown>)[key];
+  }
+  return v;
+}

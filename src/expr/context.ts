@@ -1,0 +1,27 @@
+import type { RunContext } from './types.js';
+
+/**
+ * The run context as one plain object. Inside `for_each` the executor passes an object whose
+ * prototype is the real context (it adds `item` and `index` without copying). Direct property
+ * access sees through that, but jsonpath-plus only follows own properties (`Object.hasOwn`), so
+ * paths it evaluates get a flattened copy. Plain contexts (prototype `Object.prototype` or
+ * `null`) are returned as they are: no copy on the common path.
+ */
+export function plainRoot(ctx: RunContext): RunContext {
+  const proto: unknown = Object.getPrototypeOf(ctx);
+  if (proto === null || proto === Object.prototype) return ctx;
+  const flat: Record<string, unknown> = {};
+  // for…in walks own and inherited enumerable members, nearest first; the first one seen wins
+  // so `item` on the outer object shadows an `item` in the context, as property access would.
+  for (const key in ctx) {
+    if (Object.hasOwn(flat, key)) continue;
+    const value = ctx[key];
+    if (key === '__proto__') {
+      // Plain assignment would set the prototype instead of adding a member.
+      Object.defineProperty(flat, key, { value, enumerable: true, writable: true, configurable: true });
+    } else {
+      flat[key] = value;
+    }
+  }
+  return flat;
+}

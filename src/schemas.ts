@@ -1,0 +1,25 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+// The JSON Schemas ship in the package's `schemas/` folder, next to `src/` and `dist/`. Found by
+// walking up from this module so that the same code works from src (tests), dist (the CLI) and
+// any other build output folder.
+
+let schemasDir: string | undefined;
+
+function findSchemasDir(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 5; i++) {
+    const candidate = join(dir, 'schemas');
+    if (existsSync(join(candidate, 'chain.schema.json'))) return candidate;
+    dir = dirname(dir);
+  }
+  throw new Error('cannot find the schemas/ folder of the toolchain package');
+}
+
+/** A shipped schema by file name, e.g. `chain.schema.json`. */
+export function loadSchema(name: string): Record<string, unknown> {
+  schemasDir ??= findSchemasDir();
+  return JSON.parse(readFileSync(join(schemasDir, name), 'utf8')) as Record<string, unknown>;
+}

@@ -1,0 +1,113 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { badFixtures, BAD_DIR } from './helpers/bad-fixtures.js';
+import { REPO, runCli, STACK_LINE } from './helpers/run-cli.js';
+
+const FIXTURES = join(REPO, 'test', 'fixtures');
+const PLUGINS = join(FIXTURES, 'cli-plugins');
+
+describe('toolchain validate (child process)', () => {
+  for (const fx of badFixtures()) {
+    it(`${fx.name}: exits 2 with ${fx.code}`, async () => {
+      const { code, stdout, stderr } = await runCli(['validate', '--chains', BAD_DIR, '--plugins', PLUGINS, fx.name], { cwd: BAD_DIR });
+      expect(code).toBe(2);
+      const lines = stdout.trim().split('\n');
+      const line = lines.find((l) => l.includes(` ${fx.code} `));
+      expect(line, stdout).toBeDefined();
+      expect(line).toMatch(new RegExp(`^${fx.name.replace('.', '\\.')}:${fx.line ?? '\\d+'}:${fx.col ?? '\\d+'} ${fx.code} \\S`));
+      expect(stderr + stdout).not.toMatch(STACK_LINE);
+    });
+  }
+
+  it('survives 5,000-deep nesting and answers with YAML_LIMIT', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tc-deep-'));
+    const file = join(dir, 'deep.yaml');
+    await writeFile(file, `name: deep\nsteps:\n  - name: a\n    tool: echo\n    input_map: { x: ${'['.repeat(5000)}${']'.repeat(5000)} }\n`);
+    const { code, stdout, stderr } = await runCli(['validate', '--chains', dir, '--plugins', PLUGINS, file]);
+    expect(code).toBe(2);
+    expect(stdout).toMatch(/deep\.yaml:5:\d+ YAML_LIMIT /);
+    expect(stderr).not.toMatch(STACK_LINE);
+  });
+
+  it('rejects a 20 MB file by its size', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tc-big-'));
+    const file = join(dir, 'big.yaml');
+    await writeFile(file, `name: big\nsteps:\n  - name: a\n    tool: echo\n    description: "${'x'.repeat(20 * 1024 * 1024)}"\n`);
+    const started = Date.now();
+    const { code, stdout } = await runCli(['validate', '--chains', dir, '--plugins', PLUGINS]);
+    expect(code).toBe(2);
+    expect(stdout).toMatch(/big\.yaml:1:1 FILE_TOO_LARGE /);
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
+  it('reports a sub-chain cycle across files', async () => {
+    const dir = join(FIXTURES, 'subchains', 'cycle');
+    const { code, stdout } = await runCli(['validate', '--chains', dir, '--plugins', PLUGINS]);
+    expect(code).toBe(2);
+    const rel = relative(REPO, dir);
+    expect(stdout.trim().split('\n').sort()).toEqual([
+      expect.stringMatching(new RegExp(`^${rel}/inner\\.yaml:4:12 SUBCHAIN_CYCLE `)),
+      expect.stringMatching(new RegExp(`^${rel}/outer\\.yaml:4:12 SUBCHAIN_CYCLE `)),
+    ]);
+  });
+
+  it('passes the golden valid chains', async () => {
+    const { code, stdout, stderr } = await runCli(['validate', '--chains', join(FIXTURES, 'valid'), '--plugins', PLUGINS]);
+    expect(stdout).toBe('');
+    expect(stderr).toMatch(/^ok: 4 chain files valid/);
+    expect(code).toBe(0);
+  });
+
+  it('prints a stack trace only with --debug', async () => {
+    const plain = await runCli(['graph', 'nope', '--chains', join(FIXTURES, 'valid'), '--plugins', PLUGINS]);
+    expect(plain.code).toBe(2);
+    expect(plain.stderr).toMatch(/CHAIN_NOT_FOUND no chain named 'nope'/);
+    expect(plain.stderr).not.toMatch(STACK_LINE);
+    const debug = await runCli(['graph', 'nope', '--debug', '--chains', join(FIXTURES, 'valid'), '--plugins', PLUGINS]);
+    expect(debug.stderr).toMatch(STACK_LINE);
+  });
+});
+
+describe('toolchain graph and list (child process)', () => {
+  const chains = join(FIXTURES, 'valid');
+
+  it('draws a diamond in Mermaid, order-only edges dashed', async () => {
+    const { code, stdout } = await runCli(['graph', 'city_brief', '--format', 'mermaid', '--chains', chains, '--plugins', PLUGINS]);
+    expect(code).toBe(0);
+    const lines = stdout.trim().split('\n');
+    expect(lines[0]).toBe('flowchart TD');
+    expect(lines).toContain('  locate --> clock');
+    expect(lines).toContain('  locate --> facts');
+    expect(lines).toContain('  facts --> brief');
+    expect(lines).not.toContain('  clock --> facts');
+    expect(lines.filter((l) => l.includes('-->') || l.includes('-.->'))).toHaveLength(5);
+  });
+
+  it('draws Graphviz dot', async () => {
+    const { code, stdout } = await runCli(['graph', 'diamond', '--format', 'dot', '--chains', chains, '--plugins', PLUGINS]);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^digraph "diamond" \{/);
+    for (const e of ['"a" -> "b"', '"a" -> "c"', '"a" -> "d"', '"b" -> "e"', '"c" -> "e"', '"d" -> "e"']) expect(stdout).toContain(e);
+    expect(stdout).not.toContain('"a" -> "e"');
+  });
+
+  it('rejects an unknown format as bad usage', async () => {
+    const { code, stderr } = await runCli(['graph', 'diamond', '--format', 'svg', '--chains', chains]);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/svg/);
+  });
+
+  it('lists chains as JSON', async () => {
+    const { code, stdout } = await runCli(['list', 'chains', '--json', '--chains', chains, '--plugins', PLUGINS]);
+    expect(code).toBe(0);
+    const rows = JSON.parse(stdout) as { name: string; status: string; steps: number }[];
+    expect(rows.map((r) => [r.name, r.status, r.steps])).toEqual([
+      ['city_brief', 'ok', 4],
+      ['diamond', 'ok', 5],
+      ['for_each_words', 'ok', 2],
+      ['forward_parallel', 'ok', 2],
+    ]);
+  });
+});

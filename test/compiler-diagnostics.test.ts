@@ -1,0 +1,22 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { compileChain, type NameCatalogue } from '../src/index.js';
+import { badFixtures, FIXTURE_TOOLS } from './helpers/bad-fixtures.js';
+
+const tools: NameCatalogue = { has: (n) => FIXTURE_TOOLS.includes(n), names: () => FIXTURE_TOOLS };
+const chains: NameCatalogue = { has: (n) => n === 'other', names: () => ['other'] };
+
+describe('every bad fixture gives its diagnostic at its line', () => {
+  for (const fx of badFixtures()) {
+    it(fx.name, () => {
+      const { plan, diagnostics } = compileChain(readFileSync(fx.file, 'utf8'), { file: fx.file, tools, chains });
+      expect(plan).toBeUndefined();
+      const hit = diagnostics.find((d) => d.code === fx.code);
+      expect(hit, `${fx.code} among ${JSON.stringify(diagnostics.map((d) => `${d.code}@${d.line}:${d.col} ${d.message}`))}`).toBeDefined();
+      expect(hit!.file).toBe(fx.file);
+      if (fx.line !== undefined) expect(hit!.line).toBe(fx.line);
+      if (fx.col !== undefined) expect(hit!.col).toBe(fx.col);
+      if (fx.suggestion !== undefined) expect(hit!.suggestion).toBe(fx.suggestion);
+    });
+  }
+});
