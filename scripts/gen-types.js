@@ -1,14 +1,18 @@
 // Derives the TypeScript types of chain files from schemas/chain.schema.json, so the schema stays
 // the single source of truth. `npm run gen:types` rewrites the file; a test fails when it drifts.
 import { readFile, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { compile } from 'json-schema-to-typescript';
+
+const REPO = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 export const targets = [
   { schema: 'schemas/chain.schema.json', out: 'src/compiler/chain-file.generated.ts', name: 'ChainFile' },
 ];
 
 export async function generate(target) {
-  const schema = JSON.parse(await readFile(target.schema, 'utf8'));
+  const schema = JSON.parse(await readFile(join(REPO, target.schema), 'utf8'));
   return compile(schema, target.name, {
     bannerComment: `// Generated from ${target.schema} by \`npm run gen:types\`. Do not edit by hand.`,
     additionalProperties: false,
@@ -19,7 +23,7 @@ export async function generate(target) {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   for (const target of targets) {
-    await writeFile(target.out, await generate(target));
+    await writeFile(join(REPO, target.out), await generate(target));
     console.log(`wrote ${target.out}`);
   }
 }

@@ -95,17 +95,22 @@ export function buildGraph(steps: readonly StepNode[], edges: readonly Edge[], s
  * cost a counter update per run. Reference and depends_on edges are kept: they carry skips.
  */
 function dropImpliedOrderEdges(order: readonly number[], waitsFor: Set<number>[], byPair: Map<string, Edge>): void {
-  const ancestors: Set<number>[] = waitsFor.map(() => new Set<number>());
+  // Ancestor sets as bitsets: a long chain makes them O(n²) entries, which Sets make slow.
+  const words = (waitsFor.length + 31) >>> 5;
+  const ancestors = waitsFor.map(() => new Uint32Array(words));
+  const has = (set: Uint32Array, i: number): boolean => (set[i >>> 5]! & (1 << (i & 31))) !== 0;
   for (const i of order) {
+    const mine = ancestors[i]!;
     const preds = waitsFor[i]!;
     for (const p of preds) {
-      ancestors[i]!.add(p);
-      for (const a of ancestors[p]!) ancestors[i]!.add(a);
+      mine[p >>> 5]! |= 1 << (p & 31);
+      const theirs = ancestors[p]!;
+      for (let w = 0; w < words; w++) mine[w]! |= theirs[w]!;
     }
     for (const p of [...preds]) {
       if (byPair.get(`${p}>${i}`)?.kind !== 'order') continue;
       for (const q of preds) {
-        if (q !== p && ancestors[q]!.has(p)) {
+        if (q !== p && has(ancestors[q]!, p)) {
           preds.delete(p);
           break;
         }

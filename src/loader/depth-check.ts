@@ -24,7 +24,7 @@ interface OpenBlock {
  * the key before `:`), which is what the parser's indentation rules decide nesting by; it never
  * overcounts valid YAML by more than a level per column, so real chains are far from the limit.
  */
-export function findDepthViolation(text: string, maxDepth: number): SourcePosition | undefined {
+export function findDepthViolation(text: string, maxDepth: number, tokens?: string[]): SourcePosition | undefined {
   const blocks: OpenBlock[] = [];
   let flow = 0;
   let offset = 0;
@@ -52,6 +52,7 @@ export function findDepthViolation(text: string, maxDepth: number): SourcePositi
   };
 
   for (const token of new Lexer().lex(text)) {
+    tokens?.push(token);
     if (scalarNext) {
       scalarNext = false;
       if (flow === 0 && nodeCol < 0) nodeCol = offset - lineStart;

@@ -1,4 +1,4 @@
-import { LineCounter, parseAllDocuments, type Document } from 'yaml';
+import { Composer, LineCounter, Parser, type Document } from 'yaml';
 import type { Diagnostic } from '../errors.js';
 import { findDepthViolation } from './depth-check.js';
 import { loadDiagnostic, START } from './diagnostic.js';
@@ -7,8 +7,6 @@ import { resolveLimits } from './limits.js';
 import { toPlainValue } from './safe-value.js';
 import { OffsetSourceMap, positionAt } from './source-map.js';
 import type { LoadLimits, LoadResult } from './types.js';
-
-type ParsedDocs = ReturnType<typeof parseAllDocuments>;
 
 /**
  * Parses one YAML document safely. `document` is present whenever a value could be built
@@ -26,7 +24,9 @@ export function parseYaml(text: string, file: string, limits?: Partial<LoadLimit
     };
   }
 
-  const tooDeep = findDepthViolation(text, lim.maxDepth);
+  // The depth check lexes the text anyway; its tokens feed the parser so the text is lexed once.
+  const tokens: string[] = [];
+  const tooDeep = findDepthViolation(text, lim.maxDepth, tokens);
   if (tooDeep) {
     return {
       diagnostics: [loadDiagnostic('YAML_LIMIT', `collections nested deeper than ${lim.maxDepth} levels`, file, tooDeep)],
@@ -34,16 +34,9 @@ export function parseYaml(text: string, file: string, limits?: Partial<LoadLimit
   }
 
   const lineCounter = new LineCounter();
-  let docs: ParsedDocs;
+  let docs: Document[];
   try {
-    docs = parseAllDocuments(text, {
-      uniqueKeys: true,
-      strict: true,
-      prettyErrors: false,
-      lineCounter,
-      // Collection keys would otherwise print a warning to the console during toJS.
-      logLevel: 'error',
-    });
+    docs = parseTokens(tokens, lineCounter);
   } catch (error) {
     // yaml reports problems as data; a throw here is a bug or an exhausted stack, not user input.
     return { diagnostics: [loadDiagnostic('YAML_LIMIT', `YAML could not be parsed: ${messageOf(error)}`, file, START)] };
@@ -118,6 +111,23 @@ export function parseYaml(text: string, file: string, limits?: Partial<LoadLimit
   }
 
   return { document: { file, text, value, sourceMap }, diagnostics };
+}
+
+/** What yaml's parseAllDocuments does, from tokens already lexed. */
+function parseTokens(tokens: readonly string[], lineCounter: LineCounter): Document[] {
+  const parser = new Parser(lineCounter.addNewLine);
+  const composer = new Composer({
+    uniqueKeys: true,
+    strict: true,
+    // Collection keys would otherwise print a warning to the console during toJS.
+    logLevel: 'error',
+  });
+  function* cst() {
+    lineCounter.addNewLine(0);
+    for (const token of tokens) yield* parser.next(token);
+    yield* parser.end();
+  }
+  return Array.from(composer.compose(cst()));
 }
 
 function messageOf(error: unknown): string {

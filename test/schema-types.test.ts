@@ -1,0 +1,18 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+// @ts-expect-error -- a plain JS build script without type declarations
+import { generate, targets } from '../scripts/gen-types.js';
+
+const REPO = join(import.meta.dirname, '..');
+
+// The schemas are the source of truth; the TypeScript types are derived from them. This fails
+// when someone edits one without the other: run `npm run gen:types`.
+describe('types derived from the schemas', () => {
+  for (const target of targets as { schema: string; out: string }[]) {
+    it(`${target.out} matches ${target.schema}`, async () => {
+      const expected = (await generate(target)) as string;
+      expect(await readFile(join(REPO, target.out), 'utf8')).toBe(expected);
+    });
+  }
+});
