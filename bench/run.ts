@@ -4,8 +4,19 @@
 import type { BenchResult } from './harness.js';
 import { benchCompiler } from './compiler.js';
 import { benchExprPath } from './expr-path.bench.js';
+import { benchExecutor } from './executor.js';
+import { benchRegistryValidation } from './registry-validation.js';
+import { benchReloadLatency } from './reload-latency.js';
+import { benchReloadMemory } from './reload-memory.js';
 
-const benches: (() => Promise<BenchResult>)[] = [benchCompiler, benchExprPath];
+const benches: (() => Promise<BenchResult>)[] = [
+  benchCompiler,
+  benchExprPath,
+  benchExecutor,
+  benchRegistryValidation,
+  benchReloadLatency,
+  benchReloadMemory,
+];
 
 for (const bench of benches) {
   const { name, lines } = await bench();

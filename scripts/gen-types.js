@@ -1,4 +1,4 @@
-// Derives the TypeScript types of chain files from schemas/chain.schema.json, so the schema stays
+// Derives the TypeScript types of chain files and plugin manifests from schemas/*.schema.json, so the schemas stay
 // the single source of truth. `npm run gen:types` rewrites the file; a test fails when it drifts.
 import { readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -9,6 +9,7 @@ const REPO = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 export const targets = [
   { schema: 'schemas/chain.schema.json', out: 'src/compiler/chain-file.generated.ts', name: 'ChainFile' },
+  { schema: 'schemas/plugin.schema.json', out: 'src/plugins/manifest.generated.ts', name: 'PluginManifest' },
 ];
 
 export async function generate(target) {

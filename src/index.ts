@@ -44,6 +44,33 @@ export type {
 export { compilePath, compileValue, compileCondition, parseDuration, ExprSyntaxError } from './expr/index.js';
 export type { CompiledPath, CompiledValue, CompiledCondition, Getter, PathRef, RunContext, ExprProblem } from './expr/types.js';
 
+export { createEngine, type Engine, type EngineOptions } from './engine.js';
+export { systemClock, type Clock } from './executor/index.js';
+export type {
+  RunEvent,
+  RunEventType,
+  RunStartedEvent,
+  RunFinishedEvent,
+  StepStartedEvent,
+  StepRetryingEvent,
+  StepSucceededEvent,
+  StepFailedEvent,
+  StepSkippedEvent,
+  StepFinishedEvent,
+  StepRecord,
+  StepStatus,
+  StepError,
+  RunError,
+  RunOptions,
+  RunResult,
+  StepSummary,
+  LogEntry,
+} from './executor/index.js';
+
+export { createRegistry } from './registry/index.js';
+export type { Registry, RegistryOptions, ApproveCallback, ApprovalRequest } from './registry/index.js';
+export { createPluginHost } from './plugins/index.js';
+export type { PluginHost, PluginHostOptions, PluginStatus, PluginEvent, PluginState } from './plugins/index.js';
 export type {
   Tool,
   ToolContext,

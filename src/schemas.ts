@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -18,8 +18,8 @@ function findSchemasDir(): string {
   throw new Error('cannot find the schemas/ folder of the toolchain package');
 }
 
-/** A shipped schema by file name, e.g. `chain.schema.json`. */
-export function loadSchema(name: string): Record<string, unknown> {
+/** The absolute path of the package's `schemas/` folder. */
+export function schemasDirectory(): string {
   schemasDir ??= findSchemasDir();
-  return JSON.parse(readFileSync(join(schemasDir, name), 'utf8')) as Record<string, unknown>;
+  return schemasDir;
 }

@@ -56,7 +56,7 @@ describe('toolchain validate (child process)', () => {
   it('passes the golden valid chains', async () => {
     const { code, stdout, stderr } = await runCli(['validate', '--chains', join(FIXTURES, 'valid'), '--plugins', PLUGINS]);
     expect(stdout).toBe('');
-    expect(stderr).toMatch(/^ok: 4 chain files valid/);
+    expect(stderr).toMatch(/^ok: 4 chains and 1 plugin valid/);
     expect(code).toBe(0);
   });
 

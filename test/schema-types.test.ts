@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 // @ts-expect-error -- a plain JS build script without type declarations
 import { generate, targets } from '../scripts/gen-types.js';
+// @ts-expect-error -- a plain JS build script without type declarations
+import { generateValidators, OUT } from '../scripts/gen-validators.js';
 
 const REPO = join(import.meta.dirname, '..');
 
@@ -15,4 +17,8 @@ describe('types derived from the schemas', () => {
       expect(await readFile(join(REPO, target.out), 'utf8')).toBe(expected);
     });
   }
+
+  it(`the precompiled validators match the schemas`, async () => {
+    expect(await readFile(join(REPO, OUT as string), 'utf8')).toBe((await generateValidators()) as string);
+  });
 });

@@ -1,22 +1,30 @@
-import { resolve } from 'node:path';
+import { basename, resolve } from 'node:path';
 import { compileChainSet, readChainFiles, readChainSources, type ChainSet, type ChainSource, type NameCatalogue } from '../compiler/index.js';
 import type { Diagnostic } from '../errors.js';
+import { inspectPlugins, type PluginInspection } from '../plugins/index.js';
 import type { GlobalOptions } from './io.js';
 
-// What the static commands (validate, graph, list) see of a project: the chains folder compiled
-// as one set, so that sub-chain references and name clashes are checked across files.
+// What the static commands (validate, graph, list) see of a project: the plugins folder checked
+// without running any handler, and the chains folder compiled as one set against those tools, so
+// that tool names, sub-chain references and name clashes are checked across files.
 
 export interface Project {
   readonly chains: ChainSet;
-  /** Problems found while reading files (unreadable, too large), before compiling. */
+  readonly plugins: PluginInspection;
+  /** Problems found while reading chain files (unreadable, too large), before compiling. */
   readonly readProblems: readonly Diagnostic[];
 }
 
-export async function loadProject(globals: GlobalOptions, extraFiles: readonly string[] = [], tools?: NameCatalogue): Promise<Project> {
-  const { sources, diagnostics } = await readChainSources(globals.chains);
-  const byFile = new Map<string, ChainSource>(sources.map((s) => [resolve(s.file), s]));
-  const extra = await readChainFiles(extraFiles);
+/** `extraFiles`: chain files to compile beside the folder's (plugin manifests among them are skipped: the folder scan covers them). */
+export async function loadProject(globals: GlobalOptions, extraFiles: readonly string[] = []): Promise<Project> {
+  const [plugins, folder] = await Promise.all([inspectPlugins(globals.plugins), readChainSources(globals.chains)]);
+  const byFile = new Map<string, ChainSource>(folder.sources.map((s) => [resolve(s.file), s]));
+  const extra = await readChainFiles(extraFiles.filter((f) => !isManifest(f)));
   for (const s of extra.sources) byFile.set(resolve(s.file), s);
-  const readProblems = [...diagnostics, ...extra.diagnostics];
-  return { chains: compileChainSet([...byFile.values()], tools), readProblems };
+  const tools: NameCatalogue = { has: (n) => plugins.toolNames.has(n), names: () => plugins.bareToolNames };
+  return { chains: compileChainSet([...byFile.values()], tools), plugins, readProblems: [...folder.diagnostics, ...extra.diagnostics] };
+}
+
+export function isManifest(file: string): boolean {
+  return basename(file) === 'plugin.yaml';
 }

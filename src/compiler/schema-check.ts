@@ -1,29 +1,16 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import type { ErrorObject } from 'ajv';
 import type { DiagnosticCode } from '../errors.js';
 import { didYouMean, suggestionSuffix } from '../errors.js';
-import { loadSchema } from '../schemas.js';
+import { validateChainFile } from '../schema-validators.js';
 import { pointerSegment, type DiagnosticSink } from './diagnostic-sink.js';
 
 // The chain schema is the source of truth for the shape of a chain file: the compiler checks it
 // with ajv, then turns ajv's errors into diagnostics a person can act on (one per problem, with
 // did-you-mean for unknown keys) instead of ajv's cascade of oneOf/anyOf branch failures.
 
-let validateChain: ValidateFunction | undefined;
-
-function validator(): ValidateFunction {
-  if (!validateChain) {
-    // strictSchema catches typos in our own schema; the type/required checks would reject idioms editors rely on.
-    const ajv = new Ajv({ allErrors: true, verbose: true, strictSchema: true, strictTypes: false, strictRequired: false, strictTuples: false });
-    // Read by json-schema-to-typescript when deriving src/compiler/chain-file.generated.ts.
-    ajv.addKeyword({ keyword: 'tsType', schemaType: 'string' });
-    validateChain = ajv.compile(loadSchema('chain.schema.json'));
-  }
-  return validateChain;
-}
-
 /** Reports every schema problem of a chain document into `sink`; returns whether it passed. */
 export function checkChainSchema(value: unknown, sink: DiagnosticSink): boolean {
-  const validate = validator();
+  const validate = validateChainFile;
   if (validate(value)) return true;
   const add: Add = (code, pointer, message, atKey = false, suggestion) =>
     sink.error(code, pointer, message, { atKey, ...(suggestion ? { suggestion } : {}) });

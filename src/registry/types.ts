@@ -107,6 +107,13 @@ export interface RegistryOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** The clock of caches and circuit breakers, in ms (default `Date.now`); tests inject one. */
   readonly now?: () => number;
+  /**
+   * Compile a tool's validators on its first call instead of when it is registered (schemas are
+   * still checked against the meta-schema up front). For one-shot processes such as `toolchain
+   * run`, which call a few of many tools: compiling costs milliseconds per schema. Default false,
+   * which also reports strict-mode warnings (unknown keywords) at load time.
+   */
+  readonly lazySchemas?: boolean;
 }
 
 export interface Registry {

@@ -1,7 +1,9 @@
 import type { Command } from 'commander';
 import type { CommandContext } from '../main.js';
 import { registerGraph } from './graph.js';
+import { registerInit } from './init.js';
 import { registerList } from './list.js';
+import { registerRun } from './run.js';
 import { registerValidate } from './validate.js';
 
 /** Every command, each in its own module with a `register` function. */
@@ -9,4 +11,6 @@ export function registerCommands(program: Command, ctx: CommandContext): void {
   registerValidate(program, ctx);
   registerGraph(program, ctx);
   registerList(program, ctx);
+  registerRun(program, ctx);
+  registerInit(program, ctx);
 }

@@ -1,7 +1,7 @@
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { formatDiagnostic, hasErrors, type Diagnostic } from '../../errors.js';
-import { loadProject } from '../load-project.js';
+import { isManifest, loadProject } from '../load-project.js';
 import { EXIT_OK, EXIT_USAGE } from '../io.js';
 import type { CommandContext } from '../main.js';
 import { relativeTo } from '../paths.js';
@@ -9,26 +9,42 @@ import { relativeTo } from '../paths.js';
 export function registerValidate(program: Command, ctx: CommandContext): void {
   program
     .command('validate')
-    .description('check every chain (or the files named) and print each problem as FILE:LINE:COL CODE message')
-    .argument('[files...]', 'chain files to check; default: every chain in --chains')
+    .description('check every chain and plugin (or the files named) and print each problem as FILE:LINE:COL CODE message')
+    .argument('[files...]', 'chain files or plugin.yaml manifests to check; default: everything in --chains and --plugins')
     .action(async (files: string[]) => {
       const globals = ctx.globals();
-      const project = await loadProject(globals, files.map((f) => resolve(ctx.io.cwd, f)));
-      const named = new Set(files.map((f) => relativeTo(ctx.io.cwd, f)));
-      let problems: Diagnostic[] = [...project.readProblems, ...project.chains.diagnostics];
-      // With files named, the folder is only context (sub-chains, duplicate names): report the named files.
-      if (files.length) problems = problems.filter((d) => d.file !== undefined && named.has(relativeTo(ctx.io.cwd, d.file)));
+      const named = files.map((f) => resolve(ctx.io.cwd, f));
+      // A manifest named on the command line is checked as part of its plugins folder.
+      const pluginsDir = named.filter(isManifest).map((f) => dirname(dirname(f)))[0] ?? globals.plugins;
+      const project = await loadProject({ ...globals, plugins: pluginsDir }, named);
+      let problems: Diagnostic[] = [
+        ...project.readProblems,
+        ...project.plugins.plugins.flatMap((p) => p.diagnostics),
+        ...project.chains.diagnostics,
+      ];
+      // With files named, the folders are only context (tools, sub-chains, duplicate names).
+      if (named.length) {
+        const wanted = new Set(named);
+        problems = problems.filter((d) => d.file !== undefined && wanted.has(resolve(ctx.io.cwd, d.file)));
+      }
       problems.sort(byPosition);
       for (const d of problems) ctx.io.stdout.write(`${formatDiagnostic({ ...d, ...(d.file ? { file: relativeTo(ctx.io.cwd, d.file) } : {}) })}\n`);
-      const checked = files.length || project.chains.files.length;
+      const chainCount = named.length ? named.filter((f) => !isManifest(f)).length : project.chains.files.length;
+      const pluginCount = named.length ? named.filter(isManifest).length : project.plugins.plugins.length;
+      const what = `${plural(chainCount, 'chain')} and ${plural(pluginCount, 'plugin')}`;
+      const errors = problems.filter((d) => d.severity === 'error').length;
       if (hasErrors(problems)) {
-        ctx.io.stderr.write(`${problems.length} problem${problems.length === 1 ? '' : 's'} in ${checked} file${checked === 1 ? '' : 's'}\n`);
+        ctx.io.stderr.write(`${plural(errors, 'problem')} in ${what}\n`);
         ctx.exit(EXIT_USAGE);
       } else {
-        ctx.io.stderr.write(`ok: ${checked} chain file${checked === 1 ? '' : 's'} valid\n`);
+        ctx.io.stderr.write(`ok: ${what} valid\n`);
         ctx.exit(EXIT_OK);
       }
     });
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
 
 function byPosition(a: Diagnostic, b: Diagnostic): number {

@@ -1,0 +1,139 @@
+// Executor figures of issue 3, each next to a hand-written async baseline of the same workload in
+// this process: runs/s, p50/p99 latency, per-step overhead p50 = (engine − baseline) / steps
+// (targets: ≤ 2 µs linear10 and diamond, ≤ 3 µs fanout100), sleepy8 wall time (within 2 ms of the
+// baseline), and 10,000 diamond runs in flight at once (peak RSS ≤ 300 MB, every result right).
+// Argument validation and events stay on: every run has an `onEvent` listener.
+
+import { isDeepStrictEqual } from 'node:util';
+import { createEngine, type Engine } from '../src/engine.js';
+import type { RunEvent } from '../src/executor/index.js';
+import { percentile, runIfMain, verdict, type BenchResult } from './harness.js';
+import { benchTools, workloads, type Workload } from './executor-workloads.js';
+
+let eventCount = 0;
+const onEvent = (_e: RunEvent): void => {
+  eventCount++;
+};
+
+interface Timing {
+  readonly p50: number;
+  readonly p99: number;
+  readonly runsPerSecond: number;
+}
+
+/** Latency of `runs` sequential runs (ms), after a warm-up. */
+async function time(fn: () => Promise<unknown>, runs: number, warmup: number): Promise<Timing> {
+  for (let i = 0; i < warmup; i++) await fn();
+  const samples = new Float64Array(runs);
+  const start = performance.now();
+  for (let i = 0; i < runs; i++) {
+    const t = performance.now();
+    await fn();
+    samples[i] = performance.now() - t;
+  }
+  const total = performance.now() - start;
+  const sorted = [...samples];
+  return { p50: percentile(sorted, 50), p99: percentile(sorted, 99), runsPerSecond: (runs / total) * 1000 };
+}
+
+async function check(engine: Engine, w: Workload): Promise<void> {
+  const result = await engine.run(w.name, w.input, { onEvent });
+  if (result.status !== 'succeeded' || !isDeepStrictEqual(result.outputs, w.expected)) {
+    throw new Error(`${w.name}: wrong result ${JSON.stringify(result.error ?? result.outputs)}`);
+  }
+  if (!isDeepStrictEqual(await w.baseline(), w.expected)) throw new Error(`${w.name}: wrong baseline`);
+}
+
+const us = (ms: number): string => `${(ms * 1000).toFixed(2)} µs`;
+
+async function overhead(engine: Engine, w: Workload, runs: number, target: number): Promise<string[]> {
+  await check(engine, w);
+  // Interleave rounds so that a GC pause or a frequency change hits both sides alike.
+  const engineP50: number[] = [];
+  const baseP50: number[] = [];
+  let e: Timing | undefined;
+  let b: Timing | undefined;
+  for (let round = 0; round < 3; round++) {
+    e = await time(() => engine.run(w.name, w.input, { onEvent }), runs, runs / 5);
+    b = await time(w.baseline, runs, runs / 5);
+    engineP50.push(e.p50);
+    baseP50.push(b.p50);
+  }
+  const ep50 = Math.min(...engineP50);
+  const bp50 = Math.min(...baseP50);
+  const perStep = (ep50 - bp50) / w.steps;
+  return [
+    `${w.name}: engine ${e!.runsPerSecond.toFixed(0)} runs/s, p50 ${us(ep50)}, p99 ${us(e!.p99)}; ` +
+      `baseline ${b!.runsPerSecond.toFixed(0)} runs/s, p50 ${us(bp50)}, p99 ${us(b!.p99)}`,
+    `${w.name}: overhead per step p50 ${us(perStep)} (target ≤ ${target} µs) ${verdict(perStep * 1000 <= target)}; ` +
+      `ratio ${(ep50 / bp50).toFixed(1)}× baseline`,
+  ];
+}
+
+async function sleepy(engine: Engine, w: Workload): Promise<string[]> {
+  await check(engine, w);
+  const e: number[] = [];
+  const b: number[] = [];
+  for (let i = 0; i < 30; i++) {
+    let t = performance.now();
+    await engine.run(w.name, w.input, { onEvent });
+    e.push(performance.now() - t);
+    t = performance.now();
+    await w.baseline();
+    b.push(performance.now() - t);
+  }
+  const ep50 = percentile(e, 50);
+  const bp50 = percentile(b, 50);
+  const diff = ep50 - bp50;
+  return [`${w.name}: wall p50 engine ${ep50.toFixed(2)} ms, baseline ${bp50.toFixed(2)} ms, difference ${diff.toFixed(2)} ms (target ≤ 2 ms) ${verdict(diff <= 2)}`];
+}
+
+async function inFlight(engine: Engine, count: number): Promise<string[]> {
+  // The diamond with a tool that waits for a timer, so every run is in flight at the same time.
+  engine.registerTool({
+    name: 'slow_inc',
+    parameters: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] },
+    handler: async (args) => {
+      await new Promise((r) => setTimeout(r, 200));
+      return { n: (args.n as number) + 1 };
+    },
+  });
+  engine.addChain(workloads.diamond().yaml.replace('name: diamond', 'name: diamond_slow').replace(/tool: inc/g, 'tool: slow_inc'));
+  global.gc?.();
+  const before = process.memoryUsage().rss;
+  let peak = before;
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage().rss);
+  }, 10);
+  const started = performance.now();
+  const results = await Promise.all(Array.from({ length: count }, (_, i) => engine.run('diamond_slow', { n: i }, { onEvent })));
+  const wall = performance.now() - started;
+  clearInterval(sampler);
+  peak = Math.max(peak, process.memoryUsage().rss);
+  const wrong = results.filter((r, i) => r.status !== 'succeeded' || (r.outputs as { n: number }).n !== 3 * (i + 2)).length;
+  const mb = peak / 1024 / 1024;
+  return [
+    `${count} diamond runs in flight: all done in ${wall.toFixed(0)} ms, ${wrong} wrong; peak RSS ${mb.toFixed(0)} MB ` +
+      `(${((peak - before) / 1024 / 1024).toFixed(0)} MB above the start; target ≤ 300 MB) ${verdict(wrong === 0 && mb <= 300)}`,
+  ];
+}
+
+export async function benchExecutor(): Promise<BenchResult> {
+  const engine = await createEngine();
+  for (const t of benchTools) engine.registerTool(t);
+  const all = [workloads.linear10(), workloads.diamond(), workloads.fanout100(), workloads.sleepy8()];
+  for (const w of all) engine.addChain(w.yaml);
+  const [linear10, diamond, fanout100, sleepy8] = all as [Workload, Workload, Workload, Workload];
+  const lines = [
+    ...(await overhead(engine, linear10, 20_000, 2)),
+    ...(await overhead(engine, diamond, 20_000, 2)),
+    ...(await overhead(engine, fanout100, 2_000, 3)),
+    ...(await sleepy(engine, sleepy8)),
+    ...(await inFlight(engine, 10_000)),
+    `(${eventCount} events delivered)`,
+  ];
+  await engine.close();
+  return { name: 'executor', lines };
+}
+
+await runIfMain(import.meta.url, benchExecutor);

@@ -1,0 +1,124 @@
+import { type Dirent, promises as fs } from 'node:fs';
+import { join } from 'node:path';
+import { expandBraces, globToRegExp, staticBase } from '../lib/glob.js';
+import { filesRoot, isInside, resolveInRoot } from '../lib/root.js';
+import { type ToolContext, toolError } from '../lib/tool-context.js';
+
+// list_files: the files under the files root that match glob patterns (see lib/glob.ts for the
+// syntax), sorted by path, with sizes and the totals a report needs. Directories are walked
+// without following symbolic links; a linked file is listed when its target is a file inside
+// the root. An `ignore` pattern ending in `/**` prunes whole directories (node_modules by default).
+
+interface Args {
+  readonly patterns?: readonly string[];
+  readonly ignore?: readonly string[];
+  readonly dot?: boolean;
+  readonly max_results?: number;
+}
+
+export interface FileEntry {
+  /** Relative to the root, forward slashes. */
+  readonly path: string;
+  readonly size: number;
+  /** Last modification, ISO 8601. */
+  readonly modified: string;
+}
+
+export interface FileList {
+  readonly files: readonly FileEntry[];
+  readonly count: number;
+  readonly total_bytes: number;
+  /** The largest file listed, or null when none matched. */
+  readonly largest: FileEntry | null;
+  /** True when max_results (or the walk limit) cut the list short. */
+  readonly truncated: boolean;
+}
+
+const MAX_VISITED = 200_000;
+
+export default async function listFiles(args: Args, ctx?: ToolContext): Promise<FileList> {
+  const { patterns = ['**/*'], ignore = ['**/node_modules/**'], dot = false, max_results = 1000 } = args;
+  if (patterns.length === 0) throw toolError('BAD_PATTERN', 'give at least one pattern, e.g. "**/*.md"');
+  for (const p of [...patterns, ...ignore]) checkPattern(p);
+  const root = await filesRoot(ctx);
+  const wanted = patterns.map((p) => globToRegExp(normalise(p), { dot }));
+  const prune = ignore.filter((p) => p.endsWith('/**')).map((p) => globToRegExp(normalise(p.slice(0, -3)), { dot: true }));
+  const skip = ignore.filter((p) => !p.endsWith('/**')).map((p) => globToRegExp(normalise(p), { dot: true }));
+  const matches = (rel: string): boolean => wanted.some((re) => re.test(rel)) && !skip.some((re) => re.test(rel));
+
+  const found: FileEntry[] = [];
+  let visited = 0;
+  let truncated = false;
+  const walk = async (dir: string, rel: string): Promise<void> => {
+    ctx?.signal.throwIfAborted();
+    let entries: Dirent[];
+    try {
+      entries = await fs.readdir(dir, { withFileTypes: true });
+    } catch {
+      ctx?.log('list_files: skipped an unreadable directory', { path: rel || '.' });
+      return;
+    }
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const entry of entries) {
+      if (truncated) return;
+      if (++visited > MAX_VISITED) {
+        truncated = true;
+        return;
+      }
+      const childRel = rel ? `${rel}/${entry.name}` : entry.name;
+      const childAbs = join(dir, entry.name);
+      if (entry.isDirectory()) {
+        if (!prune.some((re) => re.test(childRel))) await walk(childAbs, childRel);
+        continue;
+      }
+      if (!matches(childRel)) continue;
+      const info = await fileInfo(childAbs, entry, root);
+      if (!info) continue;
+      if (found.length === max_results) {
+        truncated = true;
+        return;
+      }
+      found.push({ path: childRel, size: info.size, modified: info.mtime.toISOString() });
+    }
+  };
+  for (const base of bases(patterns)) {
+    const start = await resolveInRoot(root, base);
+    if (start.exists) await walk(start.absolute, start.relative === '.' ? '' : start.relative);
+  }
+  const unique = [...new Map(found.map((f) => [f.path, f])).values()].sort((a, b) => (a.path < b.path ? -1 : 1));
+  let largest: FileEntry | null = null;
+  for (const f of unique) if (!largest || f.size > largest.size) largest = f;
+  return { files: unique, count: unique.length, total_bytes: unique.reduce((n, f) => n + f.size, 0), largest, truncated };
+}
+
+function normalise(pattern: string): string {
+  return pattern.replace(/^\.\//, '');
+}
+
+function checkPattern(pattern: string): void {
+  if (typeof pattern !== 'string' || pattern === '') throw toolError('BAD_PATTERN', 'a pattern must be a non-empty string');
+  if (pattern.startsWith('/') || /^[A-Za-z]:/.test(pattern) || pattern.split('/').includes('..')) {
+    throw toolError('PATH_ESCAPE', `pattern "${pattern}" reaches outside the files root; patterns are relative to it, without ".."`);
+  }
+}
+
+/** Where to start walking: the static prefix of each pattern, or the root when any starts with a wildcard. */
+function bases(patterns: readonly string[]): string[] {
+  const all = patterns.flatMap((p) => expandBraces(normalise(p))).map(staticBase);
+  if (all.includes('')) return ['.'];
+  return [...new Set(all)].filter((b, _, list) => !list.some((other) => other !== b && b.startsWith(`${other}/`)));
+}
+
+/** Size and time of a regular file; a symbolic link counts when its real target is a file inside the root. */
+async function fileInfo(path: string, entry: Dirent, root: string): Promise<{ size: number; mtime: Date } | undefined> {
+  try {
+    if (entry.isSymbolicLink()) {
+      const real = await fs.realpath(path);
+      if (!isInside(root, real)) return undefined;
+    } else if (!entry.isFile()) return undefined;
+    const info = await fs.stat(path);
+    return info.isFile() ? info : undefined;
+  } catch {
+    return undefined;
+  }
+}

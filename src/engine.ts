@@ -1,0 +1,220 @@
+import { randomUUID } from 'node:crypto';
+import { resolve } from 'node:path';
+import { compileChain, loadChainSet, type ChainPlan, type ChainSet } from './compiler/index.js';
+import { didYouMean, formatDiagnostic, hasErrors, suggestionSuffix, ToolchainError, type Diagnostic, type DiagnosticCode } from './errors.js';
+import { createSlots, executeChain, systemClock, type Clock, type ExecutorHost, type LogEntry, type RunOptions, type RunResult } from './executor/index.js';
+import { createPluginHost, type PluginEvent, type PluginHost, type PluginStatus } from './plugins/index.js';
+import { createRegistry } from './registry/index.js';
+import type { Registry, RegistryOptions, Tool, ToolDefinition, ToolSet } from './registry/types.js';
+
+// createEngine wires the stages together (STYLE 1): chain files → compiled plans, plugins and
+// code → the tool registry, and the executor, which walks a plan with the tools of the moment.
+//
+// Linking choice: chains are compiled WITHOUT the tool catalogue, and a run resolves its tools
+// when it starts (executor/bind-tools.ts, cached per plan and ToolSet). So a chain whose tool is
+// registered after the engine started becomes runnable at once, a plugin reload never leaves a
+// chain "broken" until the chains are reloaded too, and a missing tool fails the run that needs
+// it with TOOL_NOT_FOUND (naming the tool and the plugin that used to provide it). The static
+// check against installed tools is `toolchain validate`'s job.
+
+export interface EngineOptions {
+  /** Folder of chain files (default: none; chains can also be added with `addChain`). */
+  readonly chainsDir?: string;
+  /** Folder of plugin folders (SPEC §3). */
+  readonly pluginsDir?: string;
+  /** Reload chains (and plugins) when their files change (SPEC §3.3). */
+  readonly watch?: boolean;
+  /** Steps running at once across every run of this engine (default: unlimited). */
+  readonly concurrency?: number;
+  /** Time source for timestamps, timeouts and backoff; tests inject a fake one. */
+  readonly clock?: Clock;
+  /** Uniform random in [0, 1) for backoff jitter; tests inject a fixed one. */
+  readonly random?: () => number;
+  /** Use this registry instead of a new one (e.g. shared with an LLM front end). */
+  readonly registry?: Registry;
+  /** Options of the registry the engine creates (result size limit, env, cache clock). */
+  readonly registryOptions?: RegistryOptions;
+  /** Where tools' `ctx.log()` lines go (default: dropped). */
+  readonly logger?: (entry: LogEntry) => void;
+  /** Plugin loads, reloads and failures (SPEC §3.3). */
+  readonly onPluginEvent?: (event: PluginEvent) => void;
+}
+
+export interface Engine {
+  /** Runs a chain. Resolves with the result whether the run succeeded or failed; rejects only for bad options. */
+  run(chain: string, input?: unknown, options?: RunOptions): Promise<RunResult>;
+  /** Adds a tool from code (SPEC §3.5); chains that use it can run at once. */
+  registerTool(def: ToolDefinition): Tool;
+  /** Compiles a chain from YAML text and makes it runnable; throws a ToolchainError with its diagnostics. */
+  addChain(text: string, file?: string): ChainPlan;
+  /** Every runnable chain. */
+  chains(): ChainPlan[];
+  chain(name: string): ChainPlan | undefined;
+  /** The current tools (an immutable snapshot). */
+  tools(): ToolSet;
+  /** Problems found loading the chains folder. */
+  diagnostics(): readonly Diagnostic[];
+  /** Every plugin folder and its state (empty without `pluginsDir`). */
+  plugins(): PluginStatus[];
+  /** Re-reads the chains folder. */
+  reloadChains(): Promise<void>;
+  /** Stops watching; runs in flight finish on their own. */
+  close(): Promise<void>;
+}
+
+function checkConcurrency(name: string, value: unknown): void {
+  if (value === undefined || value === Infinity) return;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
+    throw new ToolchainError('USAGE', `option '${name}' must be a whole number of at least 1, got ${JSON.stringify(value) ?? String(value)}`);
+  }
+}
+
+const noLog = (): void => undefined;
+
+export async function createEngine(options: EngineOptions = {}): Promise<Engine> {
+  checkConcurrency('concurrency', options.concurrency);
+  const registry = options.registry ?? createRegistry(options.registryOptions);
+  const chainsDir = options.chainsDir !== undefined ? resolve(options.chainsDir) : undefined;
+  let set: ChainSet = { plans: new Map(), files: [], diagnostics: [] };
+  /** Chains added from code; the folder's chains take precedence over none of them (names must not clash). */
+  const added = new Map<string, ChainPlan>();
+  const closers: (() => Promise<void> | void)[] = [];
+
+  const lookup = (name: string): ChainPlan | undefined => added.get(name) ?? set.plans.get(name);
+
+  const host: ExecutorHost = {
+    clock: options.clock ?? systemClock,
+    random: options.random ?? Math.random,
+    slots: options.concurrency !== undefined && options.concurrency !== Infinity ? createSlots(options.concurrency) : undefined,
+    newRunId: randomUUID,
+    chain: lookup,
+    log: options.logger ?? noLog,
+  };
+
+  async function reloadChains(): Promise<void> {
+    if (chainsDir === undefined) return;
+    // No tool catalogue: see the linking choice at the top of this file.
+    set = keepLastGood(set, await loadChainSet(chainsDir));
+  }
+  await reloadChains();
+
+  // ---------------------------------------------------------------------------------------------
+  // PLUGINS: the one place plugin loading plugs in. The host loads every plugin folder into the
+  // registry (and, with watch, reloads them); runs pick the new tools up through registry.current().
+  // A plugin that fails to load is reported through `onPluginEvent` and leaves the engine running.
+  // ---------------------------------------------------------------------------------------------
+  const pluginsDir = options.pluginsDir !== undefined ? resolve(options.pluginsDir) : undefined;
+  let pluginHost: PluginHost | undefined;
+  if (pluginsDir !== undefined) {
+    pluginHost = createPluginHost({
+      dir: pluginsDir,
+      registry,
+      watch: options.watch === true,
+      lazySchemas: options.registryOptions?.lazySchemas ?? false,
+      ...(options.onPluginEvent ? { onEvent: options.onPluginEvent } : {}),
+    });
+    closers.push(() => pluginHost!.close());
+    await pluginHost.ready;
+  }
+
+  if (options.watch === true && chainsDir !== undefined) closers.push(await watchChains(chainsDir, reloadChains));
+
+  function unknownChain(name: string): { code: DiagnosticCode; message: string } {
+    const file = set.files.find((f) => f.name === name);
+    if (file) {
+      const own = set.diagnostics.filter((d) => d.file === file.file && d.severity === 'error');
+      const first = own[0];
+      return {
+        code: first?.code ?? 'CHAIN_NOT_FOUND',
+        message: `chain '${name}' in ${file.file} is invalid${first ? `: ${formatDiagnostic(first)}` : ''}${own.length > 1 ? ` (and ${own.length - 1} more; run toolchain validate)` : ''}`,
+      };
+    }
+    const names = [...added.keys(), ...set.plans.keys()];
+    const suggestion = didYouMean(name, names);
+    return { code: 'CHAIN_NOT_FOUND', message: `no chain named '${name}'${suggestionSuffix(suggestion)}` };
+  }
+
+  return {
+    async run(name, input, runOptions = {}) {
+      checkConcurrency('concurrency', runOptions.concurrency);
+      const plan = lookup(name);
+      if (plan) return executeChain(host, plan, registry.current(), input, runOptions);
+      return failedBeforeStart(host, name, unknownChain(name), input, runOptions);
+    },
+    registerTool: (def) => registry.register(def),
+    addChain(text, file = '<memory>') {
+      const catalogue = { has: (n: string) => lookup(n) !== undefined, names: () => [...added.keys(), ...set.plans.keys()] };
+      const { plan, diagnostics } = compileChain(text, { file, chains: catalogue });
+      if (!plan || hasErrors(diagnostics)) {
+        const first = diagnostics.find((d) => d.severity === 'error');
+        throw new ToolchainError(first?.code ?? 'SCHEMA_INVALID', first ? formatDiagnostic(first) : 'the chain is invalid', diagnostics);
+      }
+      added.set(plan.name, plan);
+      return plan;
+    },
+    chains: () => {
+      const all = new Map(set.plans);
+      for (const [n, p] of added) all.set(n, p);
+      return [...all.values()];
+    },
+    chain: lookup,
+    tools: () => registry.current(),
+    diagnostics: () => set.diagnostics,
+    plugins: () => pluginHost?.plugins() ?? [],
+    reloadChains,
+    async close() {
+      for (const close of closers.splice(0)) await close();
+    },
+  };
+}
+
+/** A run that cannot start (unknown or invalid chain): the same result and events as any failed run. */
+function failedBeforeStart(host: ExecutorHost, chain: string, error: { code: string; message: string }, input: unknown, options: RunOptions): RunResult {
+  const run_id = host.newRunId();
+  const timestamp = host.clock.now();
+  const result: RunResult = { run_id, chain, status: 'failed', outputs: null, error, steps: {}, duration_ms: 0 };
+  try {
+    options.onEvent?.({ type: 'run:started', run_id, chain, timestamp, input });
+    options.onEvent?.({ type: 'run:finished', run_id, chain, timestamp, status: 'failed', duration_ms: 0, outputs: null, error });
+  } catch {
+    // A listener's exception is its own problem.
+  }
+  return result;
+}
+
+/**
+ * SPEC §3.3: an edit that breaks a chain file keeps the chain's last good version runnable (its
+ * diagnostics are reported all the same); deleting the file removes the chain.
+ */
+function keepLastGood(previous: ChainSet, next: ChainSet): ChainSet {
+  let plans: Map<string, ChainPlan> | undefined;
+  for (const [name, plan] of previous.plans) {
+    if (next.plans.has(name)) continue;
+    const stillThere = next.files.some((f) => f.file === plan.file && (f.name === undefined || f.name === name));
+    if (!stillThere) continue;
+    plans ??= new Map(next.plans);
+    plans.set(name, plan);
+  }
+  return plans ? { ...next, plans } : next;
+}
+
+/** Re-reads the chains folder shortly after its files change (editors save in bursts). */
+async function watchChains(dir: string, reload: () => Promise<void>): Promise<() => Promise<void>> {
+  const { watch } = await import('chokidar');
+  const watcher = watch(dir, { ignoreInitial: true, depth: 0 });
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let reloading = Promise.resolve();
+  watcher.on('all', () => {
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(() => {
+      timer = undefined;
+      // A failed reload keeps the last good chains (loadChainSet reports, it does not throw).
+      reloading = reloading.then(reload).catch(() => undefined);
+    }, 50);
+  });
+  return async () => {
+    if (timer) clearTimeout(timer);
+    await watcher.close();
+    await reloading;
+  };
+}

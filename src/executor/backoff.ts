@@ -1,0 +1,25 @@
+import type { BackoffPolicy, RetryPolicy } from '../compiler/plan.js';
+
+// Retry timing and eligibility as pure functions, so tests check them without running anything.
+
+/**
+ * The wait after failed attempt `attempt` (1-based): initial · factor^(attempt−1), capped at max;
+ * with full jitter a uniform pick in [0, that] (the AWS "full jitter" scheme, which spreads
+ * retrying clients best). `random` is injected so tests get exact delays.
+ */
+export function backoffDelay(policy: BackoffPolicy, attempt: number, random: () => number): number {
+  const base = Math.min(policy.maxMs, policy.initialMs * policy.factor ** (attempt - 1));
+  return Math.round(policy.jitter === 'full' ? random() * base : base);
+}
+
+/**
+ * Codes retrying cannot fix: the same arguments fail validation again, a refusal stays a refusal
+ * (SPEC §2.7), and a cancelled run must not restart its steps. INPUT_INVALID is a sub-chain's
+ * validation error and counts as one.
+ */
+const NEVER_RETRIED: ReadonlySet<string> = new Set(['VALIDATION_FAILED', 'APPROVAL_DENIED', 'INPUT_INVALID', 'ABORTED', 'RUN_TIMEOUT']);
+
+export function isRetryable(policy: RetryPolicy, code: string): boolean {
+  if (NEVER_RETRIED.has(code)) return false;
+  return policy.retryOn === undefined || policy.retryOn.has(code);
+}

@@ -1,0 +1,57 @@
+import { join } from 'node:path';
+import type { Diagnostic } from '../errors.js';
+import { loadPlugin } from './load-plugin.js';
+import { listPluginFolders } from './plugin-folders.js';
+import { resolveRequirements, type Candidate } from './requirements.js';
+import type { PluginState } from './types.js';
+
+// A static look at a plugins folder, for `validate` and `list`: manifests, handler locations,
+// schemas and requirements are checked, but no handler is imported, so checking a project never
+// runs its code and stays fast. The engine's plugin host does the real loading.
+
+export interface PluginReport {
+  readonly name: string;
+  readonly version?: string;
+  readonly dir: string;
+  readonly status: Exclude<PluginState, 'active'> | 'ok';
+  /** Bare tool names with their descriptions and flags. */
+  readonly tools: readonly { readonly name: string; readonly description: string; readonly dangerous: boolean }[];
+  readonly diagnostics: readonly Diagnostic[];
+}
+
+export interface PluginInspection {
+  readonly plugins: readonly PluginReport[];
+  /** Tools of the plugins that would be active, by bare and by `plugin/tool` name. */
+  readonly toolNames: ReadonlySet<string>;
+  /** The same tools by bare name only: what suggestions offer. */
+  readonly bareToolNames: ReadonlySet<string>;
+}
+
+export async function inspectPlugins(dir: string): Promise<PluginInspection> {
+  const entries = await listPluginFolders(dir);
+  const loads = await Promise.all(entries.map((e) => loadPlugin(join(dir, e), { importHandlers: false, lazySchemas: true })));
+  const candidates: Candidate[] = [];
+  loads.forEach((load, k) => {
+    if (!load.ok) return;
+    const p = load.plugin;
+    candidates.push({ key: entries[k]!, name: p.name, version: p.version, capabilities: p.capabilities, requirements: p.requirements, file: p.manifestFile });
+  });
+  const resolution = resolveRequirements(candidates);
+  const toolNames = new Set<string>();
+  const bareToolNames = new Set<string>();
+  const plugins = loads.map((load, k): PluginReport => {
+    const folder = join(dir, entries[k]!);
+    if (!load.ok) return { name: load.name ?? entries[k]!, dir: folder, status: 'error', tools: [], diagnostics: load.diagnostics };
+    const p = load.plugin;
+    const why = resolution.get(entries[k]!) ?? [];
+    const tools = p.tools.map((t) => ({ name: t.name, description: t.description ?? '', dangerous: t.dangerous === true }));
+    if (!why.length) {
+      for (const t of tools) {
+        toolNames.add(t.name).add(`${p.name}/${t.name}`);
+        bareToolNames.add(t.name);
+      }
+    }
+    return { name: p.name, version: p.version, dir: folder, status: why.length ? 'inactive' : 'ok', tools, diagnostics: [...p.warnings, ...why] };
+  });
+  return { plugins, toolNames, bareToolNames };
+}

@@ -1,0 +1,170 @@
+import { basename, join } from 'node:path';
+import type { Diagnostic } from '../errors.js';
+import { loadPlugin, type LoadedPlugin } from './load-plugin.js';
+import { hasManifest, listPluginFolders } from './plugin-folders.js';
+import { resolveRequirements, type Candidate, type Resolution } from './requirements.js';
+import type { PluginEvent, PluginHost, PluginHostOptions, PluginState, PluginStatus } from './types.js';
+import { firstSegment, watchFiles, type FileWatcher } from './watch-files.js';
+
+// Plugins folder ⇄ registry. A load is: read manifest → validate → import handlers → build tools
+// (load-plugin.ts); then the whole set is reconciled: requirements decide what may be active
+// and each plugin that changed is swapped into the registry in one step. A failed load keeps the
+// folder's last good version; fixing the files activates the fix. All work runs one operation at
+// a time, so a burst of changes always ends in the state of the last one.
+
+interface Folder {
+  readonly dir: string;
+  good?: LoadedPlugin;
+  /** Diagnostics of the latest attempt, when it failed. */
+  failure?: { readonly name?: string; readonly diagnostics: readonly Diagnostic[] };
+  /** Last reported state, to report only changes. */
+  reported?: string;
+}
+
+export function createPluginHost(options: PluginHostOptions): PluginHost {
+  const { dir, registry } = options;
+  const folders = new Map<string, Folder>();
+  /** Plugin name → the version in the registry now. */
+  const installed = new Map<string, LoadedPlugin>();
+  let resolution: Resolution = new Map();
+  let queue: Promise<void> = Promise.resolve();
+  let watcher: FileWatcher | undefined;
+  let closed = false;
+
+  const emit = (event: PluginEvent): void => {
+    try {
+      options.onEvent?.(event);
+    } catch {
+      // A listener's failure must not stop reloads.
+    }
+  };
+
+  const run = (op: () => Promise<void>): Promise<void> => {
+    const next = queue.then(() => (closed ? undefined : op()));
+    queue = next.catch(() => undefined);
+    return next;
+  };
+
+  async function loadEntry(entry: string): Promise<void> {
+    const folderDir = join(dir, entry);
+    if (!(await hasManifest(folderDir))) {
+      forget(entry);
+      return;
+    }
+    const folder = folders.get(entry) ?? { dir: folderDir };
+    folders.set(entry, folder);
+    const load = await loadPlugin(folderDir, { lazySchemas: options.lazySchemas ?? false });
+    if (load.ok) {
+      folder.good = load.plugin;
+      folder.failure = undefined;
+    } else {
+      folder.failure = { ...(load.name !== undefined ? { name: load.name } : {}), diagnostics: load.diagnostics };
+    }
+    folder.reported = undefined; // touched: always report its outcome
+  }
+
+  function candidates(): Candidate[] {
+    const list = [...folders.entries()].filter(([, f]) => f.good).map(([entry, f]) => ({ entry, plugin: f.good! }));
+    // The version already serving keeps its name in a clash: nothing that works stops working.
+    const serving = (p: LoadedPlugin): number => (installed.get(p.name)?.dir === p.dir ? 0 : 1);
+    list.sort((a, b) => serving(a.plugin) - serving(b.plugin) || a.entry.localeCompare(b.entry));
+    return list.map(({ entry, plugin }) => ({
+      key: entry,
+      name: plugin.name,
+      version: plugin.version,
+      capabilities: plugin.capabilities,
+      requirements: plugin.requirements,
+      file: plugin.manifestFile,
+    }));
+  }
+
+  function reconcile(): void {
+    resolution = resolveRequirements(candidates());
+    const desired = new Map<string, LoadedPlugin>();
+    for (const [entry, problems] of resolution) {
+      const plugin = folders.get(entry)?.good;
+      if (plugin && problems.length === 0) desired.set(plugin.name, plugin);
+    }
+    for (const [name, plugin] of installed) {
+      if (desired.has(name)) continue;
+      registry.setPluginTools(name, plugin.version, undefined);
+      installed.delete(name);
+      const stillThere = [...folders.values()].some((f) => f.good?.name === name);
+      if (!stillThere) emit({ type: 'plugin:removed', plugin: name, dir: plugin.dir, version: plugin.version });
+    }
+    for (const [name, plugin] of desired) {
+      if (installed.get(name) === plugin) continue;
+      // Tools were compiled once during the load, so this does not throw for a loaded plugin.
+      registry.setPluginTools(name, plugin.version, plugin.tools, plugin.env);
+      installed.set(name, plugin);
+    }
+    for (const [entry, folder] of folders) report(entry, folder);
+  }
+
+  function statusOf(entry: string, folder: Folder): PluginStatus {
+    const good = folder.good;
+    const problems = resolution.get(entry) ?? [];
+    const state: PluginState = !good ? 'error' : problems.length > 0 ? 'inactive' : 'active';
+    const name = good?.name ?? folder.failure?.name ?? basename(folder.dir);
+    const diagnostics = [...problems, ...(folder.failure?.diagnostics ?? good?.warnings ?? [])];
+    const tools = state === 'active' && good ? good.tools.map((t) => `${good.name}/${t.name}`) : [];
+    return { name, ...(good ? { version: good.version } : {}), dir: folder.dir, status: state, stale: Boolean(good && folder.failure), tools, diagnostics };
+  }
+
+  function report(entry: string, folder: Folder): void {
+    const status = statusOf(entry, folder);
+    const key = `${status.status}|${status.version}|${status.stale}|${status.diagnostics.map((d) => d.message).join('|')}`;
+    if (folder.reported === key) return;
+    folder.reported = key;
+    const base = { plugin: status.name, dir: status.dir, ...(status.version ? { version: status.version } : {}), diagnostics: status.diagnostics };
+    if (folder.failure) emit({ type: 'plugin:error', ...base, diagnostics: folder.failure.diagnostics });
+    else if (status.status === 'inactive') emit({ type: 'plugin:inactive', ...base });
+    else if (status.status === 'active') emit({ type: 'plugin:loaded', ...base });
+  }
+
+  /** A folder (or its manifest) is gone. Installed plugins are reported removed by reconcile. */
+  function forget(entry: string): void {
+    const folder = folders.get(entry);
+    if (!folder) return;
+    folders.delete(entry);
+    const good = folder.good;
+    if (good && installed.get(good.name) === good) return;
+    emit({ type: 'plugin:removed', plugin: good?.name ?? folder.failure?.name ?? entry, dir: folder.dir, ...(good ? { version: good.version } : {}) });
+  }
+
+  function forgetMissing(present: ReadonlySet<string>): void {
+    for (const entry of [...folders.keys()]) if (!present.has(entry)) forget(entry);
+  }
+
+  const reloadAll = (): Promise<void> =>
+    run(async () => {
+      const entries = await listPluginFolders(dir);
+      forgetMissing(new Set(entries));
+      for (const entry of entries) await loadEntry(entry);
+      reconcile();
+    });
+
+  const reloadEntry = (entry: string): Promise<void> =>
+    run(async () => {
+      await loadEntry(entry);
+      reconcile();
+    });
+
+  const ready = (async () => {
+    if (options.watch) {
+      watcher = watchFiles(dir, { debounceMs: options.debounceMs ?? 50, groupBy: firstSegment }, ({ key }) => reloadEntry(key));
+    }
+    await Promise.all([reloadAll(), watcher?.ready]);
+  })();
+
+  return {
+    ready,
+    plugins: () => [...folders.entries()].map(([entry, folder]) => statusOf(entry, folder)),
+    reload: reloadAll,
+    async close() {
+      await watcher?.close();
+      closed = true;
+      await queue;
+    },
+  };
+}

@@ -1,0 +1,92 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import * as formatsModule from 'ajv-formats';
+
+// Two shared Ajv instances, because arguments and results need opposite treatment: arguments get
+// defaults filled and types coerced (on a copy, see copy-args.ts); results are only checked, never
+// changed. Compiling is the expensive part, so each tool version compiles once (build-tool.ts).
+
+// ajv-formats is CommonJS with `exports.default`; under NodeNext the namespace's default is the
+// module object, so take the function from whichever shape arrives.
+const addFormats = ((formatsModule as unknown as { default: { default?: unknown } }).default.default ??
+  (formatsModule as unknown as { default: unknown }).default) as (ajv: Ajv) => Ajv;
+
+/** Strict-mode complaints (unknown keywords, …) of the compile in progress; see compileSchema. */
+let warningSink: string[] | undefined;
+const logger = {
+  log: () => undefined,
+  warn: (...parts: unknown[]) => warningSink?.push(parts.map(String).join(' ')),
+  error: (...parts: unknown[]) => warningSink?.push(parts.map(String).join(' ')),
+};
+
+function createAjv(mutating: boolean): Ajv {
+  const ajv = new Ajv({
+    allErrors: true,
+    useDefaults: mutating,
+    coerceTypes: mutating,
+    // 'log' rather than true: a manifest with an unknown keyword still loads, and the complaint
+    // becomes a warning diagnostic instead of a refusal.
+    strict: 'log',
+    logger,
+    validateFormats: true,
+    // Errors carry their parent schema and data, so problems can name allowed properties and the
+    // value received. Costs nothing on the passing path.
+    verbose: true,
+  });
+  addFormats(ajv);
+  return ajv;
+}
+
+// An Ajv instance keeps something of every schema it compiles (its code scope references each
+// schema object), even after removeSchema, so one instance shared for the life of the process
+// grows with every plugin reload. Each kind of instance is therefore replaced after a number of
+// compiles: an old one is garbage once the tools compiled with it are. Creating one costs ≈ 5 ms,
+// so every COMPILES_PER_INSTANCE compiles (≈ 0.5 ms each) pay ≈ 0.05 ms more each.
+const COMPILES_PER_INSTANCE = 100;
+const pools: Record<SchemaUse, { ajv: Ajv; compiles: number } | undefined> = { arguments: undefined, results: undefined };
+
+function instanceFor(use: SchemaUse): Ajv {
+  let pool = pools[use];
+  if (!pool || pool.compiles >= COMPILES_PER_INSTANCE) {
+    pool = { ajv: createAjv(use === 'arguments'), compiles: 0 };
+    pools[use] = pool;
+  }
+  pool.compiles += 1;
+  return pool.ajv;
+}
+
+export type SchemaUse = 'arguments' | 'results';
+
+export interface CompiledSchema {
+  readonly validate: ValidateFunction;
+  /** Strict-mode warnings, e.g. `strict mode: unknown keyword: "requried"`. */
+  readonly warnings: readonly string[];
+}
+
+/**
+ * Compile a schema and forget it at once: Ajv caches every compiled schema by object identity
+ * and by `$id`, which would keep each reloaded version alive forever and refuse a second version
+ * with the same `$id`. The returned function stays valid. Throws Ajv's error for a bad schema.
+ */
+/**
+ * Check a schema against the JSON Schema meta-schema without compiling it (microseconds, where a
+ * compile takes milliseconds): what a lazily compiled tool still checks when it is registered.
+ * Throws like compile does for a schema that is not valid.
+ */
+export function checkSchema(schema: object, use: SchemaUse): void {
+  const ajv = pools[use]?.ajv ?? instanceFor(use);
+  if (!ajv.validateSchema(schema)) throw new Error(ajv.errorsText(ajv.errors));
+}
+
+export function compileSchema(schema: object, use: SchemaUse): CompiledSchema {
+  const ajv = instanceFor(use);
+  const warnings: string[] = [];
+  warningSink = warnings;
+  try {
+    return { validate: ajv.compile(schema), warnings };
+  } finally {
+    warningSink = undefined;
+    ajv.removeSchema(schema);
+  }
+}
+
+export type { ErrorObject, ValidateFunction };

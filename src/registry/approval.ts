@@ -1,0 +1,33 @@
+import { ToolchainError } from '../errors.js';
+import type { ApproveCallback, Tool } from './types.js';
+
+// §3.4: a call to a dangerous tool waits for approval. The executor calls this after preparing
+// the arguments and before invoking; anything but an explicit `true` is a refusal, and the handler
+// never runs.
+
+export interface ApprovalInfo {
+  readonly args: Record<string, unknown>;
+  readonly step: string;
+  readonly run_id: string;
+}
+
+export async function checkApproval(tool: Tool, approve: ApproveCallback | undefined, info: ApprovalInfo): Promise<void> {
+  if (!tool.dangerous) return;
+  const name = tool.qualifiedName;
+  if (!approve) {
+    throw new ToolchainError(
+      'APPROVAL_DENIED',
+      `tool '${name}' is dangerous and needs approval, and nothing can approve it here ` +
+        `(pass an \`approve\` callback, or \`--approve ${name}\` on the command line)`,
+    );
+  }
+  let answer: unknown;
+  try {
+    answer = await approve({ tool: name, args: info.args, step: info.step, run_id: info.run_id });
+  } catch (error) {
+    throw new ToolchainError('APPROVAL_DENIED', `approval of tool '${name}' failed: ${(error as Error)?.message ?? String(error)}`);
+  }
+  if (answer !== true) {
+    throw new ToolchainError('APPROVAL_DENIED', `the call to dangerous tool '${name}' in step '${info.step}' was not approved`);
+  }
+}

@@ -1,0 +1,90 @@
+import { ToolchainError } from '../errors.js';
+import type { ValidateFunction } from './ajv-instances.js';
+import { problemsError, toProblems } from './argument-problems.js';
+import { checkJson } from './check-json.js';
+import { truncateResult } from './truncate-result.js';
+
+// A handler's result on its way out: JSON (no undefined, cycles, BigInt, functions), the
+// `returns` schema, then the size limit (or `truncate`). Serialising costs more than most tool
+// calls' bookkeeping, so it happens only when the size bound from the walk could exceed the limit,
+// when a Date-like value needs normalising, or when a cache needs the text.
+
+export interface ResultRules {
+  readonly tool: string;
+  readonly limitBytes: number;
+  readonly truncate: boolean;
+  /** The `returns` validator, compiled on first use when schemas are lazy. */
+  readonly returns?: () => ValidateFunction;
+}
+
+export interface CheckedResult {
+  readonly value: unknown;
+  /** The JSON text, when it had to be produced anyway. */
+  readonly json?: string;
+}
+
+const MIB = 1024 * 1024;
+
+function size(bytes: number): string {
+  return bytes >= MIB ? `${(bytes / MIB).toFixed(1)} MiB` : `${Math.ceil(bytes / 1024)} KiB`;
+}
+
+function invalid(tool: string, path: string, reason: string): ToolchainError {
+  const where = path === '' ? '' : ` at ${path}`;
+  return new ToolchainError('RESULT_INVALID', `tool '${tool}' returned a result that is not JSON${where}: ${reason}`, [
+    { code: 'RESULT_INVALID', severity: 'error', message: reason, pointer: path },
+  ]);
+}
+
+/** Throws RESULT_INVALID or RESULT_TOO_LARGE; otherwise the value to hand on. */
+export function checkResult(result: unknown, rules: ResultRules): CheckedResult {
+  if (result === undefined) {
+    throw new ToolchainError(
+      'RESULT_INVALID',
+      `tool '${rules.tool}' returned undefined; a handler must return a JSON value (return null for "nothing")`,
+    );
+  }
+  let value: unknown = result;
+  let json: string | undefined;
+  let maxBytes: number;
+  if (typeof result === 'object' && result !== null) {
+    const check = checkJson(result);
+    if (!check.ok) throw invalid(rules.tool, check.path, check.reason);
+    maxBytes = check.maxBytes;
+    if (check.needsNormalising) {
+      json = JSON.stringify(result);
+      value = JSON.parse(json) as unknown;
+    }
+  } else if (typeof result === 'number') {
+    if (!Number.isFinite(result)) throw invalid(rules.tool, '', `${result} is not a JSON number`);
+    maxBytes = 24;
+  } else if (typeof result === 'string') {
+    maxBytes = result.length * 6 + 2;
+  } else if (typeof result === 'boolean' || result === null) {
+    maxBytes = 5;
+  } else {
+    throw invalid(rules.tool, '', `a ${typeof result} is not JSON`);
+  }
+
+  const validate = rules.returns?.();
+  if (validate && !validate(value)) {
+    throw problemsError('RESULT_INVALID', rules.tool, toProblems(validate.errors, 'the result'));
+  }
+
+  if (maxBytes > rules.limitBytes) {
+    json ??= JSON.stringify(value);
+    const bytes = Buffer.byteLength(json);
+    if (bytes > rules.limitBytes) {
+      if (!rules.truncate) {
+        throw new ToolchainError(
+          'RESULT_TOO_LARGE',
+          `tool '${rules.tool}' returned ${size(bytes)} of JSON, over the ${size(rules.limitBytes)} limit; ` +
+            'return less, or declare `truncate: true` to have it cut and marked',
+        );
+      }
+      value = truncateResult(value, bytes, rules.limitBytes);
+      json = undefined;
+    }
+  }
+  return json === undefined ? { value } : { value, json };
+}

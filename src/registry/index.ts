@@ -1,0 +1,26 @@
+// The registry's public surface: tools by name, validated and guarded, in immutable snapshots.
+export { createRegistry } from './create-registry.js';
+export { buildTool, TOOL_NAME, type BuildSettings, type BuiltTool } from './build-tool.js';
+export { checkApproval, type ApprovalInfo } from './approval.js';
+export { toolNotFound } from './tool-not-found.js';
+export { formatProblems, problemsError, toProblems, fieldLabel } from './argument-problems.js';
+export { createCircuitBreaker, type CircuitBreaker, type CircuitState } from './circuit-breaker.js';
+export { canonicalJson } from './canonical-json.js';
+export { durationMs } from './duration-ms.js';
+export type { TruncatedResult } from './truncate-result.js';
+export type {
+  ApprovalRequest,
+  ApproveCallback,
+  ArgumentProblem,
+  PluginToolsResult,
+  PrepareResult,
+  Registry,
+  RegistryOptions,
+  Tool,
+  ToolCatalogue,
+  ToolContext,
+  ToolDefinition,
+  ToolHandler,
+  ToolOwner,
+  ToolSet,
+} from './types.js';

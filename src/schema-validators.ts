@@ -1,0 +1,13 @@
+import type { ErrorObject } from 'ajv';
+import * as generated from './schema-validators.generated.js';
+
+// The chain and plugin schemas compiled ahead of time (scripts/gen-validators.js): checking a
+// file costs no compile at start-up. Same options as a runtime Ajv would use: allErrors, verbose.
+
+export interface SchemaValidator {
+  (data: unknown): boolean;
+  errors?: ErrorObject[] | null;
+}
+
+export const validateChainFile = (generated as { validateChain: SchemaValidator }).validateChain;
+export const validatePluginManifest = (generated as { validatePlugin: SchemaValidator }).validatePlugin;

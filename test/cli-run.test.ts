@@ -1,0 +1,139 @@
+import { execFile, execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../src/cli/main.js';
+import type { CliIO } from '../src/cli/io.js';
+
+const REPO = join(import.meta.dirname, '..');
+const CLI = join(import.meta.dirname, 'fixtures', 'executor', 'cli');
+const DIRS = ['--chains', join(CLI, 'chains'), '--plugins', join(CLI, 'plugins')];
+const STACK_LINE = /^\s+at .+:\d+:\d+\)?$/m;
+
+function fakeIO(options: { stdin?: string; tty?: boolean } = {}) {
+  const out = { stdout: '', stderr: '' };
+  const stdout = new PassThrough();
+  const stderr = Object.assign(new PassThrough(), { isTTY: options.tty === true });
+  stdout.on('data', (d: Buffer) => (out.stdout += d.toString()));
+  stderr.on('data', (d: Buffer) => (out.stderr += d.toString()));
+  const stdin = new PassThrough();
+  stdin.end(options.stdin ?? '');
+  const io: CliIO = { stdout, stderr, stdin, cwd: REPO, env: {} };
+  return { io, out };
+}
+
+async function run(args: string[], options: { stdin?: string; tty?: boolean } = {}) {
+  const { io, out } = fakeIO(options);
+  const code = await main([...DIRS, 'run', ...args], io);
+  return { code, ...out };
+}
+
+describe('toolchain run (in process)', () => {
+  it('prints the outputs as JSON and exits 0; --input strings are coerced', async () => {
+    const r = await run(['sum', '--input', 'a=5']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({ total: 16 });
+    expect(r.stderr).toBe('');
+  });
+
+  it('--input-json, --input-file - and --input merge, later ones winning', async () => {
+    const r = await run(['sum', '--input-file', '-', '--input-json', '{"b": 2}', '--input', 'a=7'], { stdin: '{"a": 1, "b": 100}' });
+    expect(JSON.parse(r.stdout)).toEqual({ total: 19 });
+  });
+
+  it('--json prints the whole result in the SPEC §5 shape', async () => {
+    const r = await run(['sum', '--input', 'a=1', '--json']);
+    const result = JSON.parse(r.stdout);
+    expect(Object.keys(result).sort()).toEqual(['chain', 'duration_ms', 'outputs', 'run_id', 'status', 'steps']);
+    expect(result).toMatchObject({ chain: 'sum', status: 'succeeded', outputs: { total: 12 }, steps: { first: { status: 'succeeded', attempts: 1 } } });
+    expect(typeof result.steps.first.duration_ms).toBe('number');
+  });
+
+  it('a failed run exits 1 with one error line and no stack', async () => {
+    const r = await run(['broken']);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/^error: ALWAYS this tool always fails \(step 'bad'\)\n$/);
+    const json = await run(['broken', '--json']);
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stdout)).toMatchObject({ status: 'failed', error: { code: 'ALWAYS', step: 'bad' }, steps: { ok: { status: 'succeeded' }, bad: { status: 'failed' } } });
+  });
+
+  it('bad input, an unknown chain, a missing tool and bad usage exit 2', async () => {
+    const bad = await run(['sum', '--input', 'a=x']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/INPUT_INVALID .*'a'/);
+    expect((await run(['sum'])).code).toBe(2);
+    const unknown = await run(['summ']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("did you mean 'sum'");
+    expect((await run(['ghost'])).code).toBe(2);
+    expect((await run(['sum', '--input', 'novalue'])).code).toBe(2);
+    expect((await run(['sum', '--input-json', '{oops'])).code).toBe(2);
+    expect((await run(['sum', '--input', 'a=1', '--concurrency', '0'])).code).toBe(2);
+    for (const r of [bad, unknown]) expect(r.stderr).not.toMatch(STACK_LINE);
+  });
+
+  it('dangerous tools need --approve', async () => {
+    const denied = await run(['danger']);
+    expect(denied.code).toBe(1);
+    expect(denied.stderr).toContain('APPROVAL_DENIED');
+    const approved = await run(['danger', '--approve', 'wipe']);
+    expect(approved.code).toBe(0);
+    expect(JSON.parse(approved.stdout)).toEqual({ wiped: true });
+  });
+
+  it('shows per-step progress on stderr only when it is a terminal', async () => {
+    const plain = await run(['sum', '--input', 'a=1']);
+    expect(plain.stderr).toBe('');
+    const tty = await run(['sum', '--input', 'a=1'], { tty: true });
+    expect(tty.stderr).toMatch(/✓.* first/);
+    expect(tty.stderr).toMatch(/✓.* second/);
+    expect(tty.stdout).toContain('"total": 12');
+  });
+});
+
+describe('toolchain run (child process)', () => {
+  // Built into a private folder so a concurrent `npm run build` or someone else's half-written
+  // file cannot break the run (tsc still emits when other files have type errors).
+  const out = join(REPO, 'node_modules', '.cache', 'toolchain-cli-run-test');
+  const launcher = join(out, 'launch.mjs');
+  beforeAll(() => {
+    mkdirSync(out, { recursive: true });
+    try {
+      execFileSync(process.execPath, [join(REPO, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(REPO, 'tsconfig.build.json'), '--outDir', out, '--declaration', 'false', '--sourceMap', 'false'], { stdio: 'pipe' });
+    } catch {
+      // Type errors elsewhere still emit JavaScript; a missing file will show in the tests.
+    }
+    writeFileSync(
+      launcher,
+      "import { main } from './cli/main.js';\nprocess.exitCode = await main(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, cwd: process.cwd(), env: process.env });\n",
+    );
+  }, 120_000);
+
+  const cli = (args: string[]): Promise<{ code: number; stdout: string; stderr: string }> =>
+    new Promise((resolve) => {
+      execFile(process.execPath, [launcher, ...DIRS, 'run', ...args], { cwd: REPO, timeout: 20_000 }, (error, stdout, stderr) => {
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : 99) : 0, stdout, stderr });
+      });
+    });
+
+  it('success (0) and --json', async () => {
+    const ok = await cli(['sum', '--input', 'a=5']);
+    expect(ok).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(ok.stdout)).toEqual({ total: 16 });
+    const json = await cli(['sum', '--input', 'a=5', '--json']);
+    expect(JSON.parse(json.stdout)).toMatchObject({ status: 'succeeded', outputs: { total: 16 } });
+  });
+
+  it('failure (1) and bad input (2)', async () => {
+    const failed = await cli(['broken']);
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toContain('ALWAYS');
+    const bad = await cli(['sum', '--input', 'a=x']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('INPUT_INVALID');
+    expect(bad.stderr + failed.stderr).not.toMatch(STACK_LINE);
+  });
+});

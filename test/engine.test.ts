@@ -1,0 +1,47 @@
+import { cp, mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createEngine } from '../src/engine.js';
+
+const CLI = join(import.meta.dirname, 'fixtures', 'executor', 'cli');
+
+describe('createEngine', () => {
+  it('loads chains from chainsDir and tools from pluginsDir, and runs them', async () => {
+    const engine = await createEngine({ chainsDir: join(CLI, 'chains'), pluginsDir: join(CLI, 'plugins') });
+    try {
+      expect(engine.chains().map((c) => c.name).sort()).toEqual(['broken', 'danger', 'ghost', 'sum']);
+      expect(engine.tools().has('demo/add')).toBe(true);
+      const result = await engine.run('sum', { a: 2 });
+      expect(result).toMatchObject({ status: 'succeeded', chain: 'sum', outputs: { total: 13 } });
+      expect(result.steps).toMatchObject({ first: { status: 'succeeded', attempts: 1 }, second: { status: 'succeeded', attempts: 1 } });
+      const ghost = await engine.run('ghost', {});
+      expect(ghost.error).toMatchObject({ code: 'TOOL_NOT_FOUND' });
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it('a tool registered from code after start makes a chain runnable', async () => {
+    const engine = await createEngine({ chainsDir: join(CLI, 'chains') });
+    expect((await engine.run('ghost', {})).error?.code).toBe('TOOL_NOT_FOUND');
+    engine.registerTool({ name: 'not_installed', handler: async () => ({ here: true }) });
+    expect((await engine.run('ghost', {})).outputs).toEqual({ here: true });
+    await engine.close();
+  });
+
+  it('reloads chains; a broken edit keeps the last good version', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tc-engine-'));
+    await cp(join(CLI, 'chains', 'sum.yaml'), join(dir, 'sum.yaml'));
+    const engine = await createEngine({ chainsDir: dir, pluginsDir: join(CLI, 'plugins') });
+    await writeFile(join(dir, 'sum.yaml'), 'name: sum\nsteps: [');
+    await engine.reloadChains();
+    expect(engine.diagnostics().length).toBeGreaterThan(0);
+    expect((await engine.run('sum', { a: 1 })).outputs).toEqual({ total: 12 });
+    await engine.close();
+  });
+
+  it('checks its options up front', async () => {
+    await expect(createEngine({ concurrency: 0 })).rejects.toMatchObject({ code: 'USAGE', message: expect.stringContaining("'concurrency'") });
+  });
+});
