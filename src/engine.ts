@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { compileChain, loadChainSet, type ChainPlan, type ChainSet } from './compiler/index.js';
 import { didYouMean, formatDiagnostic, hasErrors, suggestionSuffix, ToolchainError, type Diagnostic, type DiagnosticCode } from './errors.js';
 import { createSlots, executeChain, systemClock, type Clock, type ExecutorHost, type LogEntry, type RunOptions, type RunResult } from './executor/index.js';
-import { createPluginHost, type PluginEvent, type PluginHost, type PluginStatus } from './plugins/index.js';
+import { createPluginHost, watchFiles, type PluginEvent, type PluginHost, type PluginStatus } from './plugins/index.js';
 import { createRegistry } from './registry/index.js';
 import type { Registry, RegistryOptions, Tool, ToolDefinition, ToolSet } from './registry/types.js';
 
@@ -38,6 +38,14 @@ export interface EngineOptions {
   readonly logger?: (entry: LogEntry) => void;
   /** Plugin loads, reloads and failures (SPEC §3.3). */
   readonly onPluginEvent?: (event: PluginEvent) => void;
+  /** With `watch`: the chains folder was read again (its runnable chains and its problems). */
+  readonly onChainsReloaded?: (event: ChainsReloadedEvent) => void;
+}
+
+export interface ChainsReloadedEvent {
+  /** Names of the runnable chains after the reload. */
+  readonly chains: readonly string[];
+  readonly diagnostics: readonly Diagnostic[];
 }
 
 export interface Engine {
@@ -117,7 +125,15 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
     await pluginHost.ready;
   }
 
-  if (options.watch === true && chainsDir !== undefined) closers.push(await watchChains(chainsDir, reloadChains));
+  if (options.watch === true && chainsDir !== undefined) {
+    const watcher = watchFiles(chainsDir, { depth: 0 }, async () => {
+      // A failed reload keeps the last good chains (loadChainSet reports, it does not throw).
+      await reloadChains();
+      options.onChainsReloaded?.({ chains: [...set.plans.keys()], diagnostics: set.diagnostics });
+    });
+    closers.push(() => watcher.close());
+    await watcher.ready;
+  }
 
   function unknownChain(name: string): { code: DiagnosticCode; message: string } {
     const file = set.files.find((f) => f.name === name);
@@ -196,25 +212,4 @@ function keepLastGood(previous: ChainSet, next: ChainSet): ChainSet {
     plans.set(name, plan);
   }
   return plans ? { ...next, plans } : next;
-}
-
-/** Re-reads the chains folder shortly after its files change (editors save in bursts). */
-async function watchChains(dir: string, reload: () => Promise<void>): Promise<() => Promise<void>> {
-  const { watch } = await import('chokidar');
-  const watcher = watch(dir, { ignoreInitial: true, depth: 0 });
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let reloading = Promise.resolve();
-  watcher.on('all', () => {
-    if (timer) clearTimeout(timer);
-    timer = setTimeout(() => {
-      timer = undefined;
-      // A failed reload keeps the last good chains (loadChainSet reports, it does not throw).
-      reloading = reloading.then(reload).catch(() => undefined);
-    }, 50);
-  });
-  return async () => {
-    if (timer) clearTimeout(timer);
-    await watcher.close();
-    await reloading;
-  };
 }

@@ -24,12 +24,15 @@ export type Name = string;
  */
 export type Duration = number | string;
 /**
- * Exactly one of `tool` or `chain`.
+ * Exactly one of `tool`, `chain` or `agent`.
  */
-export type StepKind = {tool: string; chain?: undefined} | {chain: string; tool?: undefined};
+export type StepKind =
+  | {tool: string; chain?: undefined; agent?: undefined}
+  | {chain: string; tool?: undefined; agent?: undefined}
+  | {agent: Agent; tool?: undefined; chain?: undefined};
 
 /**
- * A chain: typed inputs, steps that call tools or other chains, and outputs.
+ * A chain: typed inputs, steps that call tools, other chains or a language model, and outputs.
  */
 export interface ToolchainChain {
   /**
@@ -84,6 +87,7 @@ export interface Step {
    * A letter or underscore, then letters, digits and underscores.
    */
   chain?: string;
+  agent?: Agent;
   description?: string;
   /**
    * The tool's arguments: JSONPaths, templates and literals.
@@ -120,6 +124,47 @@ export interface Step {
    * fail (default) stops the run; continue records { error } as the output.
    */
   on_error?: 'fail' | 'continue';
+}
+/**
+ * A language-model agent: a loop against an OpenAI-compatible chat endpoint that may call the listed tools and chains.
+ */
+export interface Agent {
+  /**
+   * The API root of an OpenAI-compatible endpoint, e.g. https://api.openai.com/v1; requests go to {base_url}/chat/completions.
+   */
+  base_url: string;
+  /**
+   * The model name sent with every request.
+   */
+  model: string;
+  /**
+   * Environment variable holding the API key, sent as `Authorization: Bearer <key>`. Omit for endpoints without authentication.
+   */
+  api_key_env?: string;
+  /**
+   * The system message: literal text, a JSONPath or a template.
+   */
+  system?: string;
+  /**
+   * The user message: literal text, a JSONPath or a template.
+   */
+  prompt: string;
+  /**
+   * Tools (name or plugin/name) and chains the model may call.
+   */
+  tools?: string[];
+  /**
+   * Most model responses in one attempt (default 10).
+   */
+  max_turns?: number;
+  /**
+   * Stop after this many failed tool calls in a row (default 3).
+   */
+  max_failures?: number;
+  /**
+   * Stop once the total tokens the endpoint reports exceed this.
+   */
+  budget_tokens?: number;
 }
 export interface Retry {
   /**

@@ -7,6 +7,7 @@ import { parseYaml } from '../loader/index.js';
 import type { LoadedYaml } from '../loader/types.js';
 import { buildGraph, orderEdges, type Edge, type StepNode } from './build-graph.js';
 import type { ToolchainChain } from './chain-file.generated.js';
+import { isWellFormedAgent } from './compile-agent.js';
 import { compileStep, type CompiledStepBody, type RawStep } from './compile-step.js';
 import { deepFreeze } from './deep-freeze.js';
 import { DiagnosticSink } from './diagnostic-sink.js';
@@ -14,9 +15,12 @@ import { normaliseInputs } from './normalise-inputs.js';
 import type { ChainPlan, PlanStep } from './plan.js';
 import { checkChainSchema } from './schema-check.js';
 
-/** A `tool:` or `chain:` name a chain uses, and where, for checks against what is installed. */
+/**
+ * A `tool:` or `chain:` name a chain uses, and where, for checks against what is installed.
+ * `agent_tool`: a name in an agent's `tools`, which may be a tool or a chain.
+ */
 export interface TargetRef {
-  readonly kind: 'tool' | 'chain';
+  readonly kind: 'tool' | 'chain' | 'agent_tool';
   readonly name: string;
   readonly step: string;
   readonly pointer: string;
@@ -70,7 +74,7 @@ export function compileDocument(doc: LoadedYaml, hash: string): CompiledFile {
   const inputNames = new Set(inputs.names);
   const steps: { raw: RawStep; index: number }[] = [];
   raw.steps.forEach((s, index) => {
-    if (isRecord(s) && typeof s.name === 'string' && (typeof s.tool === 'string' || typeof s.chain === 'string')) {
+    if (isRecord(s) && typeof s.name === 'string' && (typeof s.tool === 'string' || typeof s.chain === 'string' || isWellFormedAgent(s.agent))) {
       steps.push({ raw: s as RawStep, index });
     }
   });
@@ -101,7 +105,8 @@ export function compileDocument(doc: LoadedYaml, hash: string): CompiledFile {
         sink.error('UNKNOWN_STEP', at, `step '${s.name}' depends on '${dep}', which is not a step of this chain${suggestionSuffix(suggestion)}`, suggestion ? { suggestion } : {});
       } else edges.push({ from, to: index, kind: 'depends_on', pointer: at, text: dep });
     });
-    targets.push(target(body.kind, body.target, s.name, `${body.pointer}/${body.kind}`, doc));
+    if (body.kind === 'agent') body.agent!.tools.forEach((t, k) => targets.push(target('agent_tool', t, s.name, `${body.pointer}/agent/tools/${k}`, doc)));
+    else targets.push(target(body.kind as 'tool' | 'chain', body.target, s.name, `${body.pointer}/${body.kind}`, doc));
     if (body.fallback?.tool) targets.push(target('tool', body.fallback.tool, s.name, `${body.pointer}/retry/fallback/tool`, doc));
   }
 
@@ -184,7 +189,7 @@ function unknownReference(ref: PathRef, who: string, stepIndex: Map<string, numb
   );
 }
 
-function target(kind: 'tool' | 'chain', name: string, step: string, pointer: string, doc: LoadedYaml): TargetRef {
+function target(kind: TargetRef['kind'], name: string, step: string, pointer: string, doc: LoadedYaml): TargetRef {
   const pos = doc.sourceMap.valueAt(pointer);
   return { kind, name, step, pointer, line: pos.line, col: pos.col };
 }

@@ -2,6 +2,7 @@ import { compileCondition, compilePath, compileValue, ExprSyntaxError } from '..
 import { parseDuration } from '../expr/duration.js';
 import type { CompiledValue, PathRef } from '../expr/types.js';
 import type { Step, StepKind } from './chain-file.generated.js';
+import { agentMessages, compileAgent } from './compile-agent.js';
 import { compileRetry } from './compile-policies.js';
 import { deepFreeze } from './deep-freeze.js';
 import type { DiagnosticSink } from './diagnostic-sink.js';
@@ -27,7 +28,12 @@ export function compileStep(raw: RawStep, index: number, sink: DiagnosticSink): 
     return compiled;
   };
 
-  const input = value(raw.input_map, `${pointer}/input_map`);
+  // An agent's `prompt` and `system` are its arguments: resolved per run, and read like an input_map.
+  const agent = raw.agent !== undefined ? compileAgent(raw.agent) : undefined;
+  if (agent && raw.input_map !== undefined) {
+    sink.error('BAD_VALUE', `${pointer}/input_map`, `step '${raw.name}' is an agent: its message comes from agent.prompt (a template or JSONPath), not input_map`);
+  }
+  const input = agent ? value(agentMessages(raw.agent!), `${pointer}/agent`) : value(raw.input_map, `${pointer}/input_map`);
 
   let when: PlanStep['when'];
   if (raw.when !== undefined) {
@@ -69,9 +75,10 @@ export function compileStep(raw: RawStep, index: number, sink: DiagnosticSink): 
     index,
     name: raw.name,
     pointer,
-    kind: raw.tool !== undefined ? 'tool' : 'chain',
-    target: (raw.tool ?? raw.chain)!,
+    kind: raw.tool !== undefined ? 'tool' : raw.chain !== undefined ? 'chain' : 'agent',
+    target: raw.tool ?? raw.chain ?? `agent ${agent!.model}`,
     input,
+    ...(agent ? { agent } : {}),
     ...(when ? { when } : {}),
     ...(forEach ? { forEach } : {}),
     ...(timeoutMs !== undefined ? { timeoutMs } : {}),

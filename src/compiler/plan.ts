@@ -31,6 +31,22 @@ export interface FallbackPolicy {
   readonly hasOutput: boolean;
 }
 
+/**
+ * An `agent` step's fixed settings (SPEC §4). Its `system` and `prompt` are the step's `input`
+ * (`{ prompt, system? }`), so they are resolved, and create DAG edges, like any input_map.
+ */
+export interface AgentPlan {
+  /** Without a trailing slash; requests go to `${baseUrl}/chat/completions`. */
+  readonly baseUrl: string;
+  readonly model: string;
+  readonly apiKeyEnv?: string;
+  /** Tool (`name` or `plugin/name`) and chain names the model may call, as written. */
+  readonly tools: readonly string[];
+  readonly maxTurns: number;
+  readonly maxFailures: number;
+  readonly budgetTokens?: number;
+}
+
 export interface PlanStep {
   /** Position in the file; `steps[index]` of the plan. */
   readonly index: number;
@@ -39,11 +55,13 @@ export interface PlanStep {
   readonly pointer: string;
   readonly line: number;
   readonly col: number;
-  readonly kind: 'tool' | 'chain';
-  /** The tool (`name` or `plugin/name`) or sub-chain name. */
+  readonly kind: 'tool' | 'chain' | 'agent';
+  /** The tool (`name` or `plugin/name`) or sub-chain name; for an agent, `agent <model>` (a label). */
   readonly target: string;
-  /** The arguments: always an object value. */
+  /** The arguments: always an object value (for an agent, `{ prompt, system? }`). */
   readonly input: CompiledValue;
+  /** Present exactly when `kind` is 'agent'. */
+  readonly agent?: AgentPlan;
   readonly when?: CompiledCondition;
   readonly forEach?: { readonly items: CompiledPath; readonly maxConcurrency?: number };
   readonly timeoutMs?: number;

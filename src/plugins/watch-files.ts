@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { relative, sep } from 'node:path';
-import { watch, type FSWatcher } from 'chokidar';
+import type { FSWatcher } from 'chokidar';
 
 // A small debounced watcher over one folder, shared by plugin hot reload and chain files. Editors
 // save in bursts and atomically (write a temp file, rename it over; or unlink then add), so
@@ -112,13 +112,7 @@ export function watchFiles(dir: string, options: WatchFilesOptions, onChange: (c
     group.timer = setTimeout(() => void deliver(key, group), debounceMs);
   };
 
-  const watcher: FSWatcher = watch(dir, {
-    ignoreInitial: true,
-    followSymlinks: false,
-    depth: options.depth ?? 8,
-    ignored: (path: string) => path !== dir && !filter(path),
-  });
-  watcher.on('all', (_event: string, path: string) => {
+  const onEvent = (_event: string, path: string): void => {
     if (closed) return;
     const rel = relative(dir, path);
     if (rel === '' || rel.startsWith('..')) return;
@@ -133,11 +127,24 @@ export function watchFiles(dir: string, options: WatchFilesOptions, onChange: (c
     group.lastEventAt = Date.now();
     // While the group's handler runs, deliver() reschedules itself when it finishes.
     if (!group.running) schedule(key, group);
-  });
-  // A watcher error (a folder vanishing under it, EMFILE) must not crash the engine.
-  watcher.on('error', () => undefined);
+  };
 
-  const ready = new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
+  // chokidar is imported when something is first watched: a one-shot CLI command never pays for it.
+  let watcher: FSWatcher | undefined;
+  const ready = import('chokidar').then(({ watch }) => {
+    if (closed) return;
+    const w = watch(dir, {
+      ignoreInitial: true,
+      followSymlinks: false,
+      depth: options.depth ?? 8,
+      ignored: (path: string) => path !== dir && !filter(path),
+    });
+    watcher = w;
+    w.on('all', onEvent);
+    // A watcher error (a folder vanishing under it, EMFILE) must not crash the engine.
+    w.on('error', () => undefined);
+    return new Promise<void>((resolve) => w.once('ready', () => resolve()));
+  });
   return {
     ready,
     async close() {
@@ -147,7 +154,8 @@ export function watchFiles(dir: string, options: WatchFilesOptions, onChange: (c
         if (group.verifyTimer) clearTimeout(group.verifyTimer);
       }
       groups.clear();
-      await watcher.close();
+      await ready.catch(() => undefined);
+      await watcher?.close();
     },
   };
 }

@@ -5,6 +5,7 @@ import { registerInit } from './init.js';
 import { registerList } from './list.js';
 import { registerRun } from './run.js';
 import { registerValidate } from './validate.js';
+import { registerWatch } from './watch.js';
 
 /** Every command, each in its own module with a `register` function. */
 export function registerCommands(program: Command, ctx: CommandContext): void {
@@ -13,4 +14,5 @@ export function registerCommands(program: Command, ctx: CommandContext): void {
   registerList(program, ctx);
   registerRun(program, ctx);
   registerInit(program, ctx);
+  registerWatch(program, ctx);
 }

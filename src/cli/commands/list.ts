@@ -1,37 +1,75 @@
 import { Argument, type Command } from 'commander';
-import { loadProject } from '../load-project.js';
-import { EXIT_OK } from '../io.js';
+import { formatDiagnostic } from '../../errors.js';
+import { loadProject, type Project } from '../load-project.js';
+import { EXIT_OK, type CliIO } from '../io.js';
 import type { CommandContext } from '../main.js';
 import { relativeTo } from '../paths.js';
+
+type What = 'chains' | 'tools' | 'plugins';
 
 export function registerList(program: Command, ctx: CommandContext): void {
   program
     .command('list')
-    .description('list chains')
-    .addArgument(new Argument('<what>', 'what to list').choices(['chains']))
+    .description('list chains, tools or plugins, with their status')
+    .addArgument(new Argument('<what>', 'what to list').choices(['chains', 'tools', 'plugins']))
     .option('--json', 'print JSON', false)
-    .action(async (_what: string, options: { json: boolean }) => {
+    .action(async (what: What, options: { json: boolean }) => {
       const project = await loadProject(ctx.globals());
-      const rows = project.chains.files.map((f) => {
-        const plan = f.name ? project.chains.plans.get(f.name) : undefined;
-        const problems = project.chains.diagnostics.filter((d) => d.file === f.file).length;
-        return {
-          name: f.name ?? null,
-          file: relativeTo(ctx.io.cwd, f.file),
-          status: plan ? 'ok' : 'invalid',
-          description: plan?.description ?? null,
-          inputs: plan?.inputs.names ?? [],
-          steps: plan?.steps.length ?? null,
-          problems,
-        };
-      });
+      const rows = ROWS[what](project, ctx.io);
       if (options.json) ctx.io.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
-      else {
-        for (const r of rows) {
-          const status = r.status === 'ok' ? `${r.steps} steps` : `invalid (${r.problems} problem${r.problems === 1 ? '' : 's'}; run toolchain validate)`;
-          ctx.io.stdout.write(`${(r.name ?? '?').padEnd(24)} ${status.padEnd(14)} ${r.description ?? r.file}\n`);
-        }
-      }
+      else for (const r of rows) ctx.io.stdout.write(`${TEXT[what](r as never)}\n`);
       ctx.exit(EXIT_OK);
     });
+}
+
+function chainRows(project: Project, io: CliIO) {
+  return project.chains.files.map((f) => {
+    const plan = f.name ? project.chains.plans.get(f.name) : undefined;
+    const problems = project.chains.diagnostics.filter((d) => d.file === f.file).length;
+    return {
+      name: f.name ?? null,
+      file: relativeTo(io.cwd, f.file),
+      status: plan ? 'ok' : 'invalid',
+      description: plan?.description ?? null,
+      inputs: plan?.inputs.names ?? [],
+      steps: plan?.steps.length ?? null,
+      problems,
+    };
+  });
+}
+
+function pluginRows(project: Project, io: CliIO) {
+  return project.plugins.plugins.map((p) => ({
+    name: p.name,
+    version: p.version ?? null,
+    dir: relativeTo(io.cwd, p.dir),
+    status: p.status,
+    tools: p.tools.map((t) => t.name),
+    errors: p.diagnostics.map((d) => formatDiagnostic({ ...d, ...(d.file ? { file: relativeTo(io.cwd, d.file) } : {}) })),
+  }));
+}
+
+function toolRows(project: Project) {
+  return project.plugins.plugins.flatMap((p) =>
+    p.tools.map((t) => ({ name: t.name, plugin: p.name, version: p.version ?? null, status: p.status, dangerous: t.dangerous, description: t.description })),
+  );
+}
+
+const ROWS = { chains: chainRows, plugins: pluginRows, tools: toolRows } as const;
+
+const TEXT = {
+  chains: (r: ReturnType<typeof chainRows>[number]) => {
+    const status = r.status === 'ok' ? `${r.steps} steps` : `invalid (${r.problems} problem${r.problems === 1 ? '' : 's'}; run toolchain validate)`;
+    return `${(r.name ?? '?').padEnd(24)} ${status.padEnd(14)} ${r.description ?? r.file}`;
+  },
+  plugins: (r: ReturnType<typeof pluginRows>[number]) =>
+    `${r.name.padEnd(16)} ${(r.version ?? '-').padEnd(9)} ${r.status.padEnd(9)} ${r.tools.join(', ')}${r.errors.length ? `\n  ${r.errors.join('\n  ')}` : ''}`,
+  tools: (r: ReturnType<typeof toolRows>[number]) =>
+    `${`${r.plugin}/${r.name}`.padEnd(28)} ${r.status === 'ok' ? '' : `(${r.status}) `}${r.dangerous ? '[dangerous] ' : ''}${firstSentence(r.description)}`,
+};
+
+function firstSentence(text: string): string {
+  const line = text.split('\n')[0] ?? '';
+  const end = line.search(/\.\s/);
+  return end > 0 ? line.slice(0, end + 1) : line;
 }

@@ -1,0 +1,69 @@
+import type { Command } from 'commander';
+import { createEngine, type ChainsReloadedEvent } from '../../engine.js';
+import { formatDiagnostic, type Diagnostic } from '../../errors.js';
+import type { PluginEvent } from '../../plugins/index.js';
+import { EXIT_OK } from '../io.js';
+import type { CommandContext } from '../main.js';
+import { relativeTo } from '../paths.js';
+
+// `toolchain watch`: an engine that stays up and reloads plugins and chains as their files
+// change, printing one line per reload and one per problem, until interrupted.
+
+export function registerWatch(program: Command, ctx: CommandContext): void {
+  program
+    .command('watch')
+    .description('keep an engine running, reload plugins and chains as they change, and print each reload and error')
+    .action(async () => {
+      const { io } = ctx;
+      const globals = ctx.globals();
+      const say = (line: string): void => void io.stdout.write(`${new Date().toISOString().slice(11, 19)} ${line}\n`);
+      const problems = (ds: readonly Diagnostic[]): void => {
+        for (const d of ds) say(`  ${formatDiagnostic({ ...d, ...(d.file ? { file: relativeTo(io.cwd, d.file) } : {}) })}`);
+      };
+      const engine = await createEngine({
+        chainsDir: globals.chains,
+        pluginsDir: globals.plugins,
+        watch: true,
+        onPluginEvent: (e) => {
+          say(describePlugin(e));
+          problems(e.diagnostics ?? []);
+        },
+        onChainsReloaded: (e: ChainsReloadedEvent) => {
+          say(`chains reloaded: ${e.chains.length ? e.chains.join(', ') : 'none runnable'}`);
+          problems(e.diagnostics);
+        },
+      });
+      const plugins = engine.plugins();
+      say(`watching ${relativeTo(io.cwd, globals.plugins)} (${plugins.length} plugin${plugins.length === 1 ? '' : 's'}) and ${relativeTo(io.cwd, globals.chains)} (${engine.chains().length} chains); Ctrl-C stops`);
+      problems(engine.diagnostics());
+      await untilInterrupted();
+      await engine.close();
+      say('stopped');
+      ctx.exit(EXIT_OK);
+    });
+}
+
+function describePlugin(e: PluginEvent): string {
+  switch (e.type) {
+    case 'plugin:loaded':
+      return `plugin ${e.plugin} ${e.version ?? ''} loaded`;
+    case 'plugin:error':
+      return `plugin ${e.plugin} failed to load${e.version ? `; version ${e.version} keeps serving` : ''}`;
+    case 'plugin:inactive':
+      return `plugin ${e.plugin} ${e.version ?? ''} inactive`;
+    case 'plugin:removed':
+      return `plugin ${e.plugin} removed`;
+  }
+}
+
+function untilInterrupted(): Promise<void> {
+  return new Promise((resolve) => {
+    const stop = (): void => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+}

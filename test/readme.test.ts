@@ -1,0 +1,74 @@
+import { exec } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPO, STACK_LINE } from './helpers/run-cli.js';
+
+// Every `node bin/toolchain.js …` command the README shows is run here, as written, or by the
+// test named next to it. A command added to the README without a place in this list fails.
+
+const README = readFileSync(join(REPO, 'README.md'), 'utf8');
+const COMMAND = /(?:^|`|\$ |&& )((?:[A-Z_]+=\S+ )?node bin\/toolchain\.js [^`\n#]*?)\s*(?:`|#|$)/gm;
+const commands = [...new Set([...README.matchAll(COMMAND)].map((m) => m[1]!.trim()))];
+
+/** Shown for a person to adapt or start in their own folder; each is exercised elsewhere. */
+const ELSEWHERE: Record<string, string> = {
+  'node bin/toolchain.js init': 'test/cli-project.test.ts (init, then validate and run)',
+  'node bin/toolchain.js run hello --input name=Ada': 'test/cli-project.test.ts (the starter chain)',
+  'node bin/toolchain.js watch': 'test/cli-project.test.ts (watch)',
+  'node bin/toolchain.js list tools': 'test/cli-project.test.ts (list)',
+  'node bin/toolchain.js <command>': 'the command table below it',
+};
+
+function sh(command: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    exec(command, { cwd: REPO, timeout: 30_000, maxBuffer: 4 * 1024 * 1024 }, (error, stdout, stderr) =>
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 99) : 0, stdout, stderr }),
+    );
+  });
+}
+
+let server: Server;
+beforeAll(async () => {
+  // fetch_and_extract's example URL.
+  server = createServer((_req, res) => res.end('<html><head><title>Hello from the README</title></head></html>'));
+  await new Promise<void>((resolve) => server.listen(8765, '127.0.0.1', resolve));
+});
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+describe('the commands in the README', () => {
+  it('finds them', () => {
+    expect(commands.length).toBeGreaterThan(8);
+  });
+
+  for (const command of commands) {
+    if (ELSEWHERE[command]) continue;
+    it(command, async () => {
+      const { code, stdout, stderr } = await sh(command);
+      expect(stderr).not.toMatch(STACK_LINE);
+      if (command.includes('test/fixtures/bad/')) {
+        // The README shows this one's output.
+        const shown = README.slice(README.indexOf(`$ ${command}`)).split('\n')[1]!.replace(/…$/, '');
+        expect(stdout.startsWith(shown)).toBe(true);
+        expect(code).toBe(2);
+        return;
+      }
+      expect(code, stderr).toBe(0);
+      expect(() => JSON.parse(stdout) as unknown).not.toThrow();
+    });
+  }
+});
+
+describe('the quick start', () => {
+  it('prints the answer the README shows', async () => {
+    const block = README.slice(README.indexOf('## Quick start'));
+    const first = /```sh\n(.+)\n/.exec(block)![1]!;
+    const run = first.slice(first.indexOf('node bin/toolchain.js'));
+    const { code, stdout } = await sh(run);
+    expect(code).toBe(0);
+    const shown = /"text": "Osaka, Japan: \d\d:\d\d \(Asia\/Tokyo\), population [\d,]+"/;
+    expect(README).toMatch(shown);
+    expect(stdout).toMatch(shown);
+  });
+});
