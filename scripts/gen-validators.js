@@ -1,4 +1,4 @@
-// Compiles the chain and plugin JSON Schemas into standalone validator code at development time,
+// Compiles the chain and plugin JSON Schemas (and the draft-07 meta-schema) into standalone validator code at development time,
 // so that a CLI start does not spend tens of milliseconds in Ajv's compiler. `npm run gen:types`
 // rewrites the file; a test fails when it drifts from the schemas.
 import { readFile, writeFile } from 'node:fs/promises';
@@ -25,7 +25,12 @@ export async function generateValidators() {
   const load = async (name) => JSON.parse(await readFile(join(REPO, 'schemas', name), 'utf8'));
   ajv.addSchema(await load('chain.schema.json'), 'chain');
   ajv.addSchema(await load('plugin.schema.json'), 'plugin');
-  const code = standaloneCode.default(ajv, { validateChain: 'chain', validatePlugin: 'plugin' });
+  // The JSON Schema meta-schema too: tools' parameters are checked against it when they load.
+  const code = standaloneCode.default(ajv, {
+    validateChain: 'chain',
+    validatePlugin: 'plugin',
+    validateJsonSchema: 'http://json-schema.org/draft-07/schema',
+  });
   return [
     '// Generated from schemas/*.schema.json by `npm run gen:types`. Do not edit by hand.',
     '// @ts-nocheck -- Ajv standalone output; its runtime helpers are CommonJS, hence createRequire.',

@@ -1,7 +1,7 @@
 import type { ErrorObject } from 'ajv';
 import * as generated from './schema-validators.generated.js';
 
-// The chain and plugin schemas compiled ahead of time (scripts/gen-validators.js): checking a
+// The chain and plugin schemas (and the JSON Schema meta-schema) compiled ahead of time (scripts/gen-validators.js): checking a
 // file costs no compile at start-up. Same options as a runtime Ajv would use: allErrors, verbose.
 
 export interface SchemaValidator {
@@ -11,3 +11,5 @@ export interface SchemaValidator {
 
 export const validateChainFile = (generated as { validateChain: SchemaValidator }).validateChain;
 export const validatePluginManifest = (generated as { validatePlugin: SchemaValidator }).validatePlugin;
+/** The draft-07 meta-schema: is this a JSON Schema at all? */
+export const validateJsonSchema = (generated as { validateJsonSchema: SchemaValidator }).validateJsonSchema;

@@ -5,7 +5,7 @@ import type { Diagnostic } from '../errors.js';
 import { readTextFile } from '../loader/index.js';
 import { checkTargets, type NameCatalogue } from './check-targets.js';
 import { compileCached } from './compile-cache.js';
-import type { CompiledFile } from './compile-chain.js';
+import type { CompiledFile, TargetRef } from './compile-chain.js';
 import type { ChainPlan } from './plan.js';
 
 /** Every chain of a folder, compiled and checked against each other and the installed tools. */
@@ -38,9 +38,9 @@ export async function readChainSources(dir: string): Promise<{ sources: ChainSou
 export async function readChainFiles(files: readonly string[]): Promise<{ sources: ChainSource[]; diagnostics: Diagnostic[] }> {
   const sources: ChainSource[] = [];
   const diagnostics: Diagnostic[] = [];
-  for (const file of files) {
-    const read = await readTextFile(file);
-    if ('text' in read) sources.push({ file, text: read.text });
+  // Read side by side, kept in the order given.
+  for (const [k, read] of (await Promise.all(files.map((f) => readTextFile(f)))).entries()) {
+    if ('text' in read) sources.push({ file: files[k]!, text: read.text });
     else diagnostics.push(...read.diagnostics);
   }
   return { sources, diagnostics };
@@ -99,20 +99,28 @@ export async function loadChainSet(dir: string, tools?: NameCatalogue): Promise<
   return diagnostics.length ? { ...set, diagnostics: [...diagnostics, ...set.diagnostics] } : set;
 }
 
+/**
+ * A target that runs another chain: a `chain:` step, or an agent that offers a chain as a tool
+ * (a model could then recurse through it without bound, so it counts as a sub-chain edge).
+ */
+function runsChain(t: TargetRef, byName: Map<string, CompiledFile>): boolean {
+  return (t.kind === 'chain' || t.kind === 'agent_tool') && byName.has(t.name);
+}
+
 function subChainCycles(byName: Map<string, CompiledFile>): { chain: string; diagnostic: Diagnostic }[] {
   const g = new DagGraph({ directed: true });
   for (const [name, f] of byName) {
     g.setNode(name);
-    for (const t of f.targets) if (t.kind === 'chain' && byName.has(t.name)) g.setEdge(name, t.name);
+    for (const t of f.targets) if (runsChain(t, byName)) g.setEdge(name, t.name);
   }
   const cycles = alg.findCycles(g).filter((c) => c.length > 1);
-  for (const [name, f] of byName) if (f.targets.some((t) => t.kind === 'chain' && t.name === name)) cycles.push([name]);
+  for (const [name, f] of byName) if (f.targets.some((t) => runsChain(t, byName) && t.name === name)) cycles.push([name]);
   const out: { chain: string; diagnostic: Diagnostic }[] = [];
   for (const cycle of cycles) {
     const members = new Set(cycle);
     for (const name of [...cycle].sort()) {
       const f = byName.get(name)!;
-      const t = f.targets.find((x) => x.kind === 'chain' && members.has(x.name))!;
+      const t = f.targets.find((x) => runsChain(x, byName) && members.has(x.name))!;
       const diagnostic: Diagnostic = {
         code: 'SUBCHAIN_CYCLE',
         severity: 'error',
@@ -133,7 +141,7 @@ function cyclePath(start: string, members: Set<string>, byName: Map<string, Comp
   const path = [start];
   let at = start;
   do {
-    at = byName.get(at)!.targets.find((t) => t.kind === 'chain' && members.has(t.name))!.name;
+    at = byName.get(at)!.targets.find((t) => runsChain(t, byName) && members.has(t.name))!.name;
     path.push(at);
   } while (at !== start && path.length <= members.size);
   return path.join(' → ');

@@ -5,28 +5,18 @@ import { pathToFileURL } from 'node:url';
 import { compileFunction } from 'node:vm';
 import type { Jiti } from 'jiti';
 import { resolveLocal } from './resolve-local.js';
+import { IMPORT_META_PARAM, transformModule } from './transform-module.js';
 
 // Hot reload must not leak. Node's ESM loader keeps every module imported under a new URL
 // forever, and `vm.runInThisContext` / `new Function` leave each distinct source in V8's
 // compilation cache, which on Node 20 grows with every edit. So a plugin's own files are
-// transformed to CommonJS-shaped code (TypeScript and ESM syntax, no build step) and evaluated
-// here with `vm.compileFunction`, which bypasses that cache: when nothing references a loaded
-// version any more, all of it is garbage.
-//
-// The transform is sucrase's: it strips types and rewrites imports in a few milliseconds a file
-// and loads in ~40 ms, where jiti's Babel takes ~250 ms to load and ~25 ms a file, which made a
-// cold `toolchain run` spend most of its second there. Packages and builtins (bare specifiers)
-// load through Node's own require, since they do not change while the engine runs; only a
-// package that is ESM-only (which Node 20 cannot require) goes through jiti, loaded on demand.
+// transformed to CommonJS-shaped code (transform-module.ts) and evaluated here with
+// `vm.compileFunction`, which bypasses that cache: when nothing references a loaded version any
+// more, all of it is garbage. Packages and builtins (bare specifiers) load through Node's own
+// require, since they do not change while the engine runs; only a package that is ESM-only
+// (which Node 20 cannot require) goes through jiti, loaded on demand.
 
-const PARAMS = ['exports', 'require', 'module', '__filename', '__dirname', '__import_meta'];
-
-// compileFunction evaluates a script, where `import.meta` is a syntax error: the transformed code
-// reads it from a parameter instead (url, filename, dirname as Node 20.11+ gives them).
-const IMPORT_META = /\bimport\.meta\b/g;
-
-// Loaded on the first plugin load, not at start-up: `toolchain validate` never needs it.
-let sucrase: typeof import('sucrase') | undefined;
+const PARAMS = ['exports', 'require', 'module', '__filename', '__dirname', IMPORT_META_PARAM];
 
 let jiti: Jiti | undefined;
 async function loadJiti(): Promise<Jiti> {
@@ -57,24 +47,6 @@ interface ModuleRecord {
 /** One load: modules are shared (and cycles resolved) within it, never across loads. */
 class LoadSession {
   private readonly records = new Map<string, ModuleRecord>();
-  private transform(file: string, source: string): string {
-    const isTs = /\.[cm]?tsx?$/.test(file);
-    try {
-      // evaluate() loads sucrase before any transform; evaluateSync only runs under it.
-      return sucrase!.transform(source, {
-        transforms: isTs ? ['typescript', 'imports'] : ['imports'],
-        filePath: file,
-        // Node 20 runs modern syntax as it is: only types and module syntax need rewriting.
-        disableESTransforms: true,
-        keepUnusedImports: false,
-      }).code.replace(IMPORT_META, '__import_meta');
-    } catch (error) {
-      const e = error as { message?: string; loc?: { line: number; column: number } };
-      const where = e.loc ? `${file}:${e.loc.line}:${e.loc.column + 1}` : file;
-      throw new SyntaxError(`${e.message ?? 'cannot parse'} (${where})`);
-    }
-  }
-
   private begin(file: string): { record: ModuleRecord; source: string } | { done: unknown } {
     const existing = this.records.get(file);
     if (existing) return { done: existing.exports };
@@ -114,9 +86,8 @@ class LoadSession {
     const started = this.begin(file);
     if ('done' in started) return started.done;
     const { record, source } = started;
-    sucrase ??= await import('sucrase');
     await this.preloadEsmPackages(source, file);
-    const code = this.transform(file, source);
+    const code = transformModule(file, source);
     // compileFunction has no async option: an async arrow inside carries top-level await.
     const run = compileFunction(`return (async () => {${code}\n})();`, PARAMS, { filename: file });
     await (run.apply(record.exports, this.args(record)) as Promise<unknown>);
@@ -148,7 +119,7 @@ class LoadSession {
     const started = this.begin(file);
     if ('done' in started) return started.done;
     const { record, source } = started;
-    const code = this.transform(file, source);
+    const code = transformModule(file, source);
     const run = compileFunction(code, PARAMS, { filename: file });
     run.apply(record.exports, this.args(record));
     return this.finish(record);

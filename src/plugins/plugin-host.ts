@@ -98,7 +98,7 @@ export function createPluginHost(options: PluginHostOptions): PluginHost {
       registry.setPluginTools(name, plugin.version, plugin.tools, plugin.env);
       installed.set(name, plugin);
     }
-    for (const [entry, folder] of folders) report(entry, folder);
+    for (const [entry, folder] of inFolderOrder()) report(entry, folder);
   }
 
   function statusOf(entry: string, folder: Folder): PluginStatus {
@@ -136,11 +136,16 @@ export function createPluginHost(options: PluginHostOptions): PluginHost {
     for (const entry of [...folders.keys()]) if (!present.has(entry)) forget(entry);
   }
 
+  /** Folders load side by side: report and list them in folder order, whatever order loads finished in. */
+  const inFolderOrder = (): [string, Folder][] => [...folders.entries()].sort(([a], [b]) => a.localeCompare(b));
+
   const reloadAll = (): Promise<void> =>
     run(async () => {
       const entries = await listPluginFolders(dir);
       forgetMissing(new Set(entries));
-      for (const entry of entries) await loadEntry(entry);
+      // Folders load side by side (their file reads overlap); what becomes active is decided
+      // afterwards, in folder order, by reconcile().
+      await Promise.all(entries.map(loadEntry));
       reconcile();
     });
 
@@ -159,7 +164,7 @@ export function createPluginHost(options: PluginHostOptions): PluginHost {
 
   return {
     ready,
-    plugins: () => [...folders.entries()].map(([entry, folder]) => statusOf(entry, folder)),
+    plugins: () => inFolderOrder().map(([entry, folder]) => statusOf(entry, folder)),
     reload: reloadAll,
     async close() {
       await watcher?.close();

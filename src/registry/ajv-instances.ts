@@ -1,5 +1,6 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import * as formatsModule from 'ajv-formats';
+import { validateJsonSchema } from '../schema-validators.js';
 
 // Two shared Ajv instances, because arguments and results need opposite treatment: arguments get
 // defaults filled and types coerced (on a copy, see copy-args.ts); results are only checked, never
@@ -31,6 +32,9 @@ function createAjv(mutating: boolean): Ajv {
     // Errors carry their parent schema and data, so problems can name allowed properties and the
     // value received. Costs nothing on the passing path.
     verbose: true,
+    // checkSchema does this with a precompiled meta-schema validator; letting each instance
+    // compile the meta-schema itself costs ~30 ms per instance at start-up.
+    validateSchema: false,
   });
   addFormats(ajv);
   return ajv;
@@ -72,12 +76,17 @@ export interface CompiledSchema {
  * compile takes milliseconds): what a lazily compiled tool still checks when it is registered.
  * Throws like compile does for a schema that is not valid.
  */
-export function checkSchema(schema: object, use: SchemaUse): void {
-  const ajv = pools[use]?.ajv ?? instanceFor(use);
-  if (!ajv.validateSchema(schema)) throw new Error(ajv.errorsText(ajv.errors));
+export function checkSchema(schema: object): void {
+  // Precompiled: compiling the meta-schema in an Ajv instance costs ~30 ms of a cold start.
+  if (!validateJsonSchema(schema)) throw new Error(errorsText(validateJsonSchema.errors ?? []));
+}
+
+function errorsText(errors: readonly ErrorObject[]): string {
+  return errors.map((e) => `schema${e.instancePath} ${e.message ?? 'is invalid'}`).join(', ');
 }
 
 export function compileSchema(schema: object, use: SchemaUse): CompiledSchema {
+  checkSchema(schema);
   const ajv = instanceFor(use);
   const warnings: string[] = [];
   warningSink = warnings;

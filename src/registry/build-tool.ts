@@ -53,7 +53,7 @@ function compile(name: string, schema: unknown, key: 'parameters' | 'returns', u
   const invalid = (error: unknown): never => fail(`tool '${name}': \`${key}\` is not a valid JSON Schema: ${(error as Error).message}`, `/${key}`);
   if (lazy) {
     try {
-      checkSchema(schema, use);
+      checkSchema(schema);
     } catch (error) {
       invalid(error);
     }
