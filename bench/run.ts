@@ -2,6 +2,7 @@
 // whole-process figures, which start their own). Each prints its figures next to its baseline.
 
 import type { BenchResult } from './harness.js';
+import { benchColdStart } from './cold-start.js';
 import { benchCompiler } from './compiler.js';
 import { benchExprPath } from './expr-path.bench.js';
 import { benchExecutor } from './executor.js';
@@ -16,6 +17,7 @@ const benches: (() => Promise<BenchResult>)[] = [
   benchRegistryValidation,
   benchReloadLatency,
   benchReloadMemory,
+  benchColdStart,
 ];
 
 for (const bench of benches) {

@@ -250,3 +250,27 @@ describe('files that cannot be read', () => {
     expect(loadYamlFileSync(tmp).diagnostics[0]?.code).toBe('FILE_UNREADABLE');
   });
 });
+
+describe('the parse cache', () => {
+  it('gives the same value, positions and diagnostics on a hit, under the file name asked for', async () => {
+    const { parseYaml: parse } = await import('../src/loader/index.js');
+    const text = `name: cached_${Date.now()}\nsteps:\n  - name: a\n    tool: echo\n    tool: again\n`;
+    const first = parse(text, 'first.yaml');
+    const second = parse(text, 'second.yaml');
+    expect(second.document?.value).toEqual(first.document?.value);
+    expect(second.document?.value).not.toBe(first.document?.value);
+    expect(second.document?.sourceMap.valueAt('/steps/0/tool')).toEqual(first.document?.sourceMap.valueAt('/steps/0/tool'));
+    expect(second.document?.sourceMap.keyAt('/steps/0/name')).toEqual({ line: 3, col: 5 });
+    expect(second.diagnostics).toEqual(first.diagnostics.map((d) => ({ ...d, file: 'second.yaml' })));
+    expect(second.diagnostics[0]).toMatchObject({ code: 'YAML_DUPLICATE_KEY', line: 5, file: 'second.yaml' });
+  });
+
+  it('does not cache what JSON cannot hold', async () => {
+    const { parseYaml: parse } = await import('../src/loader/index.js');
+    const text = `x_${Date.now()}: .inf\ny: .nan\n`;
+    parse(text, 'a.yaml');
+    const again = parse(text, 'a.yaml').document?.value as Record<string, number>;
+    expect(Object.values(again)[0]).toBe(Infinity);
+    expect(Number.isNaN(again.y)).toBe(true);
+  });
+});

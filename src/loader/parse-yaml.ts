@@ -3,6 +3,7 @@ import type { Diagnostic } from '../errors.js';
 import { findDepthViolation } from './depth-check.js';
 import { loadDiagnostic, START } from './diagnostic.js';
 import { walkDocument, type DocumentFacts } from './document-walk.js';
+import { cacheKey, readCached, writeCached } from '../disk-cache.js';
 import { resolveLimits } from './limits.js';
 import { toPlainValue } from './safe-value.js';
 import { OffsetSourceMap, positionAt } from './source-map.js';
@@ -16,21 +17,37 @@ import type { LoadLimits, LoadResult } from './types.js';
  */
 export function parseYaml(text: string, file: string, limits?: Partial<LoadLimits>): LoadResult {
   const lim = resolveLimits(limits);
+  // Size first: a huge text is refused before it is hashed, let alone parsed.
+  if (text.length > lim.maxBytes) return parseUncached(text, file, lim).result;
+  const key = cacheKey(CACHE_FORMAT, String(lim.maxBytes), String(lim.maxDepth), String(lim.maxAliases), text);
+  const cached = readCached('yaml', key);
+  if (cached !== undefined) {
+    const hit = fromCache(cached, text, file);
+    if (hit) return hit;
+  }
+  const { result, facts, lineCounter } = parseUncached(text, file, lim);
+  const entry = toCache(result, facts, lineCounter);
+  if (entry !== undefined) writeCached('yaml', key, entry);
+  return result;
+}
 
+interface Parsed {
+  readonly result: LoadResult;
+  readonly facts?: DocumentFacts;
+  readonly lineCounter?: LineCounter;
+}
+
+function parseUncached(text: string, file: string, lim: LoadLimits): Parsed {
   // text.length is a lower bound on UTF-8 bytes, so the O(n) byte count only runs on plausible sizes.
   if (text.length > lim.maxBytes || Buffer.byteLength(text, 'utf8') > lim.maxBytes) {
-    return {
-      diagnostics: [loadDiagnostic('FILE_TOO_LARGE', `larger than the limit of ${lim.maxBytes} bytes`, file, START)],
-    };
+    return { result: { diagnostics: [loadDiagnostic('FILE_TOO_LARGE', `larger than the limit of ${lim.maxBytes} bytes`, file, START)] } };
   }
 
   // The depth check lexes the text anyway; its tokens feed the parser so the text is lexed once.
   const tokens: string[] = [];
   const tooDeep = findDepthViolation(text, lim.maxDepth, tokens);
   if (tooDeep) {
-    return {
-      diagnostics: [loadDiagnostic('YAML_LIMIT', `collections nested deeper than ${lim.maxDepth} levels`, file, tooDeep)],
-    };
+    return { result: { diagnostics: [loadDiagnostic('YAML_LIMIT', `collections nested deeper than ${lim.maxDepth} levels`, file, tooDeep)] } };
   }
 
   const lineCounter = new LineCounter();
@@ -39,7 +56,7 @@ export function parseYaml(text: string, file: string, limits?: Partial<LoadLimit
     docs = parseTokens(tokens, lineCounter);
   } catch (error) {
     // yaml reports problems as data; a throw here is a bug or an exhausted stack, not user input.
-    return { diagnostics: [loadDiagnostic('YAML_LIMIT', `YAML could not be parsed: ${messageOf(error)}`, file, START)] };
+    return { result: { diagnostics: [loadDiagnostic('YAML_LIMIT', `YAML could not be parsed: ${messageOf(error)}`, file, START)] } };
   }
 
   const at = (offset: number) => positionAt(lineCounter, offset);
@@ -91,7 +108,7 @@ export function parseYaml(text: string, file: string, limits?: Partial<LoadLimit
     }
   }
 
-  if (fatal) return { diagnostics };
+  if (fatal) return { result: { diagnostics } };
 
   let value: unknown = null;
   if (first) {
@@ -106,11 +123,11 @@ export function parseYaml(text: string, file: string, limits?: Partial<LoadLimit
           ? `aliases expand beyond the limit of ${lim.maxAliases} (${messageOf(error)})`
           : `the document could not be converted: ${messageOf(error)}`;
       diagnostics.push(loadDiagnostic('YAML_LIMIT', message, file, where, alias?.pointer));
-      return { diagnostics };
+      return { result: { diagnostics } };
     }
   }
 
-  return { document: { file, text, value, sourceMap }, diagnostics };
+  return { result: { document: { file, text, value, sourceMap }, diagnostics }, ...(facts ? { facts } : {}), lineCounter };
 }
 
 /** What yaml's parseAllDocuments does, from tokens already lexed. */
@@ -128,6 +145,61 @@ function parseTokens(tokens: readonly string[], lineCounter: LineCounter): Docum
     yield* parser.end();
   }
   return Array.from(composer.compose(cst()));
+}
+
+// Parsing is the slow part of loading (the yaml library runs at about a megabyte a second before
+// the JIT warms up), and a cold CLI start parses every chain and manifest. So results are kept
+// on disk by content hash (disk-cache.ts): the plain value, the diagnostics, and the offsets
+// behind the source map. Bump the format when any of those change shape.
+const CACHE_FORMAT = 'yaml-2.9/loader/1';
+
+interface CacheEntry {
+  readonly diagnostics: readonly Diagnostic[];
+  readonly document?: {
+    readonly value: unknown;
+    readonly values: readonly (readonly [string, number])[];
+    readonly keys: readonly (readonly [string, number])[];
+    readonly lineStarts: readonly number[];
+  };
+}
+
+function toCache(result: LoadResult, facts: DocumentFacts | undefined, lineCounter: LineCounter | undefined): string | undefined {
+  let exact = true;
+  // JSON has no Infinity or NaN (YAML's .inf, .nan): such a document is simply not cached.
+  const replacer = (_key: string, v: unknown): unknown => {
+    if (typeof v === 'number' && !Number.isFinite(v)) exact = false;
+    return v;
+  };
+  const entry: CacheEntry = {
+    diagnostics: result.diagnostics.map(({ file: _file, ...rest }) => rest as Diagnostic),
+    ...(result.document
+      ? {
+          document: {
+            value: result.document.value,
+            values: [...(facts?.values ?? [])],
+            keys: [...(facts?.keys ?? [])],
+            lineStarts: lineCounter?.lineStarts ?? [],
+          },
+        }
+      : {}),
+  };
+  const text = JSON.stringify(entry, replacer);
+  return exact ? text : undefined;
+}
+
+function fromCache(cached: string, text: string, file: string): LoadResult | undefined {
+  let entry: CacheEntry;
+  try {
+    entry = JSON.parse(cached) as CacheEntry;
+  } catch {
+    return undefined;
+  }
+  const diagnostics = entry.diagnostics.map((d) => ({ ...d, file }));
+  if (!entry.document) return { diagnostics };
+  const lineCounter = new LineCounter();
+  for (const offset of entry.document.lineStarts) lineCounter.addNewLine(offset);
+  const sourceMap = new OffsetSourceMap(new Map(entry.document.values), new Map(entry.document.keys), lineCounter);
+  return { document: { file, text, value: entry.document.value, sourceMap }, diagnostics };
 }
 
 function messageOf(error: unknown): string {

@@ -1,0 +1,75 @@
+// Issue 5: `toolchain run city_brief` as a whole process from a cold start (target: median
+// ≤ 200 ms), next to a bare `node -e ''` start, and where the time goes: measured phase by phase
+// in a fresh process through the library (import, chains, plugins, the run itself).
+
+import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { median, runIfMain, verdict, type BenchResult } from './harness.js';
+
+const REPO = join(import.meta.dirname, '..', '..');
+const QUESTION = 'question=What time is it in Osaka?';
+
+function wallMs(args: string[], runs = 7): number {
+  const times: number[] = [];
+  for (let i = 0; i <= runs; i++) {
+    const t = performance.now();
+    execFileSync(process.execPath, args, { cwd: REPO, stdio: 'ignore' });
+    if (i > 0) times.push(performance.now() - t); // the first run fills the OS file cache
+  }
+  return median(times);
+}
+
+const PHASES = `
+const t0 = performance.now();
+const lib = await import(${JSON.stringify(join(REPO, 'dist', 'index.js'))});
+const t1 = performance.now();
+const registry = lib.createRegistry({ lazySchemas: true });
+await lib.createEngine({ chainsDir: 'chains', registry });
+const t2 = performance.now();
+const host = lib.createPluginHost({ dir: 'plugins', registry, lazySchemas: true });
+await host.ready;
+const t3 = performance.now();
+console.log(JSON.stringify({ imports: t1 - t0, chains: t2 - t1, plugins: t3 - t2 }));
+`;
+
+const RUN = `
+const lib = await import(${JSON.stringify(join(REPO, 'dist', 'index.js'))});
+const engine = await lib.createEngine({ chainsDir: 'chains', pluginsDir: 'plugins', registryOptions: { lazySchemas: true } });
+const t = performance.now();
+const result = await engine.run('city_brief', { question: 'What time is it in Osaka?' });
+if (result.status !== 'succeeded') throw new Error(JSON.stringify(result.error));
+console.log(JSON.stringify({ run: performance.now() - t }));
+`;
+
+function phases(): Record<string, number> {
+  const samples: Record<string, number[]> = {};
+  for (const [name, code] of [['phases', PHASES], ['run', RUN]] as const) {
+    const file = join(tmpdir(), `toolchain-cold-${name}.mjs`);
+    writeFileSync(file, code);
+    for (let i = 0; i < 5; i++) {
+      const out = JSON.parse(execFileSync(process.execPath, [file], { cwd: REPO, encoding: 'utf8' })) as Record<string, number>;
+      for (const [k, v] of Object.entries(out)) (samples[k] ??= []).push(v);
+    }
+  }
+  return Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, median(v)]));
+}
+
+export async function benchColdStart(): Promise<BenchResult> {
+  const node = wallMs(['-e', '']);
+  const imports = wallMs(['--input-type=module', '-e', `await import(${JSON.stringify(join(REPO, 'dist', 'cli.bundle.js'))})`]);
+  const run = wallMs([join(REPO, 'bin', 'toolchain.js'), 'run', 'city_brief', '--input', QUESTION]);
+  const p = phases();
+  const f = (ms: number | undefined): string => `${(ms ?? NaN).toFixed(0)} ms`;
+  return {
+    name: 'cold-start',
+    lines: [
+      `toolchain run city_brief, whole process: ${f(run)} median of 7 (target ≤ 200 ms: ${verdict(run <= 200)}); baseline node -e '' ${f(node)}`,
+      `where the time goes: node start ${f(node)}, loading the CLI bundle ${f(imports - node)}, then (library, fresh process) ` +
+        `chains ${f(p.chains)}, plugins ${f(p.plugins)}, the run ${f(p.run)} (its first calls compile validators and index the city data)`,
+    ],
+  };
+}
+
+await runIfMain(import.meta.url, benchColdStart);

@@ -1,0 +1,56 @@
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+// A content-addressed cache on disk under `.toolchain/cache/` in the working directory, for work
+// whose result depends only on its input text: parsing YAML, transforming a plugin module. It
+// makes a cold CLI start skip that work for files that have not changed. Entries are never
+// updated in place (a changed file has a new key), so a reader never sees half an entry, and a
+// cache that cannot be written is simply not used.
+
+const ROOT = join('.toolchain', 'cache');
+const dirs = new Map<string, string | null>();
+
+function directory(kind: string): string | undefined {
+  let dir = dirs.get(kind);
+  if (dir === undefined) {
+    const path = join(process.cwd(), ROOT, kind);
+    try {
+      mkdirSync(path, { recursive: true });
+      dir = path;
+    } catch {
+      dir = null;
+    }
+    dirs.set(kind, dir);
+  }
+  return dir ?? undefined;
+}
+
+export function cacheKey(...parts: string[]): string {
+  const hash = createHash('sha256');
+  for (const part of parts) hash.update(part).update('\0');
+  return hash.digest('hex').slice(0, 40);
+}
+
+export function readCached(kind: string, key: string): string | undefined {
+  const dir = directory(kind);
+  if (!dir) return undefined;
+  try {
+    return readFileSync(join(dir, key), 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+export function writeCached(kind: string, key: string, text: string): void {
+  const dir = directory(kind);
+  if (!dir) return;
+  const path = join(dir, key);
+  try {
+    const temp = `${path}.${process.pid}.tmp`;
+    writeFileSync(temp, text);
+    renameSync(temp, path);
+  } catch {
+    // A read-only or full disk only costs the next start the work again.
+  }
+}
