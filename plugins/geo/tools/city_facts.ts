@@ -1,4 +1,4 @@
-import { citiesNamed, closeNames, nameKey } from '../lib/cities.js';
+import { citiesNamed, closeNames, nameKey, type City } from '../lib/cities.js';
 import { toolError } from '../lib/tool-context.js';
 
 // city_facts: country, population, coordinates and zone of a city, by name (any case, with or
@@ -10,15 +10,7 @@ interface Args {
   readonly country?: string;
 }
 
-export interface CityFacts {
-  readonly city: string;
-  readonly country: string;
-  readonly iso2: string;
-  readonly province: string;
-  readonly population: number;
-  readonly lat: number;
-  readonly lng: number;
-  readonly timezone: string;
+export interface CityFacts extends City {
   /** How many cities in the dataset have this name. */
   readonly same_name: number;
 }
