@@ -6,6 +6,8 @@ import { benchColdStart } from './cold-start.js';
 import { benchCompiler } from './compiler.js';
 import { benchExprPath } from './expr-path.bench.js';
 import { benchExecutor } from './executor.js';
+import { benchLlmMcp } from './llm-mcp.js';
+import { benchLlmParse } from './llm-parse.js';
 import { benchRegistryValidation } from './registry-validation.js';
 import { benchReloadLatency } from './reload-latency.js';
 import { benchReloadMemory } from './reload-memory.js';
@@ -18,6 +20,8 @@ const benches: (() => Promise<BenchResult>)[] = [
   benchReloadLatency,
   benchReloadMemory,
   benchColdStart,
+  benchLlmParse,
+  benchLlmMcp,
 ];
 
 for (const bench of benches) {

@@ -49,6 +49,9 @@ export { systemClock, type Clock } from './executor/index.js';
 export type {
   RunEvent,
   RunEventType,
+  AgentEvent,
+  AgentTurnEvent,
+  AgentToolCallEvent,
   RunStartedEvent,
   RunFinishedEvent,
   StepStartedEvent,
@@ -81,6 +84,57 @@ export type {
   ArgumentProblem,
   PrepareResult,
 } from './registry/types.js';
+
+export {
+  toOpenAITools,
+  toAnthropicTools,
+  toMcpTools,
+  exportNames,
+  toStrictSchema,
+  dropNullOptionals,
+  parseToolCalls,
+  parseLenientJson,
+  executeToolCalls,
+  DEFAULT_MAX_RESULT_CHARS,
+} from './llm/index.js';
+export type {
+  OpenAITool,
+  OpenAIFunction,
+  OpenAIExportOptions,
+  AnthropicTool,
+  McpTool,
+  McpToolAnnotations,
+  ExportOptions,
+  ExportNames,
+  ExportedCallable,
+  Callable,
+  CallableSource,
+  StrictConversion,
+  ToolCall,
+  ParseProblem,
+  ParseResult,
+  JsonAttempt,
+  ExecutionEngine,
+  ToolCallInput,
+  ExecuteOptions,
+  CallRetryOptions,
+  ToolCallReport,
+  ToolMessage,
+} from './llm/index.js';
+export { runAgent, ModelError } from './llm/agent/index.js';
+export type {
+  ModelErrorCode,
+  AgentOutput,
+  AgentStopReason,
+  AgentTurn,
+  AgentToolCall,
+  AgentHost,
+  AgentPlan,
+  ChatMessage,
+  TokenUsage,
+} from './llm/agent/index.js';
+export { createMcpServer, serveStdio, toCallToolResult } from './llm/mcp/index.js';
+export type { McpServerOptions, ToolchainMcpServer } from './llm/mcp/index.js';
 
 export { main as runCli } from './cli/main.js';
 export type { CliIO } from './cli/io.js';

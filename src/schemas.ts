@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -22,4 +22,10 @@ function findSchemasDir(): string {
 export function schemasDirectory(): string {
   schemasDir ??= findSchemasDir();
   return schemasDir;
+}
+
+/** The package's own version, from the package.json beside `schemas/`. */
+export function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(join(dirname(schemasDirectory()), 'package.json'), 'utf8')) as { version?: string };
+  return pkg.version ?? '0.0.0';
 }

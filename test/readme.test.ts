@@ -19,6 +19,7 @@ const ELSEWHERE: Record<string, string> = {
   'node bin/toolchain.js watch': 'test/cli-project.test.ts (watch)',
   'node bin/toolchain.js list tools': 'test/cli-project.test.ts (list)',
   'node bin/toolchain.js <command>': 'the command table below it',
+  'node bin/toolchain.js mcp': 'test/llm-mcp.test.ts (an MCP client driving it)',
 };
 
 function sh(command: string): Promise<{ code: number; stdout: string; stderr: string }> {

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { ToolchainError, formatDiagnostic } from '../errors.js';
+import { packageVersion } from '../schemas.js';
 import { registerCommands } from './commands/index.js';
 import { EXIT_RUN_FAILED, EXIT_USAGE, type CliIO, type GlobalOptions } from './io.js';
 
@@ -17,6 +18,7 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
   let exitCode = 0;
   const program = new Command('toolchain')
     .description('Run declarative tool chains.')
+    .version(packageVersion(), '-V, --version')
     .option('--chains <dir>', 'folder of chain files', 'chains')
     .option('--plugins <dir>', 'folder of plugin folders', 'plugins')
     .option('--debug', 'print stack traces', false)

@@ -102,7 +102,7 @@ export interface ChainPlan {
   readonly outputs?: CompiledValue;
   readonly concurrency?: number;
   readonly timeoutMs?: number;
-  /** Every tool the chain may call (steps and fallbacks). */
+  /** Every tool the chain may call (steps and fallbacks; the names an agent offers are in its step's `agent.tools`). */
   readonly tools: readonly string[];
   /** Every chain it runs as a sub-chain. */
   readonly chains: readonly string[];

@@ -30,9 +30,9 @@ function describe(e: ErrorObject, root: unknown, add: Add): void {
   }
   if (sp.includes('/definitions/stepKind')) {
     const step = valueAt(root, at);
-    const both = isObject(step) && 'tool' in step && 'chain' in step;
-    if (both) add('BAD_VALUE', at, `step ${stepName(step)} has both 'tool' and 'chain': a step calls exactly one of them`);
-    else add('MISSING_KEY', at, `step ${stepName(step)} needs 'tool' (a tool to call) or 'chain' (a chain to run)`);
+    const kinds = isObject(step) ? ['tool', 'chain', 'agent'].filter((k) => k in step) : [];
+    if (kinds.length > 1) add('BAD_VALUE', at, `step ${stepName(step)} has ${kinds.map((k) => `'${k}'`).join(' and ')}: a step does exactly one of tool, chain or agent`);
+    else add('MISSING_KEY', at, `step ${stepName(step)} needs 'tool' (a tool to call), 'chain' (a chain to run) or 'agent' (a model to ask)`);
     return;
   }
   if (/^\/inputs\/[^/]+$/.test(at) && (sp.includes('/definitions/input') || sp.includes('/definitions/typeName'))) {

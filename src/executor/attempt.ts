@@ -63,7 +63,7 @@ export async function runAttempts(run: Run, i: number, scope: RunContext, sink: 
       sink.track(ctx, key);
       const began = timed ? run.clock.now() : 0;
       try {
-        const output = await invokeTarget(run, step, tool, callArgs, ctx);
+        const output = await invokeTarget(run, step, tool, callArgs, ctx, item);
         return sink.succeeded(key, output, attempt);
       } catch (thrown) {
         error = toStepError(thrown);
@@ -94,7 +94,7 @@ export async function runAttempts(run: Run, i: number, scope: RunContext, sink: 
         const prepared = fallbackTool === undefined ? merged : prepareArgs(step, fallbackTool, merged, sources);
         const ctx = new AttemptContext(run, step.name, attempt);
         sink.track(ctx, key);
-        const output = await invokeTarget(run, step, fallbackTool, prepared, ctx);
+        const output = await invokeTarget(run, step, fallbackTool, prepared, ctx, item);
         return sink.succeeded(key, output, attempt, kind);
       } catch (thrown) {
         error = toStepError(thrown);

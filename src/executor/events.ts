@@ -1,9 +1,12 @@
+import type { AgentToolCall, AgentTurn } from '../llm/agent/types.js';
 import type { StepError } from './step-error.js';
 
 // The events of SPEC §8 as one typed union. They are built only when someone listens (`onEvent`),
 // as plain objects, and emitted synchronously at the moment the state changes, so their order is
 // the order of the changes: run:started first, run:finished last, and for each step
-// started → (retrying)* → succeeded | failed, or a lone skipped.
+// started → (retrying)* → succeeded | failed, or a lone skipped. An `agent` step also reports each
+// model turn (agent:turn) and each answered tool call (agent:tool_call) between its started and
+// its end; the chains its model calls are sub-runs whose `parent` is that step.
 
 /** Set on every event of a sub-chain's run: the run and step that started it. */
 export interface ParentRef {
@@ -99,9 +102,30 @@ export interface RunFinishedEvent extends EventBase {
   readonly error?: RunError;
 }
 
+/** Where inside a running `agent` step an agent event happened. */
+interface AgentEventBase extends EventBase {
+  readonly step: string;
+  readonly index: number;
+  readonly attempt: number;
+  /** The element's position, for a `for_each` step. */
+  readonly item?: number;
+}
+
+/** An agent step's model answered (one per turn, after the HTTP round trip). */
+export interface AgentTurnEvent extends AgentEventBase, AgentTurn {
+  readonly type: 'agent:turn';
+}
+
+/** One tool or chain call an agent's model asked for has been answered (is_error when it failed). */
+export interface AgentToolCallEvent extends AgentEventBase, AgentToolCall {
+  readonly type: 'agent:tool_call';
+}
+
 export type StepFinishedEvent = StepSucceededEvent | StepFailedEvent | StepSkippedEvent;
 
-export type RunEvent = RunStartedEvent | StepStartedEvent | StepRetryingEvent | StepFinishedEvent | RunFinishedEvent;
+export type AgentEvent = AgentTurnEvent | AgentToolCallEvent;
+
+export type RunEvent = RunStartedEvent | StepStartedEvent | StepRetryingEvent | StepFinishedEvent | AgentEvent | RunFinishedEvent;
 
 export type RunEventType = RunEvent['type'];
 

@@ -7,6 +7,9 @@ export { checkRunInput, type InputResult } from './run-inputs.js';
 export { bindTools, type BoundPlan } from './bind-tools.js';
 export { toStepRecord } from './events.js';
 export type {
+  AgentEvent,
+  AgentToolCallEvent,
+  AgentTurnEvent,
   EventListener,
   FallbackKind,
   ParentRef,

@@ -3,16 +3,17 @@ import { ToolchainError } from '../errors.js';
 import { checkApproval } from '../registry/approval.js';
 import type { Tool } from '../registry/types.js';
 import type { AttemptContext } from './attempt-context.js';
+import { runAgentStep } from './run-agent-step.js';
 import type { Run } from './run-chain.js';
 import { stepFailure } from './step-error.js';
 import { withTimeout } from './timeout.js';
 
 // One call of a step's target with prepared arguments: a tool (after approval when it is
-// dangerous, SPEC §3.4), or a sub-chain run through the same engine. The timeout covers the call,
-// not the wait for a human's approval.
+// dangerous, SPEC §3.4), a sub-chain run through the same engine, or an agent's loop. The timeout
+// covers the call, not the wait for a human's approval.
 
-export function invokeTarget(run: Run, step: PlanStep, tool: Tool | undefined, args: Record<string, unknown>, ctx: AttemptContext): Promise<unknown> {
-  if (tool === undefined) return runSubChain(run, step, args, ctx);
+export function invokeTarget(run: Run, step: PlanStep, tool: Tool | undefined, args: Record<string, unknown>, ctx: AttemptContext, item?: number): Promise<unknown> {
+  if (tool === undefined) return step.kind === 'agent' ? runAgentStep(run, step, args, ctx, item) : runSubChain(run, step, args, ctx);
   const timeoutMs = step.timeoutMs ?? tool.timeoutMs;
   if (!tool.dangerous) return call(tool, args, ctx, timeoutMs);
   return checkApproval(tool, run.approve, { args, step: step.name, run_id: run.id }).then(() => {

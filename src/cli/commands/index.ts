@@ -3,7 +3,9 @@ import type { CommandContext } from '../main.js';
 import { registerGraph } from './graph.js';
 import { registerInit } from './init.js';
 import { registerList } from './list.js';
+import { registerMcp } from './mcp.js';
 import { registerRun } from './run.js';
+import { registerTools } from './tools.js';
 import { registerValidate } from './validate.js';
 import { registerWatch } from './watch.js';
 
@@ -12,7 +14,9 @@ export function registerCommands(program: Command, ctx: CommandContext): void {
   registerValidate(program, ctx);
   registerGraph(program, ctx);
   registerList(program, ctx);
+  registerMcp(program, ctx);
   registerRun(program, ctx);
+  registerTools(program, ctx);
   registerInit(program, ctx);
   registerWatch(program, ctx);
 }

@@ -1,0 +1,89 @@
+import type { Command } from 'commander';
+import { createEngine } from '../../engine.js';
+import { formatDiagnostic, type Diagnostic } from '../../errors.js';
+import { createMcpServer, serveStdio } from '../../llm/mcp/index.js';
+import { createRegistry } from '../../registry/index.js';
+import { EXIT_OK } from '../io.js';
+import type { CommandContext } from '../main.js';
+import { relativeTo } from '../paths.js';
+import { packageVersion } from '../../schemas.js';
+
+// `toolchain mcp` (SPEC §4, §5): every tool and chain over MCP on stdin/stdout, for any MCP client
+// to spawn. Stdout carries the protocol and nothing else — logs, plugin reloads and problems go to
+// stderr, and so does anything a tool handler prints with console.log. Plugins and chains reload
+// while it runs (unless --no-watch); clients are told when the list of tools changes. It ends
+// when the client closes stdin.
+
+interface McpFlags {
+  readonly approve: string[];
+  readonly watch: boolean;
+}
+
+const collect = (value: string, previous: string[]): string[] => [...previous, value];
+
+export function registerMcp(program: Command, ctx: CommandContext): void {
+  program
+    .command('mcp')
+    .description('serve every tool and chain over MCP (stdio)')
+    .option('--approve <tool>', 'allow calls of this dangerous tool (repeatable); others are refused', collect, [])
+    .option('--no-watch', 'do not reload plugins and chains when their files change')
+    .action(async (flags: McpFlags) => {
+      ctx.exit(await serveMcp(ctx, flags));
+    });
+}
+
+async function serveMcp(ctx: CommandContext, flags: McpFlags): Promise<number> {
+  const { io } = ctx;
+  const globals = ctx.globals();
+  const say = (line: string): void => void io.stderr.write(`toolchain mcp: ${line}\n`);
+  const problems = (ds: readonly Diagnostic[]): void => {
+    for (const d of ds) say(formatDiagnostic({ ...d, ...(d.file ? { file: relativeTo(io.cwd, d.file) } : {}) }));
+  };
+  const restoreConsole = consoleToStderr(io.stderr);
+  // Refreshes are deferred: the registry reports a change from inside its own update.
+  let refresh: () => void = () => undefined;
+  const registry = createRegistry();
+  const unsubscribe = registry.onChange(() => setImmediate(() => refresh()));
+  try {
+    const engine = await createEngine({
+      chainsDir: globals.chains,
+      pluginsDir: globals.plugins,
+      watch: flags.watch,
+      registry,
+      logger: (entry) => io.stderr.write(`${JSON.stringify(entry)}\n`),
+      onPluginEvent: (e) => {
+        if (e.type !== 'plugin:loaded') say(`plugin ${e.plugin}${e.version ? ` ${e.version}` : ''}: ${e.type.slice('plugin:'.length)}`);
+        problems(e.diagnostics ?? []);
+      },
+      onChainsReloaded: (e) => {
+        problems(e.diagnostics);
+        refresh();
+      },
+    });
+    try {
+      problems(engine.diagnostics());
+      const approved = new Set(flags.approve);
+      const mcp = await createMcpServer(engine, {
+        version: packageVersion(),
+        approve: (req) => approved.has(req.tool) || approved.has(req.tool.split('/').pop()!),
+      });
+      refresh = () => void mcp.refresh().catch((error: unknown) => say(`could not notify the client: ${(error as Error).message}`));
+      say(`serving ${engine.tools().tools().length} tools and ${engine.chains().length} chains`);
+      await serveStdio(mcp, io.stdin, io.stdout);
+    } finally {
+      await engine.close();
+    }
+  } finally {
+    unsubscribe();
+    restoreConsole();
+  }
+  return EXIT_OK;
+}
+
+/** Handlers that print with console.log would corrupt the protocol on stdout: send console output to stderr. */
+function consoleToStderr(stderr: NodeJS.WritableStream): () => void {
+  const saved = { log: console.log, info: console.info, debug: console.debug };
+  const toStderr = (...args: unknown[]): void => void stderr.write(`${args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a))).join(' ')}\n`);
+  console.log = console.info = console.debug = toStderr;
+  return () => Object.assign(console, saved);
+}

@@ -1,0 +1,35 @@
+// Failures of the model endpoint, as step errors whose codes `retry.retry_on` can name. The
+// executor reads `code` off any thrown error (executor/step-error.ts), so a plain Error subclass
+// carries it without widening the closed set of diagnostic codes.
+
+export type ModelErrorCode =
+  /** 5xx, 408, or a response that is not a chat completion: worth retrying. */
+  | 'MODEL_ERROR'
+  /** 429: worth retrying after a backoff. */
+  | 'RATE_LIMITED'
+  /** 401 / 403, or the API key's environment variable is not set. */
+  | 'MODEL_AUTH'
+  /** Any other 4xx: the request itself is wrong; the message is the API's. */
+  | 'MODEL_REJECTED'
+  /** No HTTP answer at all (refused connection, DNS, reset). */
+  | 'MODEL_UNREACHABLE';
+
+export class ModelError extends Error {
+  override readonly name = 'ModelError';
+  readonly code: ModelErrorCode;
+  /** The HTTP status, when there was one. */
+  readonly status: number | undefined;
+
+  constructor(code: ModelErrorCode, message: string, status?: number) {
+    super(message);
+    this.code = code;
+    this.status = status;
+  }
+}
+
+export function codeForStatus(status: number): ModelErrorCode {
+  if (status === 429) return 'RATE_LIMITED';
+  if (status === 401 || status === 403) return 'MODEL_AUTH';
+  if (status === 408 || status >= 500) return 'MODEL_ERROR';
+  return 'MODEL_REJECTED';
+}

@@ -1,0 +1,87 @@
+import type { RetryPolicy } from '../../compiler/plan.js';
+import { ToolchainError } from '../../errors.js';
+import type { EventListener } from '../../executor/events.js';
+import type { LogEntry } from '../../executor/types.js';
+import type { ApproveCallback } from '../../registry/types.js';
+import { DEFAULT_MAX_RESULT_CHARS } from './tool-message.js';
+
+// What a caller may set for a batch of calls, checked up front (a bad option is the one thing
+// executeToolCalls rejects for) and turned into the settings each call reads.
+
+export interface CallRetryOptions {
+  /** Total attempts, the first included (default 1: a model that reads the error often does better than the same call again). */
+  readonly maxAttempts: number;
+  /** First wait in ms (default 100); later waits grow by `factor` (default 2), with full jitter, up to `maxMs` (default 2000). */
+  readonly initialMs?: number;
+  readonly factor?: number;
+  readonly maxMs?: number;
+  /** Only these error codes are retried (default: all but validation errors, refusals and cancellations, as for steps). */
+  readonly retryOn?: readonly string[];
+}
+
+/** What happened to one call, for events and metrics (the message itself is the return value). */
+export interface ToolCallReport {
+  readonly id: string;
+  /** The name the model used. */
+  readonly name: string;
+  /** What it resolved to; undefined for an unknown name. */
+  readonly target?: { readonly kind: 'tool' | 'chain'; readonly name: string };
+  readonly is_error: boolean;
+  /** The error code when it failed. */
+  readonly code?: string;
+  readonly attempts: number;
+  readonly duration_ms: number;
+}
+
+export interface ExecuteOptions {
+  /** Cancels every call still running; each answers with ABORTED. */
+  readonly signal?: AbortSignal;
+  /** Asked before each call of a dangerous tool (SPEC §3.4); without it such calls are refused. */
+  readonly approve?: ApproveCallback;
+  /** Longest `content` of an answer, in characters (default 20 000); longer results are cut and marked. */
+  readonly maxResultChars?: number;
+  /** Bounds each tool call in ms instead of the tool's own `timeout`; bounds chain calls too (their own `timeout` still applies). */
+  readonly timeoutMs?: number;
+  readonly retry?: CallRetryOptions;
+  /** The run id tools see in `ctx.run_id` and approval requests (default: a new UUID per batch). */
+  readonly runId?: string;
+  /** Where tools' `ctx.log()` lines go. */
+  readonly log?: (entry: LogEntry) => void;
+  /** Events of the chain runs that calls start. */
+  readonly onEvent?: EventListener;
+  /** Called as each call finishes. */
+  readonly onCall?: (report: ToolCallReport) => void;
+}
+
+export interface ExecuteSettings {
+  readonly maxResultChars: number;
+  readonly timeoutMs: number | undefined;
+  readonly retry: RetryPolicy;
+}
+
+function check(name: string, value: unknown, min: number, integer: boolean): void {
+  if (value === undefined) return;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || (integer && !Number.isInteger(value))) {
+    const want = integer ? `a whole number of at least ${min}` : `a number of at least ${min}`;
+    throw new ToolchainError('USAGE', `option '${name}' must be ${want}, got ${JSON.stringify(value) ?? String(value)}`);
+  }
+}
+
+export function checkExecuteOptions(options: ExecuteOptions): ExecuteSettings {
+  check('maxResultChars', options.maxResultChars, 100, true);
+  check('timeoutMs', options.timeoutMs, 1, false);
+  const retry = options.retry;
+  check('retry.maxAttempts', retry?.maxAttempts, 1, true);
+  check('retry.initialMs', retry?.initialMs, 0, false);
+  check('retry.factor', retry?.factor, 0, false);
+  check('retry.maxMs', retry?.maxMs, 0, false);
+  return {
+    maxResultChars: options.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS,
+    timeoutMs: options.timeoutMs,
+    retry: {
+      maxAttempts: retry?.maxAttempts ?? 1,
+      backoff: { initialMs: retry?.initialMs ?? 100, factor: retry?.factor ?? 2, maxMs: retry?.maxMs ?? 2000, jitter: 'full' },
+      ...(retry?.retryOn ? { retryOn: new Set(retry.retryOn) } : {}),
+    },
+  };
+}

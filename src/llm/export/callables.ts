@@ -1,0 +1,72 @@
+import type { ChainPlan, JsonSchema } from '../../compiler/plan.js';
+import type { Engine } from '../../engine.js';
+import type { Tool, ToolSet } from '../../registry/types.js';
+
+// What a model can call: every tool, and every chain — a chain is a tool whose parameters are its
+// inputs and whose description is the chain's (SPEC §4). Exporters and the executor of calls both
+// start from this list, so what a model is offered and what its calls reach cannot drift apart.
+
+/** What exporters read tools and chains from: an engine, or the parts of one. */
+export type CallableSource =
+  | Pick<Engine, 'tools' | 'chains'>
+  | { readonly tools: ToolSet | readonly Tool[]; readonly chains?: readonly ChainPlan[] };
+
+export type CallableTarget =
+  | { readonly kind: 'tool'; readonly tool: Tool }
+  | { readonly kind: 'chain'; readonly chain: ChainPlan };
+
+export interface Callable {
+  readonly kind: 'tool' | 'chain';
+  /** The tool's qualified name (`plugin/name`, or the bare name for tools from code), or the chain's name. */
+  readonly target: string;
+  /** The name as the chain or manifest wrote it: a tool's bare name, a chain's name. */
+  readonly baseName: string;
+  /** The plugin that provides the tool; undefined for tools from code and for chains. */
+  readonly plugin: string | undefined;
+  readonly description: string;
+  /** A JSON Schema of `type: object` (a chain's inputs schema). */
+  readonly parameters: JsonSchema;
+  readonly dangerous: boolean;
+  readonly ref: CallableTarget;
+}
+
+function isEngine(source: CallableSource): source is Pick<Engine, 'tools' | 'chains'> {
+  return typeof source.tools === 'function' && typeof (source as { chains?: unknown }).chains === 'function';
+}
+
+function toolList(tools: ToolSet | readonly Tool[]): readonly Tool[] {
+  return Array.isArray(tools) ? tools : (tools as ToolSet).tools();
+}
+
+export function toolCallable(tool: Tool): Callable {
+  return {
+    kind: 'tool',
+    target: tool.qualifiedName,
+    baseName: tool.name,
+    plugin: tool.plugin,
+    description: tool.description !== '' ? tool.description : `Calls the tool '${tool.qualifiedName}'.`,
+    parameters: tool.parameters,
+    dangerous: tool.dangerous,
+    ref: { kind: 'tool', tool },
+  };
+}
+
+export function chainCallable(chain: ChainPlan): Callable {
+  return {
+    kind: 'chain',
+    target: chain.name,
+    baseName: chain.name,
+    plugin: undefined,
+    description: chain.description !== undefined && chain.description !== '' ? chain.description : `Runs the chain '${chain.name}'.`,
+    parameters: chain.inputs.schema,
+    dangerous: false,
+    ref: { kind: 'chain', chain },
+  };
+}
+
+/** Tools first (in the registry's order), then chains. */
+export function listCallables(source: CallableSource): Callable[] {
+  const tools = isEngine(source) ? source.tools().tools() : toolList(source.tools);
+  const chains = isEngine(source) ? source.chains() : (source.chains ?? []);
+  return [...tools.map(toolCallable), ...chains.map(chainCallable)];
+}

@@ -1,0 +1,56 @@
+import type { JsonSchema } from '../../compiler/plan.js';
+import { allowsNull } from './strict-schema.js';
+
+// The way back from strict mode's nullable optionals: a model that must send every property sends
+// null for the ones it means to leave out. Before validation, such a null is removed — but only
+// for a property the schema does not require and whose own schema does not accept null, so the
+// tool sees "not given" and its default applies. Applied to every call (a model without strict
+// mode that sends null for an optional property means the same thing). Copies on write; the
+// caller's object is never changed.
+
+type Args = Record<string, unknown>;
+
+function isObject(value: unknown): value is Args {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function propertiesOf(schema: unknown): Record<string, unknown> | undefined {
+  if (!isObject(schema)) return undefined;
+  return isObject(schema.properties) ? schema.properties : undefined;
+}
+
+function clean(value: unknown, schema: unknown, depth: number): unknown {
+  if (depth > 32 || !isObject(schema)) return value;
+  if (Array.isArray(value)) {
+    let out: unknown[] | undefined;
+    value.forEach((item, i) => {
+      const next = clean(item, schema.items, depth + 1);
+      if (next !== item) (out ??= [...value])[i] = next;
+    });
+    return out ?? value;
+  }
+  const properties = propertiesOf(schema);
+  if (!isObject(value) || properties === undefined) return value;
+  const required = new Set(Array.isArray(schema.required) ? (schema.required as unknown[]) : []);
+  let out: Args | undefined;
+  for (const key of Object.keys(value)) {
+    if (!Object.hasOwn(properties, key)) continue;
+    const member = value[key];
+    const sub = properties[key];
+    if (member === null && !required.has(key) && !allowsNull(sub)) {
+      out ??= { ...value };
+      delete out[key];
+      continue;
+    }
+    const next = clean(member, sub, depth + 1);
+    if (next !== member) {
+      out ??= { ...value };
+      Object.defineProperty(out, key, { value: next, enumerable: true, writable: true, configurable: true });
+    }
+  }
+  return out ?? value;
+}
+
+export function dropNullOptionals(args: Args, schema: JsonSchema): Args {
+  return clean(args, schema, 0) as Args;
+}
