@@ -6,12 +6,14 @@ import { join } from 'node:path';
 // whose result depends only on its input text: parsing YAML, transforming a plugin module. It
 // makes a cold CLI start skip that work for files that have not changed. Entries are never
 // updated in place (a changed file has a new key), so a reader never sees half an entry, and a
-// cache that cannot be written is simply not used.
+// cache that cannot be written is simply not used. TOOLCHAIN_CACHE=off turns it off (benchmarks
+// of the uncached path use that).
 
 const ROOT = join('.toolchain', 'cache');
 const dirs = new Map<string, string | null>();
 
 function directory(kind: string): string | undefined {
+  if (process.env.TOOLCHAIN_CACHE === 'off') return undefined;
   let dir = dirs.get(kind);
   if (dir === undefined) {
     const path = join(process.cwd(), ROOT, kind);

@@ -1,0 +1,53 @@
+import { rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createEngine, type Engine } from '../src/index.js';
+import { manifest, removeDir, tempDir, waitFor, writeFiles } from './fixtures/plugins/helpers.js';
+
+// Hot reload seen through the engine a user holds (SPEC §3.3): a real watcher on real folders.
+
+const CHAIN = 'name: ask\nsteps:\n  - name: a\n    tool: answer\n';
+
+async function project(handler: string): Promise<string> {
+  const root = await tempDir('toolchain-engine-reload-');
+  await writeFiles(root, {
+    'chains/ask.yaml': CHAIN,
+    'plugins/oracle/plugin.yaml': manifest('oracle', '1.0.0', ['answer']),
+    'plugins/oracle/tools/answer.ts': handler,
+  });
+  return root;
+}
+
+describe('an engine with watch: true', () => {
+  let engine: Engine | undefined;
+  let root: string | undefined;
+  afterEach(async () => {
+    await engine?.close();
+    if (root) await removeDir(root);
+  });
+
+  it('keeps the tool versions a run started with, and later runs get the new ones', async () => {
+    root = await project(`export default async (_args: unknown, ctx: { signal: AbortSignal }) => {
+  await new Promise((r) => setTimeout(r, 400));
+  return { version: 1 };
+};`);
+    engine = await createEngine({ chainsDir: join(root, 'chains'), pluginsDir: join(root, 'plugins'), watch: true });
+    const inFlight = engine.run('ask', {});
+    await new Promise((r) => setTimeout(r, 50));
+    await writeFile(join(root, 'plugins/oracle/tools/answer.ts'), 'export default async () => ({ version: 2 });\n');
+    await waitFor(async () => ((await engine!.run('ask', {})).outputs as { version?: number } | null)?.version === 2, 10_000);
+    expect((await inFlight).outputs).toEqual({ version: 1 });
+  });
+
+  it('fails runs of a chain whose plugin was removed with TOOL_NOT_FOUND, naming the plugin', async () => {
+    root = await project('export default async () => ({ ok: true });\n');
+    engine = await createEngine({ chainsDir: join(root, 'chains'), pluginsDir: join(root, 'plugins'), watch: true });
+    expect((await engine.run('ask', {})).outputs).toEqual({ ok: true });
+    await rm(join(root, 'plugins', 'oracle'), { recursive: true });
+    const result = await waitFor(async () => {
+      const r = await engine!.run('ask', {});
+      return r.status === 'failed' ? r : undefined;
+    }, 10_000);
+    expect(result.error).toMatchObject({ code: 'TOOL_NOT_FOUND', message: expect.stringContaining("plugin 'oracle'") });
+  });
+});
