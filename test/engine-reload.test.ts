@@ -48,6 +48,6 @@ describe('an engine with watch: true', () => {
       const r = await engine!.run('ask', {});
       return r.status === 'failed' ? r : undefined;
     }, 10_000);
-    expect(result.error).toMatchObject({ code: 'TOOL_NOT_FOUND', message: expect.stringContaining("plugin 'oracle'") });
+    expect(result?.error).toMatchObject({ code: 'TOOL_NOT_FOUND', message: expect.stringContaining("plugin 'oracle'") });
   });
 });

@@ -180,7 +180,9 @@ const MARK: Record<Line['state'], string> = {
 
 function createProgress(out: NodeJS.WritableStream): { onEvent: (e: RunEvent) => void; done: () => void } {
   const lines = new Map<string, Line>();
-  const depth = new Map<string, number>();
+  // A sub-chain's steps are labelled with the step that runs it (`first › locate`): sub-chains
+  // run side by side, so their rows interleave and indentation alone would not say whose they are.
+  const prefix = new Map<string, string>();
   let drawn = 0;
   const ms = (n: number): string => (n < 1000 ? `${Math.round(n)}ms` : `${(n / 1000).toFixed(1)}s`);
   const draw = (): void => {
@@ -191,12 +193,12 @@ function createProgress(out: NodeJS.WritableStream): { onEvent: (e: RunEvent) =>
   };
   const onEvent = (e: RunEvent): void => {
     if (e.type === 'run:started') {
-      depth.set(e.run_id, e.parent ? (depth.get(e.parent.run_id) ?? 0) + 1 : 0);
+      prefix.set(e.run_id, e.parent ? `${prefix.get(e.parent.run_id) ?? ''}${e.parent.step} › ` : '');
       return;
     }
     if (e.type === 'run:finished') return;
     const key = `${e.run_id}/${e.step}`;
-    const label = `${'  '.repeat(depth.get(e.run_id) ?? 0)}${e.step}`;
+    const label = `${prefix.get(e.run_id) ?? ''}${e.step}`;
     const line = lines.get(key) ?? { label, state: 'running', detail: '' };
     lines.set(key, line);
     switch (e.type) {
