@@ -1,21 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { engineWith } from './fixtures/executor/setup.js';
 import { agentChain, findCity, KEY_ENV } from './fixtures/llm-agent/chains.js';
-import { API_KEY, startFakeOpenAI, type ChatBody, type FakeOpenAI, type ScriptedReply } from './fixtures/llm-agent/openai-server.js';
+import { API_KEY, closeServed, serve, type FakeOpenAI } from './fixtures/llm-agent/openai-server.js';
 
 // The endpoint's failures as step errors (codes `retry` can name), cancellation, and the fake
 // server's own strictness (a fake that accepted anything would prove nothing).
 
-let server: FakeOpenAI | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-
-async function serve(script: (body: ChatBody, n: number) => ScriptedReply): Promise<FakeOpenAI> {
-  server = await startFakeOpenAI(script);
-  return server;
-}
+afterEach(closeServed);
 
 describe('agent step: HTTP failures are step errors', () => {
   it('HTTP 500 fails the step with MODEL_ERROR, and retry_on can target it', async () => {
@@ -79,8 +70,7 @@ describe('agent step: HTTP failures are step errors', () => {
   it('an endpoint that cannot be reached is MODEL_UNREACHABLE; a 200 that is not a completion is MODEL_ERROR', async () => {
     const fake = await serve(() => ({ content: 'x' }));
     const dead = fake.baseUrl;
-    await fake.close();
-    server = undefined;
+    await closeServed();
     const engine = await engineWith([], [agentChain(dead)]);
     expect((await engine.run('ask', { question: 'Hi?' })).error).toMatchObject({ code: 'MODEL_UNREACHABLE' });
     await engine.close();

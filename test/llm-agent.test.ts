@@ -3,21 +3,12 @@ import type { AgentToolCallEvent, AgentTurnEvent, RunEvent } from '../src/execut
 import { createRegistry } from '../src/index.js';
 import { engineWith, eventLog } from './fixtures/executor/setup.js';
 import { agentChain, factsChain, findCity, localTime, population } from './fixtures/llm-agent/chains.js';
-import { startFakeOpenAI, type ChatBody, type FakeOpenAI, type ScriptedReply } from './fixtures/llm-agent/openai-server.js';
+import { closeServed, serve, type ScriptedReply } from './fixtures/llm-agent/openai-server.js';
 
 // The agent loop (SPEC §4, issue 6 part 4) against a local OpenAI-compatible server that answers
 // from a script and rejects malformed requests as the real API does.
 
-let server: FakeOpenAI | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-
-async function serve(script: (body: ChatBody, n: number) => ScriptedReply): Promise<FakeOpenAI> {
-  server = await startFakeOpenAI(script);
-  return server;
-}
+afterEach(closeServed);
 
 interface AgentOut {
   text: string;
