@@ -28,7 +28,7 @@ const t1 = performance.now();
 const registry = lib.createRegistry({ lazySchemas: true });
 await lib.createEngine({ chainsDir: 'chains', registry });
 const t2 = performance.now();
-const host = lib.createPluginHost({ dir: 'plugins', registry, lazySchemas: true });
+const host = lib.createPluginHost({ dir: 'plugins', registry, lazy: true });
 await host.ready;
 const t3 = performance.now();
 console.log(JSON.stringify({ imports: t1 - t0, chains: t2 - t1, plugins: t3 - t2 }));
@@ -36,7 +36,7 @@ console.log(JSON.stringify({ imports: t1 - t0, chains: t2 - t1, plugins: t3 - t2
 
 const RUN = `
 const lib = await import(${JSON.stringify(join(REPO, 'dist', 'index.js'))});
-const engine = await lib.createEngine({ chainsDir: 'chains', pluginsDir: 'plugins', registryOptions: { lazySchemas: true } });
+const engine = await lib.createEngine({ chainsDir: 'chains', pluginsDir: 'plugins', lazy: true });
 const t = performance.now();
 const result = await engine.run('city_brief', { question: 'What time is it in Osaka?' });
 if (result.status !== 'succeeded') throw new Error(JSON.stringify(result.error));

@@ -34,6 +34,12 @@ export interface EngineOptions {
   readonly registry?: Registry;
   /** Options of the registry the engine creates (result size limit, env, cache clock). */
   readonly registryOptions?: RegistryOptions;
+  /**
+   * Defer loading work to first use: tool validators compile and plugin handlers are imported
+   * when a tool is first called. For one-shot processes such as `toolchain run`; a long-running
+   * engine is better off finding a broken plugin at load time (the default).
+   */
+  readonly lazy?: boolean;
   /** Where tools' `ctx.log()` lines go (default: dropped). */
   readonly logger?: (entry: LogEntry) => void;
   /** Plugin loads, reloads and failures (SPEC §3.3). */
@@ -81,7 +87,7 @@ const noLog = (): void => undefined;
 
 export async function createEngine(options: EngineOptions = {}): Promise<Engine> {
   checkConcurrency('concurrency', options.concurrency);
-  const registry = options.registry ?? createRegistry(options.registryOptions);
+  const registry = options.registry ?? createRegistry({ ...options.registryOptions, ...(options.lazy ? { lazySchemas: true } : {}) });
   const chainsDir = options.chainsDir !== undefined ? resolve(options.chainsDir) : undefined;
   let set: ChainSet = { plans: new Map(), files: [], diagnostics: [] };
   /** Chains added from code; the folder's chains take precedence over none of them (names must not clash). */
@@ -118,7 +124,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
       dir: pluginsDir,
       registry,
       watch: options.watch === true,
-      lazySchemas: options.registryOptions?.lazySchemas ?? false,
+      lazy: options.lazy === true,
       ...(options.onPluginEvent ? { onEvent: options.onPluginEvent } : {}),
     });
     closers.push(() => pluginHost!.close());

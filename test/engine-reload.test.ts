@@ -51,3 +51,29 @@ describe('an engine with watch: true', () => {
     expect(result?.error).toMatchObject({ code: 'TOOL_NOT_FOUND', message: expect.stringContaining("plugin 'oracle'") });
   });
 });
+
+describe('an engine with lazy: true (what toolchain run uses)', () => {
+  it('imports a handler on its first call, and a module that fails to load fails that call', async () => {
+    const root = await tempDir('toolchain-engine-lazy-');
+    await writeFiles(root, {
+      'chains/ask.yaml': CHAIN,
+      'chains/broken.yaml': 'name: broken\nsteps:\n  - name: a\n    tool: explode\n',
+      'plugins/oracle/plugin.yaml': manifest('oracle', '1.0.0', ['answer', 'explode']),
+      'plugins/oracle/tools/answer.ts': 'globalThis.__oracleLoads = (globalThis.__oracleLoads ?? 0) + 1;\nexport default async () => ({ ok: true });\n',
+      'plugins/oracle/tools/explode.ts': "throw new Error('boom at import');\n",
+    });
+    const engine = await createEngine({ chainsDir: join(root, 'chains'), pluginsDir: join(root, 'plugins'), lazy: true });
+    try {
+      const loads = (): unknown => (globalThis as { __oracleLoads?: number }).__oracleLoads;
+      expect(loads()).toBeUndefined();
+      expect((await engine.run('ask', {})).outputs).toEqual({ ok: true });
+      expect((await engine.run('ask', {})).outputs).toEqual({ ok: true });
+      expect(loads()).toBe(1);
+      const broken = await engine.run('broken', {});
+      expect(broken.error).toMatchObject({ code: 'HANDLER_LOAD', message: expect.stringContaining('boom at import') });
+    } finally {
+      await engine.close();
+      await removeDir(root);
+    }
+  });
+});

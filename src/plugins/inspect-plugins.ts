@@ -29,7 +29,7 @@ export interface PluginInspection {
 
 export async function inspectPlugins(dir: string): Promise<PluginInspection> {
   const entries = await listPluginFolders(dir);
-  const loads = await Promise.all(entries.map((e) => loadPlugin(join(dir, e), { importHandlers: false, lazySchemas: true })));
+  const loads = await Promise.all(entries.map((e) => loadPlugin(join(dir, e), { importHandlers: false })));
   const candidates: Candidate[] = [];
   loads.forEach((load, k) => {
     if (!load.ok) return;

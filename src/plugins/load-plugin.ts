@@ -55,20 +55,48 @@ const NOT_IMPORTED: ToolDefinition['handler'] = () => {
   throw new ToolchainError('HANDLER_LOAD', 'this handler was checked statically and not imported');
 };
 
+type HandlerOutcome = { ok: true; handler: ToolDefinition['handler'] } | { ok: false; code: DiagnosticCode; message: string };
+
+/**
+ * Locates a tool's handler (refusing escapes) and imports it: now, on the tool's first call
+ * (`defer`), or never (no loader: a static check).
+ */
 async function loadHandler(
   loader: ModuleLoader | undefined,
   realDir: string,
   tool: Tool,
   modules: Map<string, Promise<unknown>>,
-): Promise<{ ok: true; handler: ToolDefinition['handler'] } | { ok: false; code: DiagnosticCode; message: string }> {
+  defer: boolean,
+): Promise<HandlerOutcome> {
   const location = await resolveHandler(realDir, tool.name, tool.handler);
   if (!location.ok) return location;
   if (!loader) return { ok: true, handler: NOT_IMPORTED };
-  const shown = relative(realDir, location.file);
-  let pending = modules.get(location.file);
+  const load = (): Promise<HandlerOutcome> => importHandler(loader, realDir, tool, location.file, location.exportName, modules);
+  if (!defer) return load();
+  let pending: Promise<ToolDefinition['handler']> | undefined;
+  const handler: ToolDefinition['handler'] = (args, ctx) => {
+    pending ??= load().then((loaded) => {
+      if (loaded.ok) return loaded.handler;
+      throw new ToolchainError('HANDLER_LOAD', loaded.message);
+    });
+    return pending.then((h) => h(args, ctx));
+  };
+  return { ok: true, handler };
+}
+
+async function importHandler(
+  loader: ModuleLoader,
+  realDir: string,
+  tool: Tool,
+  file: string,
+  exportName: string | undefined,
+  modules: Map<string, Promise<unknown>>,
+): Promise<HandlerOutcome> {
+  const shown = relative(realDir, file);
+  let pending = modules.get(file);
   if (!pending) {
-    pending = withTimeout(loader.evaluate(location.file), IMPORT_TIMEOUT_MS, shown);
-    modules.set(location.file, pending);
+    pending = withTimeout(loader.evaluate(file), IMPORT_TIMEOUT_MS, shown);
+    modules.set(file, pending);
   }
   let exports: unknown;
   try {
@@ -77,7 +105,7 @@ async function loadHandler(
     const message = error instanceof Error ? error.message : String(error);
     return { ok: false, code: 'HANDLER_LOAD', message: `tool '${tool.name}': ${shown} failed to load: ${message}` };
   }
-  const picked = pickExport(exports, tool.name, location.exportName);
+  const picked = pickExport(exports, tool.name, exportName);
   if (!picked.ok) return { ok: false, code: 'HANDLER_LOAD', message: `tool '${tool.name}': ${shown}: ${picked.message}` };
   return { ok: true, handler: picked.handler };
 }
@@ -118,8 +146,8 @@ function checkTools(plugin: string, version: string, env: readonly string[], def
 }
 
 export interface LoadPluginOptions {
-  /** See PluginHostOptions.lazySchemas. */
-  readonly lazySchemas?: boolean;
+  /** See PluginHostOptions.lazy: schemas only meta-checked, handlers imported on first call. */
+  readonly lazy?: boolean;
   /**
    * false: locate every handler (and refuse escapes) without importing it — what `toolchain
    * validate` does, so that checking a project never runs its code. The tools it returns cannot
@@ -148,14 +176,14 @@ export async function loadPlugin(dir: string, options: LoadPluginOptions = {}): 
   const defs: ToolDefinition[] = [];
   // In manifest order, one at a time: module side effects run in a predictable order.
   for (const [index, tool] of tools.entries()) {
-    const loaded = await loadHandler(loader, realDir, tool, modules);
+    const loaded = await loadHandler(loader, realDir, tool, modules, options.lazy === true);
     if (loaded.ok) defs.push(definition(tool, loaded.handler));
     else diagnostics.push(place(file, sourceMap, tool.handler !== undefined ? `/tools/${index}/handler` : `/tools/${index}`, loaded.code, loaded.message));
   }
   if (hasErrors(diagnostics)) return { ok: false, name, diagnostics };
 
   const env = manifest.env ?? [];
-  const checked = checkTools(name, manifest.version, env, defs, file, sourceMap, options.lazySchemas ?? false);
+  const checked = checkTools(name, manifest.version, env, defs, file, sourceMap, options.lazy === true || options.importHandlers === false);
   if (checked.errors.length > 0) return { ok: false, name, diagnostics: [...diagnostics, ...checked.errors] };
 
   return {

@@ -53,7 +53,7 @@ export function createPluginHost(options: PluginHostOptions): PluginHost {
     }
     const folder = folders.get(entry) ?? { dir: folderDir };
     folders.set(entry, folder);
-    const load = await loadPlugin(folderDir, { lazySchemas: options.lazySchemas ?? false });
+    const load = await loadPlugin(folderDir, { lazy: options.lazy ?? false });
     if (load.ok) {
       folder.good = load.plugin;
       folder.failure = undefined;

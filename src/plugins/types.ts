@@ -12,8 +12,14 @@ export interface PluginHostOptions {
   /** Quiet time after the last change in a plugin folder before it reloads (default 50 ms). */
   readonly debounceMs?: number;
   readonly onEvent?: (event: PluginEvent) => void;
-  /** Check tool schemas against the meta-schema only, leaving compilation to the registry (see RegistryOptions.lazySchemas). */
-  readonly lazySchemas?: boolean;
+  /**
+   * Defer work to first use, for one-shot processes (`toolchain run`) that call a few of many
+   * tools: schemas are only checked against the meta-schema (compiling is the registry's, see
+   * RegistryOptions.lazySchemas), and a handler module is imported on the tool's first call, when
+   * a module that fails to load fails that call with HANDLER_LOAD. Default false: everything is
+   * loaded and checked up front, so a broken edit is caught at reload and the old version kept.
+   */
+  readonly lazy?: boolean;
 }
 
 export type PluginState =

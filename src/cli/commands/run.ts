@@ -53,8 +53,9 @@ async function runCommand(ctx: CommandContext, chainName: string, flags: RunFlag
   if (concurrency !== undefined && !(Number.isInteger(concurrency) && concurrency >= 1)) {
     throw new ToolchainError('USAGE', `--concurrency must be a whole number of at least 1, got '${flags.concurrency}'`);
   }
-  // One run calls a few of the installed tools: compile their validators on first use only.
-  const engine = await createEngine({ chainsDir: globals.chains, pluginsDir: globals.plugins, registryOptions: { lazySchemas: true } });
+  // One run calls a few of the installed tools: compile their validators and import their
+  // handlers on first use only.
+  const engine = await createEngine({ chainsDir: globals.chains, pluginsDir: globals.plugins, lazy: true });
   try {
     const input = await readInput(io, flags, engine.chain(chainName));
     const approved = new Set(flags.approve);
