@@ -443,3 +443,19 @@ describe('the registry and its snapshots', () => {
     expect(result.warnings).toEqual([expect.objectContaining({ severity: 'warning', pointer: '/tools/0/parameters' })]);
   });
 });
+
+describe('validators cached on disk', () => {
+  it('a validator loaded from the cache behaves like the one compiled', () => {
+    // A schema no other test uses, so the first registry compiles it and the second loads it.
+    const def: ToolDefinition = { ...weather, parameters: { ...weather.parameters, $comment: `fresh ${Date.now()} ${Math.random()}` } };
+    const compiled = createRegistry().register(def);
+    const loaded = createRegistry().register(def);
+    for (const args of [{ city: 'Oslo', days: '2' }, { cty: 'Oslo', unit: 'kelvin', email: 'nope', days: 0 }, {}]) {
+      expect(loaded.prepare(args)).toEqual(compiled.prepare(args));
+    }
+    expect(loaded.prepare({ city: 'Oslo', days: '2' })).toEqual({ ok: true, args: { city: 'Oslo', days: 2, unit: 'metric' } });
+    const bad = loaded.prepare({ cty: 'Oslo' });
+    expect(bad.ok).toBe(false);
+    expect(JSON.stringify(bad)).toContain("did you mean 'city'");
+  });
+});

@@ -1,5 +1,8 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { createRequire } from 'node:module';
+import { _, Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import * as formatsModule from 'ajv-formats';
+import * as standaloneModule from 'ajv/dist/standalone/index.js';
+import { cacheKey, readCached, writeCached } from '../disk-cache.js';
 import { validateJsonSchema } from '../schema-validators.js';
 
 // Two shared Ajv instances, because arguments and results need opposite treatment: arguments get
@@ -35,6 +38,8 @@ function createAjv(mutating: boolean): Ajv {
     // checkSchema does this with a precompiled meta-schema validator; letting each instance
     // compile the meta-schema itself costs ~30 ms per instance at start-up.
     validateSchema: false,
+    // Keep each validator's source, so it can be cached on disk (see compileSchema).
+    code: { source: true, formats: _`require("ajv-formats/dist/formats").fullFormats` },
   });
   addFormats(ajv);
   return ajv;
@@ -85,13 +90,50 @@ function errorsText(errors: readonly ErrorObject[]): string {
   return errors.map((e) => `schema${e.instancePath} ${e.message ?? 'is invalid'}`).join(', ');
 }
 
+// Compiling a validator costs a few milliseconds, which a cold `toolchain run` pays for every
+// tool it calls. So each validator's generated code is kept on disk, keyed by the schema and the
+// options (disk-cache.ts), and a later process loads it instead of compiling: well under a
+// millisecond. The code is Ajv's own output for a schema, evaluated the way Ajv evaluates it.
+const standaloneCode = ((standaloneModule as unknown as { default: { default?: unknown } }).default.default ??
+  (standaloneModule as unknown as { default: unknown }).default) as (ajv: Ajv, validate: ValidateFunction) => string;
+const requireForValidators = createRequire(import.meta.url);
+const CACHE_FORMAT = 'ajv-8.20/allErrors/verbose/formats-full/1';
+
+interface CachedValidator {
+  readonly code: string;
+  readonly warnings: readonly string[];
+}
+
+function loadValidator(code: string): ValidateFunction {
+  const module = { exports: {} as unknown };
+  // Ajv's generated code for a schema, run the way Ajv runs it (never anything from a chain's text).
+  new Function('module', 'exports', 'require', code)(module, module.exports, requireForValidators);
+  return module.exports as ValidateFunction;
+}
+
 export function compileSchema(schema: object, use: SchemaUse): CompiledSchema {
   checkSchema(schema);
+  const key = cacheKey(CACHE_FORMAT, use, JSON.stringify(schema));
+  const cached = readCached('ajv', key);
+  if (cached !== undefined) {
+    try {
+      const entry = JSON.parse(cached) as CachedValidator;
+      return { validate: loadValidator(entry.code), warnings: entry.warnings };
+    } catch {
+      // A damaged entry is compiled again below.
+    }
+  }
   const ajv = instanceFor(use);
   const warnings: string[] = [];
   warningSink = warnings;
   try {
-    return { validate: ajv.compile(schema), warnings };
+    const validate = ajv.compile(schema);
+    try {
+      writeCached('ajv', key, JSON.stringify({ code: standaloneCode(ajv, validate), warnings } satisfies CachedValidator));
+    } catch {
+      // Not every schema can be written out (a custom keyword's code, say): it is just not cached.
+    }
+    return { validate, warnings };
   } finally {
     warningSink = undefined;
     ajv.removeSchema(schema);
