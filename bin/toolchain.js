@@ -1,11 +1,47 @@
 #!/usr/bin/env node
-// The published entry: runs the CLI, bundled into one file by `npm run build` (see scripts/bundle-cli.js).
-import { main } from '../dist/cli.bundle.js';
+// The command-line entry. It runs the CLI bundle (dist/cli.bundle.cjs, made by `npm run build`)
+// through vm.Script with V8's code cache, kept next to the bundle per Node version and command:
+// compiling the bundle is a large part of a cold start, and a cache written after a command has
+// run also holds the functions that command compiled. V8 reuses a cache only for the exact same
+// source (it rejects a stale one, which is then rewritten). Where the cache cannot be written, the
+// CLI just compiles as usual.
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import Module, { createRequire } from 'node:module';
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import vm from 'node:vm';
 
-process.exitCode = await main(process.argv.slice(2), {
+const file = fileURLToPath(new URL('../dist/cli.bundle.cjs', import.meta.url));
+const command = /^[a-z]+$/.test(process.argv[2] ?? '') ? process.argv[2] : 'other';
+const cacheFile = `${file}.${process.version}.${command}.v8cache`;
+let cachedData;
+try {
+  cachedData = readFileSync(cacheFile);
+} catch {
+  // no cache yet
+}
+const script = new vm.Script(Module.wrap(readFileSync(file, 'utf8')), { filename: file, cachedData });
+// A script restored from the code cache cannot import() on Node 20: the bundle imports its lazily
+// loaded packages through this module instead (src/import-module.ts).
+globalThis.__toolchainImport = (specifier) => import(specifier);
+const bundle = { exports: {} };
+script.runInThisContext()(bundle.exports, createRequire(file), bundle, file, dirname(file));
+
+process.exitCode = await bundle.exports.main(process.argv.slice(2), {
   stdout: process.stdout,
   stderr: process.stderr,
   stdin: process.stdin,
   cwd: process.cwd(),
   env: process.env,
 });
+
+if (cachedData === undefined || script.cachedDataRejected) {
+  // Made after the run, so the functions it compiled are in the cache too.
+  try {
+    const temp = `${cacheFile}.${process.pid}`;
+    writeFileSync(temp, script.createCachedData());
+    renameSync(temp, cacheFile);
+  } catch {
+    // read-only install: no cache
+  }
+}

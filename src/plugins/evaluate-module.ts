@@ -6,6 +6,7 @@ import { compileFunction } from 'node:vm';
 import type { Jiti } from 'jiti';
 import { resolveLocal } from './resolve-local.js';
 import { IMPORT_META_PARAM, transformModule } from './transform-module.js';
+import { importModule } from '../import-module.js';
 
 // Hot reload must not leak. Node's ESM loader keeps every module imported under a new URL
 // forever, and `vm.runInThisContext` / `new Function` leave each distinct source in V8's
@@ -20,7 +21,7 @@ const PARAMS = ['exports', 'require', 'module', '__filename', '__dirname', IMPOR
 
 let jiti: Jiti | undefined;
 async function loadJiti(): Promise<Jiti> {
-  const { createJiti } = await import('jiti');
+  const { createJiti } = await importModule<typeof import('jiti')>('jiti');
   jiti ??= createJiti(import.meta.url, { moduleCache: false, fsCache: false, interopDefault: true });
   return jiti;
 }

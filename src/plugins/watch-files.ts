@@ -1,6 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { relative, sep } from 'node:path';
 import type { FSWatcher } from 'chokidar';
+import { importModule } from '../import-module.js';
 
 // A small debounced watcher over one folder, shared by plugin hot reload and chain files. Editors
 // save in bursts and atomically (write a temp file, rename it over; or unlink then add), so
@@ -131,7 +132,7 @@ export function watchFiles(dir: string, options: WatchFilesOptions, onChange: (c
 
   // chokidar is imported when something is first watched: a one-shot CLI command never pays for it.
   let watcher: FSWatcher | undefined;
-  const ready = import('chokidar').then(({ watch }) => {
+  const ready = importModule<typeof import('chokidar')>('chokidar').then(({ watch }) => {
     if (closed) return;
     const w = watch(dir, {
       ignoreInitial: true,

@@ -4,6 +4,7 @@ import type { ApproveCallback } from '../../registry/types.js';
 import { executeToolCalls, type ExecutionEngine } from '../execute/execute-tool-calls.js';
 import { toCallToolResult } from './call-result.js';
 import { currentToolList } from './list-signature.js';
+import { importModule } from '../../import-module.js';
 
 // SPEC §4: every tool and chain served over MCP. `tools/list` is the MCP export of the engine at
 // the moment of asking (toMcpTools); `tools/call` goes through executeToolCalls, so a client gets
@@ -34,8 +35,8 @@ export interface ToolchainMcpServer {
  */
 export async function createMcpServer(engine: ExecutionEngine, options: McpServerOptions = {}): Promise<ToolchainMcpServer> {
   const [{ Server }, { CallToolRequestSchema, ListToolsRequestSchema }] = await Promise.all([
-    import('@modelcontextprotocol/sdk/server/index.js'),
-    import('@modelcontextprotocol/sdk/types.js'),
+    importModule<typeof import('@modelcontextprotocol/sdk/server/index.js')>('@modelcontextprotocol/sdk/server/index.js'),
+    importModule<typeof import('@modelcontextprotocol/sdk/types.js')>('@modelcontextprotocol/sdk/types.js'),
   ]);
   const server = new Server(
     { name: options.name ?? 'toolchain', version: options.version ?? '0.0.0' },

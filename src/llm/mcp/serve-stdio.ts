@@ -1,5 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
 import type { ToolchainMcpServer } from './mcp-server.js';
+import { importModule } from '../../import-module.js';
 
 // The MCP server on a pair of streams (the process's stdin and stdout for `toolchain mcp`).
 // Resolves when the client goes away: stdin ends or closes (the SDK's stdio transport does not
@@ -7,7 +8,7 @@ import type { ToolchainMcpServer } from './mcp-server.js';
 
 export async function serveStdio(mcp: ToolchainMcpServer, stdin: Readable, stdout: Writable): Promise<void> {
   // Imported on use, like the server itself (see createMcpServer).
-  const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
+  const { StdioServerTransport } = await importModule<typeof import('@modelcontextprotocol/sdk/server/stdio.js')>('@modelcontextprotocol/sdk/server/stdio.js');
   const transport = new StdioServerTransport(stdin, stdout);
   let closed!: () => void;
   const done = new Promise<void>((resolve) => (closed = resolve));
