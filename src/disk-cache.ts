@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 // A content-addressed cache on disk under `.toolchain/cache/` in the working directory, for work
@@ -44,6 +44,10 @@ export function readCached(kind: string, key: string): string | undefined {
   }
 }
 
+/** Most entries of one kind; past it the older half goes (every edit of a watched file adds one). */
+const MAX_ENTRIES = 2000;
+let writes = 0;
+
 export function writeCached(kind: string, key: string, text: string): void {
   const dir = directory(kind);
   if (!dir) return;
@@ -54,5 +58,17 @@ export function writeCached(kind: string, key: string, text: string): void {
     renameSync(temp, path);
   } catch {
     // A read-only or full disk only costs the next start the work again.
+  }
+  if (++writes % 100 === 0) prune(dir);
+}
+
+function prune(dir: string): void {
+  try {
+    const names = readdirSync(dir);
+    if (names.length <= MAX_ENTRIES) return;
+    const byAge = names.map((name) => ({ name, mtime: statSync(join(dir, name)).mtimeMs })).sort((a, b) => a.mtime - b.mtime);
+    for (const { name } of byAge.slice(0, byAge.length - MAX_ENTRIES / 2)) unlinkSync(join(dir, name));
+  } catch {
+    // Another process pruning at the same time, say: the next prune finishes the job.
   }
 }
