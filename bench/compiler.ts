@@ -19,17 +19,18 @@ export async function benchCompiler(): Promise<BenchResult> {
 
   // Cold: no compiled plan in memory and no parse result on disk (.toolchain/cache).
   process.env.TOOLCHAIN_CACHE = 'off';
+  // A warm process with cold caches: enough runs first that the JIT has compiled the parser.
   const cold = median(samplesMs(() => {
     clearCompileCache();
     compileChain(text);
-  }, 40));
+  }, 100, 30));
   delete process.env.TOOLCHAIN_CACHE;
   compileChain(text); // fills the disk cache
   const coldMemory = median(samplesMs(() => {
     clearCompileCache();
     compileChain(text);
   }, 40));
-  const parseOnly = median(samplesMs(() => parse(text), 40));
+  const parseOnly = median(samplesMs(() => parse(text), 100, 30));
 
   // Distinct but equal strings, as a re-read of an unchanged file gives.
   const copies = Array.from({ length: 8 }, () => Buffer.from(text).toString('utf8'));

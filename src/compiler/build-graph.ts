@@ -56,22 +56,15 @@ export function buildGraph(steps: readonly StepNode[], edges: readonly Edge[], s
     g.setEdge(String(e.from), String(e.to));
   }
 
-  let acyclic = true;
-  for (const e of byPair.values()) {
-    if (e.from === e.to) {
-      acyclic = false;
-      const what = e.kind === 'reference' ? `reads its own output (${e.text})` : 'lists itself in depends_on';
-      sink.error('SELF_DEPENDENCY', e.pointer, `step '${steps[e.to]!.name}' ${what}`);
-    }
+  // The common case is a DAG: sort first, and look for the cycles only when sorting finds one.
+  let order: number[];
+  try {
+    order = alg.topsort(g).map(Number);
+  } catch (error) {
+    if (!(error instanceof alg.CycleException)) throw error;
+    reportCycles(g, steps, byPair, sink);
+    return undefined;
   }
-  for (const component of alg.findCycles(g)) {
-    if (component.length < 2) continue;
-    acyclic = false;
-    reportCycle(component.map(Number), steps, byPair, sink);
-  }
-  if (!acyclic) return undefined;
-
-  const order = alg.topsort(g).map(Number);
   const waitsFor = steps.map(() => new Set<number>());
   const skipsWith = steps.map(() => new Set<number>());
   const dependents = steps.map(() => new Set<number>());
@@ -116,6 +109,18 @@ function dropImpliedOrderEdges(order: readonly number[], waitsFor: Set<number>[]
         }
       }
     }
+  }
+}
+
+function reportCycles(g: DagGraph, steps: readonly StepNode[], byPair: Map<string, Edge>, sink: DiagnosticSink): void {
+  for (const e of byPair.values()) {
+    if (e.from === e.to) {
+      const what = e.kind === 'reference' ? `reads its own output (${e.text})` : 'lists itself in depends_on';
+      sink.error('SELF_DEPENDENCY', e.pointer, `step '${steps[e.to]!.name}' ${what}`);
+    }
+  }
+  for (const component of alg.findCycles(g)) {
+    if (component.length >= 2) reportCycle(component.map(Number), steps, byPair, sink);
   }
 }
 
