@@ -9,14 +9,14 @@ import { REPO, STACK_LINE } from './helpers/run-cli.js';
 // test named next to it. A command added to the README without a place in this list fails.
 
 const README = readFileSync(join(REPO, 'README.md'), 'utf8');
-const COMMAND = /(?:^|`|\$ |&& )((?:[A-Z_]+=\S+ )?node bin\/toolchain\.js [^`\n#]*?)\s*(?:`|#|$)/gm;
+const COMMAND = /(?:^|`|\$ |&& )((?:[A-Z_]+=\S+ )?node (?:\.\.\/)?bin\/toolchain\.js [^`\n#]*?)\s*(?:`|#|$)/gm;
 const commands = [...new Set([...README.matchAll(COMMAND)].map((m) => m[1]!.trim()))];
 
 /** Shown for a person to adapt or start in their own folder; each is exercised elsewhere. */
 const ELSEWHERE: Record<string, string> = {
-  'node bin/toolchain.js init': 'test/cli-project.test.ts (init, then validate and run)',
-  'node bin/toolchain.js run hello --input name=Ada': 'test/cli-project.test.ts (the starter chain)',
-  'node bin/toolchain.js watch': 'test/cli-project.test.ts (watch)',
+  'node ../bin/toolchain.js init': 'test/cli-project.test.ts (init in a new folder, then validate and run)',
+  'node ../bin/toolchain.js run hello --input name=Ada': 'test/cli-project.test.ts (the starter chain)',
+  'node ../bin/toolchain.js watch': 'test/cli-project.test.ts (watch)',
   'node bin/toolchain.js list tools': 'test/cli-project.test.ts (list)',
   'node bin/toolchain.js <command>': 'the command table below it',
   'node bin/toolchain.js mcp': 'test/llm-mcp.test.ts (an MCP client driving it)',
