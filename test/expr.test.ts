@@ -6,7 +6,6 @@ import {
   compilePath,
   compileValue,
   parseDuration,
-  refsOf,
   type RunContext,
 } from '../src/expr/index.js';
 
@@ -285,7 +284,6 @@ describe('compileValue', () => {
       { root: 'question', source: '$.question', pointer: '/h' },
     ]);
     expect(value.sources).toEqual({ 'a/b': '$.locate.city', h: 'Hello {{ $.question }}' });
-    expect(refsOf(value.refs)).toEqual({ roots: ['locate', 'clock', 'facts', 'question'], wholeContext: true });
     expect(compileValue('$.a.b').value.refs).toEqual([{ root: 'a', source: '$.a.b', pointer: '' }]);
   });
 

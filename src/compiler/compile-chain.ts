@@ -10,7 +10,7 @@ import type { ToolchainChain } from './chain-file.generated.js';
 import { isWellFormedAgent } from './compile-agent.js';
 import { compileStep, type CompiledStepBody, type RawStep } from './compile-step.js';
 import { deepFreeze } from './deep-freeze.js';
-import { DiagnosticSink } from './diagnostic-sink.js';
+import { DiagnosticSink } from '../diagnostic-sink.js';
 import { normaliseInputs } from './normalise-inputs.js';
 import type { ChainPlan, PlanStep } from './plan.js';
 import { checkChainSchema } from './schema-check.js';

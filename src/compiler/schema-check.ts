@@ -2,7 +2,9 @@ import type { ErrorObject } from 'ajv';
 import type { DiagnosticCode } from '../errors.js';
 import { didYouMean, suggestionSuffix } from '../errors.js';
 import { validateChainFile } from '../schema-validators.js';
-import { pointerSegment, type DiagnosticSink } from './diagnostic-sink.js';
+import { childPointer, pointerTokens, valueAtPointer } from '../json-pointer.js';
+import type { DiagnosticSink } from '../diagnostic-sink.js';
+import { unknownKey } from '../schema-errors.js';
 
 // The chain schema is the source of truth for the shape of a chain file: the compiler checks it
 // with ajv, then turns ajv's errors into diagnostics a person can act on (one per problem, with
@@ -29,14 +31,14 @@ function describe(e: ErrorObject, root: unknown, add: Add): void {
     return;
   }
   if (sp.includes('/definitions/stepKind')) {
-    const step = valueAt(root, at);
+    const step = valueAtPointer(root, at);
     const kinds = isObject(step) ? ['tool', 'chain', 'agent'].filter((k) => k in step) : [];
     if (kinds.length > 1) add('BAD_VALUE', at, `step ${stepName(step)} has ${kinds.map((k) => `'${k}'`).join(' and ')}: a step does exactly one of tool, chain or agent`);
     else add('MISSING_KEY', at, `step ${stepName(step)} needs 'tool' (a tool to call), 'chain' (a chain to run) or 'agent' (a model to ask)`);
     return;
   }
   if (/^\/inputs\/[^/]+$/.test(at) && (sp.includes('/definitions/input') || sp.includes('/definitions/typeName'))) {
-    const given = valueAt(root, at);
+    const given = valueAtPointer(root, at);
     const types = ['string', 'number', 'integer', 'boolean', 'object', 'array'];
     const suggestion = typeof given === 'string' ? didYouMean(given, types) : undefined;
     add('BAD_TYPE', at, `input ${where} must be a type name (${types.join(', ')}) or a JSON Schema object${suggestionSuffix(suggestion)}`, false, suggestion);
@@ -44,10 +46,8 @@ function describe(e: ErrorObject, root: unknown, add: Add): void {
   }
   switch (e.keyword) {
     case 'additionalProperties': {
-      const key = String((e.params as { additionalProperty: string }).additionalProperty);
-      const allowed = Object.keys((e.parentSchema as { properties?: object } | undefined)?.properties ?? {});
-      const suggestion = didYouMean(key, allowed);
-      add('UNKNOWN_KEY', `${at}/${pointerSegment(key)}`, `unknown key '${key}' in ${where}${suggestionSuffix(suggestion)}; allowed: ${allowed.join(', ')}`, true, suggestion);
+      const u = unknownKey(e, where);
+      add('UNKNOWN_KEY', u.pointer, u.message, true, u.suggestion);
       return;
     }
     case 'required': {
@@ -60,7 +60,7 @@ function describe(e: ErrorObject, root: unknown, add: Add): void {
     case 'pattern': {
       if (sp.includes('/definitions/name')) {
         const propertyName = (e.params as { propertyName?: string }).propertyName;
-        const pointer = propertyName === undefined ? at : `${at}/${pointerSegment(propertyName)}`;
+        const pointer = propertyName === undefined ? at : childPointer(at, propertyName);
         const name = propertyName ?? String(e.data);
         add('BAD_NAME', pointer, `'${name}' is not a valid name: use a letter or underscore, then letters, digits and underscores`, propertyName !== undefined);
       } else {
@@ -88,9 +88,9 @@ function describe(e: ErrorObject, root: unknown, add: Add): void {
 /** `/steps/2/retry/backoff/initial` → `step 'clock' retry.backoff.initial`: how a person names the node. */
 function describePointer(root: unknown, pointer: string): string {
   if (pointer === '') return 'the chain';
-  const parts = pointer.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const parts = pointerTokens(pointer);
   if (parts[0] === 'steps' && parts[1] !== undefined) {
-    const step = stepName(valueAt(root, `/steps/${parts[1]}`));
+    const step = stepName(valueAtPointer(root, `/steps/${parts[1]}`));
     const rest = parts.slice(2).join('.');
     return rest ? `${rest} of step ${step}` : `step ${step}`;
   }
@@ -105,7 +105,7 @@ function withArticle(type: string): string {
   return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
 }
 
-export function describeType(v: unknown): string {
+function describeType(v: unknown): string {
   if (v === null) return 'null';
   if (Array.isArray(v)) return 'an array';
   return withArticle(typeof v);
@@ -113,14 +113,4 @@ export function describeType(v: unknown): string {
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function valueAt(root: unknown, pointer: string): unknown {
-  let v = root;
-  for (const part of pointer.split('/').slice(1)) {
-    const key = part.replace(/~1/g, '/').replace(/~0/g, '~');
-    if (v === null || typeof v !== 'object') return undefined;
-    v = (v as Record<string, unknown>)[key];
-  }
-  return v;
 }

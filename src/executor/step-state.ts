@@ -31,7 +31,3 @@ export function advance(statuses: number[], index: number, to: StatusCode): void
   }
   statuses[index] = to;
 }
-
-export function isFinished(status: number): boolean {
-  return status >= SUCCEEDED;
-}

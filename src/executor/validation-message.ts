@@ -1,4 +1,5 @@
 import type { PlanStep } from '../compiler/plan.js';
+import { pointerTokens } from '../json-pointer.js';
 import type { ArgumentProblem } from '../registry/types.js';
 
 // VALIDATION_FAILED worded so the chain's author sees where a bad argument came from: the step,
@@ -6,8 +7,7 @@ import type { ArgumentProblem } from '../registry/types.js';
 // the path behind it: "key 'city' from $.locate.city matched nothing".
 
 function topKey(path: string): string | undefined {
-  const first = path.split('/')[1];
-  return first === undefined ? undefined : first.replace(/~1/g, '/').replace(/~0/g, '~');
+  return pointerTokens(path)[0];
 }
 
 export function validationMessage(

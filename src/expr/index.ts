@@ -16,4 +16,3 @@ export { compilePath } from './path.js';
 export { compileValue } from './value.js';
 export { compileCondition } from './condition.js';
 export { parseDuration } from './duration.js';
-export { refsOf } from './refs.js';

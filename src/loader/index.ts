@@ -3,5 +3,4 @@
 export { DEFAULT_LOAD_LIMITS } from './limits.js';
 export { parseYaml } from './parse-yaml.js';
 export { loadYamlFile, loadYamlFileSync, readTextFile } from './load-file.js';
-export { escapePointerToken } from './source-map.js';
 export type { LoadedYaml, LoadLimits, LoadResult, SourceMap, SourcePosition } from './types.js';

@@ -2,15 +2,6 @@ import type { LineCounter } from 'yaml';
 import { START } from './diagnostic.js';
 import type { SourceMap, SourcePosition } from './types.js';
 
-/** RFC 6901: `~` first, so the `~` introduced for `/` is not escaped again. */
-export function escapePointerToken(token: string): string {
-  return token.replace(/~/g, '~0').replace(/\//g, '~1');
-}
-
-export function childPointer(parent: string, token: string | number): string {
-  return `${parent}/${typeof token === 'number' ? String(token) : escapePointerToken(token)}`;
-}
-
 function parentPointer(pointer: string): string {
   const i = pointer.lastIndexOf('/');
   return i <= 0 ? '' : pointer.slice(0, i);

@@ -1,6 +1,9 @@
 import type { ErrorObject } from 'ajv';
-import { didYouMean, suggestionSuffix, type Diagnostic, type DiagnosticCode } from '../errors.js';
+import { DiagnosticSink } from '../diagnostic-sink.js';
+import type { Diagnostic, DiagnosticCode } from '../errors.js';
 import type { SourceMap } from '../loader/index.js';
+import { pointerTokens } from '../json-pointer.js';
+import { unknownKey } from '../schema-errors.js';
 import { validatePluginManifest } from '../schema-validators.js';
 
 // schemas/plugin.schema.json is the source of truth for a manifest's shape (editors complete
@@ -9,13 +12,8 @@ import { validatePluginManifest } from '../schema-validators.js';
 // as BAD_SEMVER, one line for a bad duration instead of ajv's oneOf cascade.
 
 
-function segment(token: string): string {
-  return token.replace(/~/g, '~0').replace(/\//g, '~1');
-}
-
 function label(pointer: string): string {
-  if (pointer === '') return 'the manifest';
-  return `'${pointer.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~')).join('.')}'`;
+  return pointer === '' ? 'the manifest' : `'${pointerTokens(pointer).join('.')}'`;
 }
 
 interface Problem {
@@ -38,18 +36,8 @@ function describe(e: ErrorObject): Problem | undefined {
   }
   const params = e.params as Record<string, unknown>;
   switch (e.keyword) {
-    case 'additionalProperties': {
-      const key = String(params.additionalProperty);
-      const allowed = Object.keys((e.parentSchema as { properties?: object } | undefined)?.properties ?? {}).filter((k) => k !== '$schema');
-      const suggestion = didYouMean(key, allowed);
-      return {
-        code: 'UNKNOWN_KEY',
-        pointer: `${at}/${segment(key)}`,
-        message: `unknown key '${key}' in ${where}${suggestionSuffix(suggestion)}; allowed: ${allowed.join(', ')}`,
-        atKey: true,
-        ...(suggestion ? { suggestion } : {}),
-      };
-    }
+    case 'additionalProperties':
+      return { code: 'UNKNOWN_KEY', ...unknownKey(e, where), atKey: true };
     case 'required':
       return { code: 'PLUGIN_INVALID', pointer: at, message: `${where} is missing the required key '${String(params.missingProperty)}'` };
     case 'type':
@@ -63,27 +51,11 @@ function describe(e: ErrorObject): Problem | undefined {
 
 /** Every schema problem of a manifest value, placed in its file. Empty when it passes. */
 export function checkManifestSchema(value: unknown, file: string, sourceMap: SourceMap): Diagnostic[] {
-  const validate = validatePluginManifest;
-  if (validate(value)) return [];
-  const out: Diagnostic[] = [];
-  const seen = new Set<string>();
-  for (const error of validate.errors ?? []) {
-    const problem = describe(error);
-    if (!problem) continue;
-    const key = `${problem.code}${problem.pointer}${problem.message}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    const at = problem.atKey ? sourceMap.keyAt(problem.pointer) : sourceMap.valueAt(problem.pointer);
-    out.push({
-      code: problem.code,
-      severity: 'error',
-      message: problem.message,
-      file,
-      pointer: problem.pointer,
-      line: at.line,
-      col: at.col,
-      ...(problem.suggestion ? { suggestion: problem.suggestion } : {}),
-    });
+  if (validatePluginManifest(value)) return [];
+  const sink = new DiagnosticSink(file, sourceMap);
+  for (const error of validatePluginManifest.errors ?? []) {
+    const p = describe(error);
+    if (p) sink.error(p.code, p.pointer, p.message, { ...(p.atKey ? { atKey: true } : {}), ...(p.suggestion ? { suggestion: p.suggestion } : {}) });
   }
-  return out;
+  return sink.diagnostics;
 }

@@ -1,5 +1,6 @@
 import { didYouMean, type DiagnosticCode, ToolchainError } from '../errors.js';
 import type { ErrorObject } from './ajv-instances.js';
+import { escapeToken, pointerTokens } from '../json-pointer.js';
 import type { ArgumentProblem } from './types.js';
 
 // Ajv's errors turned into sentences a language model can act on: which field, what was
@@ -8,15 +9,10 @@ import type { ArgumentProblem } from './types.js';
 /** `/options/unit` → `options.unit`; `/items/2/name` → `items[2].name`. */
 export function fieldLabel(pointer: string): string {
   let label = '';
-  for (const raw of pointer.split('/').slice(1)) {
-    const segment = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+  for (const segment of pointerTokens(pointer)) {
     label += /^\d+$/.test(segment) ? `[${segment}]` : label === '' ? segment : `.${segment}`;
   }
   return label;
-}
-
-function escapePointer(segment: string): string {
-  return segment.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
 function describe(value: unknown): string {
@@ -57,7 +53,7 @@ function problemOf(error: ErrorObject, subject: string): ArgumentProblem | undef
       const expected = typeOf(propertiesOf(error.parentSchema)[name]);
       const where = path === '' ? '' : ` in ${field}`;
       return {
-        path: `${path}/${escapePointer(name)}`,
+        path: `${path}/${escapeToken(name)}`,
         message: `missing required property '${name}'${expected ? ` (${expected})` : ''}${where}`,
         ...(expected ? { expected } : {}),
       };
@@ -70,7 +66,7 @@ function problemOf(error: ErrorObject, subject: string): ArgumentProblem | undef
       const hint = suggestion ? ` (did you mean '${suggestion}'?)` : '';
       const list = allowed.length > 0 ? `; allowed properties: ${allowed.join(', ')}` : '; no other properties are allowed';
       return {
-        path: `${path}/${escapePointer(name)}`,
+        path: `${path}/${escapeToken(name)}`,
         message: `unknown property '${name}'${where}${hint}${list}`,
         expected: allowed.length > 0 ? `one of the properties ${allowed.join(', ')}` : 'no such property',
         allowed,

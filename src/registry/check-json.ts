@@ -1,3 +1,5 @@
+import { pointerOf } from '../json-pointer.js';
+
 // Is a handler's result JSON? One walk answers that and, on the way, bounds the size of its JSON
 // text from above, so the common small result is never serialised just to be measured.
 
@@ -26,7 +28,7 @@ class NotJson {
     keys: readonly (string | number)[],
     readonly reason: string,
   ) {
-    this.path = keys.map((k) => `/${String(k).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
+    this.path = pointerOf(keys);
   }
 }
 

@@ -1,5 +1,5 @@
-import type { Diagnostic, DiagnosticCode } from '../errors.js';
-import type { SourceMap } from '../loader/types.js';
+import type { Diagnostic, DiagnosticCode } from './errors.js';
+import type { SourceMap } from './loader/types.js';
 
 /** Collects the problems of one file, each placed at its node through the source map. */
 export class DiagnosticSink {
@@ -32,9 +32,4 @@ export class DiagnosticSink {
   get failed(): boolean {
     return this.diagnostics.length > 0;
   }
-}
-
-/** RFC 6901 escaping of one pointer segment. */
-export function pointerSegment(key: string | number): string {
-  return String(key).replace(/~/g, '~0').replace(/\//g, '~1');
 }
