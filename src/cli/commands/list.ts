@@ -1,9 +1,8 @@
 import { Argument, type Command } from 'commander';
-import { formatDiagnostic } from '../../errors.js';
 import { loadProject, type Project } from '../load-project.js';
 import { EXIT_OK, type CliIO } from '../io.js';
 import type { CommandContext } from '../main.js';
-import { relativeTo } from '../paths.js';
+import { relativeTo, showDiagnostic } from '../paths.js';
 
 type What = 'chains' | 'tools' | 'plugins';
 
@@ -45,7 +44,7 @@ function pluginRows(project: Project, io: CliIO) {
     dir: relativeTo(io.cwd, p.dir),
     status: p.status,
     tools: p.tools.map((t) => t.name),
-    errors: p.diagnostics.map((d) => formatDiagnostic({ ...d, ...(d.file ? { file: relativeTo(io.cwd, d.file) } : {}) })),
+    errors: p.diagnostics.map((d) => showDiagnostic(io.cwd, d)),
   }));
 }
 

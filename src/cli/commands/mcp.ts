@@ -1,11 +1,12 @@
 import type { Command } from 'commander';
 import { createEngine } from '../../engine.js';
-import { formatDiagnostic, type Diagnostic } from '../../errors.js';
+import type { Diagnostic } from '../../errors.js';
 import { createMcpServer, serveStdio } from '../../llm/mcp/index.js';
 import { createRegistry } from '../../registry/index.js';
 import { EXIT_OK } from '../io.js';
+import { approvedBy, collect } from '../shared-options.js';
 import type { CommandContext } from '../main.js';
-import { relativeTo } from '../paths.js';
+import { showDiagnostic } from '../paths.js';
 import { packageVersion } from '../../schemas.js';
 
 // `toolchain mcp` (SPEC §4, §5): every tool and chain over MCP on stdin/stdout, for any MCP client
@@ -19,7 +20,6 @@ interface McpFlags {
   readonly watch: boolean;
 }
 
-const collect = (value: string, previous: string[]): string[] => [...previous, value];
 
 export function registerMcp(program: Command, ctx: CommandContext): void {
   program
@@ -37,7 +37,7 @@ async function serveMcp(ctx: CommandContext, flags: McpFlags): Promise<number> {
   const globals = ctx.globals();
   const say = (line: string): void => void io.stderr.write(`toolchain mcp: ${line}\n`);
   const problems = (ds: readonly Diagnostic[]): void => {
-    for (const d of ds) say(formatDiagnostic({ ...d, ...(d.file ? { file: relativeTo(io.cwd, d.file) } : {}) }));
+    for (const d of ds) say(showDiagnostic(io.cwd, d));
   };
   const restoreConsole = consoleToStderr(io.stderr);
   // Refreshes are deferred: the registry reports a change from inside its own update.
@@ -62,10 +62,9 @@ async function serveMcp(ctx: CommandContext, flags: McpFlags): Promise<number> {
     });
     try {
       problems(engine.diagnostics());
-      const approved = new Set(flags.approve);
       const mcp = await createMcpServer(engine, {
         version: packageVersion(),
-        approve: (req) => approved.has(req.tool) || approved.has(req.tool.split('/').pop()!),
+        approve: approvedBy(flags.approve),
       });
       refresh = () => void mcp.refresh().catch((error: unknown) => say(`could not notify the client: ${(error as Error).message}`));
       say(`serving ${engine.tools().tools().length} tools and ${engine.chains().length} chains`);

@@ -9,6 +9,7 @@ import { ToolchainError } from '../../errors.js';
 import type { RunEvent, RunResult } from '../../executor/index.js';
 import type { ApprovalRequest } from '../../registry/types.js';
 import { EXIT_OK, EXIT_RUN_FAILED, EXIT_USAGE, type CliIO } from '../io.js';
+import { approvedBy, collect } from '../shared-options.js';
 import type { CommandContext } from '../main.js';
 
 // `toolchain run CHAIN` (SPEC §5): inputs from --input-file, then --input-json, then each
@@ -28,7 +29,6 @@ interface RunFlags {
 /** Failures that mean "fix the command or the definition", not "the run went wrong". */
 const USAGE_CODES: ReadonlySet<string> = new Set(['INPUT_INVALID', 'CHAIN_NOT_FOUND', 'TOOL_NOT_FOUND', 'USAGE']);
 
-const collect = (value: string, previous: string[]): string[] => [...previous, value];
 
 export function registerRun(program: Command, ctx: CommandContext): void {
   program
@@ -58,7 +58,7 @@ async function runCommand(ctx: CommandContext, chainName: string, flags: RunFlag
   const engine = await createEngine({ chainsDir: globals.chains, pluginsDir: globals.plugins, lazy: true });
   try {
     const input = await readInput(io, flags, engine.chain(chainName));
-    const approved = new Set(flags.approve);
+    const approved = approvedBy(flags.approve);
     const progress = io.stderr.isTTY ? createProgress(io.stderr) : undefined;
     const abort = new AbortController();
     const onInterrupt = (): void => abort.abort();
@@ -67,7 +67,7 @@ async function runCommand(ctx: CommandContext, chainName: string, flags: RunFlag
     try {
       result = await engine.run(chainName, input, {
         signal: abort.signal,
-        approve: (req) => approved.has(req.tool) || approved.has(req.tool.split('/').pop()!) || askApproval(io, req),
+        approve: (req) => approved(req) || askApproval(io, req),
         ...(progress ? { onEvent: progress.onEvent } : {}),
         ...(concurrency !== undefined ? { concurrency } : {}),
       });

@@ -1,11 +1,11 @@
 import { Option, type Command } from 'commander';
 import { createEngine } from '../../engine.js';
-import { formatDiagnostic, ToolchainError, type Diagnostic } from '../../errors.js';
+import { ToolchainError, type Diagnostic } from '../../errors.js';
 import type { PluginStatus } from '../../plugins/types.js';
 import { toAnthropicTools, toMcpTools, toOpenAITools, type ExportOptions } from '../../llm/index.js';
 import { EXIT_OK, type CliIO } from '../io.js';
 import type { CommandContext } from '../main.js';
-import { relativeTo } from '../paths.js';
+import { showDiagnostic } from '../paths.js';
 
 // `toolchain tools export --format openai|anthropic|mcp [--chains-only|--tools-only] [--strict]`
 // (SPEC §4, §5): every tool and chain as function definitions, one JSON array on stdout, ready to
@@ -56,7 +56,7 @@ async function exportCommand(ctx: CommandContext, flags: ExportFlags): Promise<n
 function warnAboutFailures(io: CliIO, chainDiagnostics: readonly Diagnostic[], plugins: readonly PluginStatus[]): void {
   const lines: string[] = [];
   for (const d of chainDiagnostics) {
-    if (d.severity === 'error') lines.push(formatDiagnostic({ ...d, ...(d.file ? { file: relativeTo(io.cwd, d.file) } : {}) }));
+    if (d.severity === 'error') lines.push(showDiagnostic(io.cwd, d));
   }
   for (const p of plugins) {
     // One process, one load: a plugin is either active or left out (no stale versions here).

@@ -1,10 +1,10 @@
 import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { formatDiagnostic, hasErrors, type Diagnostic } from '../../errors.js';
+import { hasErrors, type Diagnostic } from '../../errors.js';
 import { isManifest, loadProject } from '../load-project.js';
 import { EXIT_OK, EXIT_USAGE } from '../io.js';
 import type { CommandContext } from '../main.js';
-import { relativeTo } from '../paths.js';
+import { showDiagnostic } from '../paths.js';
 
 export function registerValidate(program: Command, ctx: CommandContext): void {
   program
@@ -28,7 +28,7 @@ export function registerValidate(program: Command, ctx: CommandContext): void {
         problems = problems.filter((d) => d.file !== undefined && wanted.has(resolve(ctx.io.cwd, d.file)));
       }
       problems.sort(byPosition);
-      for (const d of problems) ctx.io.stdout.write(`${formatDiagnostic({ ...d, ...(d.file ? { file: relativeTo(ctx.io.cwd, d.file) } : {}) })}\n`);
+      for (const d of problems) ctx.io.stdout.write(`${showDiagnostic(ctx.io.cwd, d)}\n`);
       const chainCount = named.length ? named.filter((f) => !isManifest(f)).length : project.chains.files.length;
       const pluginCount = named.length ? named.filter(isManifest).length : project.plugins.plugins.length;
       const what = `${plural(chainCount, 'chain')} and ${plural(pluginCount, 'plugin')}`;

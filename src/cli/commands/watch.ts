@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
 import { createEngine, type ChainsReloadedEvent } from '../../engine.js';
-import { formatDiagnostic, type Diagnostic } from '../../errors.js';
+import type { Diagnostic } from '../../errors.js';
 import type { PluginEvent } from '../../plugins/index.js';
 import { EXIT_OK } from '../io.js';
 import type { CommandContext } from '../main.js';
-import { relativeTo } from '../paths.js';
+import { relativeTo, showDiagnostic } from '../paths.js';
 
 // `toolchain watch`: an engine that stays up and reloads plugins and chains as their files
 // change, printing one line per reload and one per problem, until interrupted.
@@ -18,7 +18,7 @@ export function registerWatch(program: Command, ctx: CommandContext): void {
       const globals = ctx.globals();
       const say = (line: string): void => void io.stdout.write(`${new Date().toISOString().slice(11, 19)} ${line}\n`);
       const problems = (ds: readonly Diagnostic[]): void => {
-        for (const d of ds) say(`  ${formatDiagnostic({ ...d, ...(d.file ? { file: relativeTo(io.cwd, d.file) } : {}) })}`);
+        for (const d of ds) say(`  ${showDiagnostic(io.cwd, d)}`);
       };
       const engine = await createEngine({
         chainsDir: globals.chains,
