@@ -151,6 +151,14 @@ function editDistance(a: string, b: string): number {
   return d[rows * cols - 1]!;
 }
 
+/** What kind of JSON value arrived, for "expected X, got Y" messages: `an array`, `null`, `nothing`. */
+export function describeKind(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
 export function suggestionSuffix(suggestion: string | undefined): string {
   return suggestion ? ` (did you mean '${suggestion}'?)` : '';
 }

@@ -1,6 +1,6 @@
 import type { ErrorObject } from 'ajv';
 import type { DiagnosticCode } from '../errors.js';
-import { didYouMean, suggestionSuffix } from '../errors.js';
+import { describeKind, didYouMean, suggestionSuffix } from '../errors.js';
 import { validateChainFile } from '../schema-validators.js';
 import { childPointer, pointerTokens, valueAtPointer } from '../json-pointer.js';
 import type { DiagnosticSink } from '../diagnostic-sink.js';
@@ -69,7 +69,7 @@ function describe(e: ErrorObject, root: unknown, add: Add): void {
       return;
     }
     case 'type':
-      add('BAD_TYPE', at, `${where} must be ${withArticle(String((e.params as { type: string }).type))}, not ${describeType(e.data)}`);
+      add('BAD_TYPE', at, `${where} must be ${withArticle(String((e.params as { type: string }).type))}, not ${describeKind(e.data)}`);
       return;
     case 'enum': {
       const allowed = (e.params as { allowedValues: unknown[] }).allowedValues;
@@ -103,12 +103,6 @@ function stepName(step: unknown): string {
 
 function withArticle(type: string): string {
   return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
-}
-
-function describeType(v: unknown): string {
-  if (v === null) return 'null';
-  if (Array.isArray(v)) return 'an array';
-  return withArticle(typeof v);
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {

@@ -1,5 +1,5 @@
 import type { PlanStep } from '../compiler/plan.js';
-import { ToolchainError } from '../errors.js';
+import { describeKind, ToolchainError } from '../errors.js';
 import type { Abortable, AttemptContext } from './attempt-context.js';
 import { runAttempts, type AttemptSink } from './attempt.js';
 import type { Run } from './run-chain.js';
@@ -12,12 +12,6 @@ import type { StepError } from './step-error.js';
 // holds `{ error: { code, message } }` and the others go on, like a matrix without fail-fast. The
 // step holds one engine slot; its elements are bounded by max_concurrency alone.
 
-function describe(value: unknown): string {
-  if (value === undefined) return 'nothing';
-  if (value === null) return 'null';
-  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
-}
-
 export function startForEach(run: Run, i: number, step: PlanStep): void {
   const forEach = step.forEach!;
   let items: unknown;
@@ -27,7 +21,7 @@ export function startForEach(run: Run, i: number, step: PlanStep): void {
     items = error;
   }
   if (!Array.isArray(items)) {
-    const message = `step '${step.name}': for_each ${forEach.items.source} yielded ${describe(items)}, not an array`;
+    const message = `step '${step.name}': for_each ${forEach.items.source} yielded ${describeKind(items)}, not an array`;
     return run.failStep(i, { code: 'VALIDATION_FAILED', message }, 0);
   }
   if (items.length === 0) return run.succeedStep(i, [], 0);

@@ -1,3 +1,4 @@
+import { describeKind } from '../../errors.js';
 import { parseLenientJson } from './lenient-json.js';
 import { isRecord, problem, type CallSink } from './types.js';
 
@@ -34,15 +35,9 @@ export function toArguments(value: unknown): ArgumentsResult {
     // JSON text of JSON text: `"{\"city\": \"Paris\"}"`.
     if (typeof parsed.value === 'string') return toArguments(parsed.value);
     if (isRecord(parsed.value)) return { ok: true, value: parsed.value };
-    return { ok: false, message: `the arguments must be a JSON object, got ${describe(parsed.value)}` };
+    return { ok: false, message: `the arguments must be a JSON object, got ${describeKind(parsed.value)}` };
   }
-  return { ok: false, message: `the arguments must be a JSON object, got ${describe(value)}` };
-}
-
-function describe(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  return typeof value === 'string' ? 'a string' : `a ${typeof value}`;
+  return { ok: false, message: `the arguments must be a JSON object, got ${describeKind(value)}` };
 }
 
 function stringKey(obj: Record<string, unknown>, keys: readonly string[]): string | undefined {
