@@ -14,6 +14,7 @@ import { DiagnosticSink } from '../diagnostic-sink.js';
 import { normaliseInputs } from './normalise-inputs.js';
 import type { ChainPlan, PlanStep } from './plan.js';
 import { checkChainSchema } from './schema-check.js';
+import { isRecord } from '../json-value.js';
 
 /**
  * A `tool:` or `chain:` name a chain uses, and where, for checks against what is installed.
@@ -194,9 +195,6 @@ function target(kind: TargetRef['kind'], name: string, step: string, pointer: st
   return { kind, name, step, pointer, line: pos.line, col: pos.col };
 }
 
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 function unique(names: string[]): string[] {
   return [...new Set(names)];

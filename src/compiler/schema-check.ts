@@ -5,6 +5,7 @@ import { validateChainFile } from '../schema-validators.js';
 import { childPointer, pointerTokens, valueAtPointer } from '../json-pointer.js';
 import type { DiagnosticSink } from '../diagnostic-sink.js';
 import { unknownKey } from '../schema-errors.js';
+import { isRecord } from '../json-value.js';
 
 // The chain schema is the source of truth for the shape of a chain file: the compiler checks it
 // with ajv, then turns ajv's errors into diagnostics a person can act on (one per problem, with
@@ -32,7 +33,7 @@ function describe(e: ErrorObject, root: unknown, add: Add): void {
   }
   if (sp.includes('/definitions/stepKind')) {
     const step = valueAtPointer(root, at);
-    const kinds = isObject(step) ? ['tool', 'chain', 'agent'].filter((k) => k in step) : [];
+    const kinds = isRecord(step) ? ['tool', 'chain', 'agent'].filter((k) => k in step) : [];
     if (kinds.length > 1) add('BAD_VALUE', at, `step ${stepName(step)} has ${kinds.map((k) => `'${k}'`).join(' and ')}: a step does exactly one of tool, chain or agent`);
     else add('MISSING_KEY', at, `step ${stepName(step)} needs 'tool' (a tool to call), 'chain' (a chain to run) or 'agent' (a model to ask)`);
     return;
@@ -98,13 +99,10 @@ function describePointer(root: unknown, pointer: string): string {
 }
 
 function stepName(step: unknown): string {
-  return isObject(step) && typeof step.name === 'string' ? `'${step.name}'` : '(unnamed)';
+  return isRecord(step) && typeof step.name === 'string' ? `'${step.name}'` : '(unnamed)';
 }
 
 function withArticle(type: string): string {
   return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
 }
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}

@@ -1,5 +1,6 @@
 import { ModelError } from './model-error.js';
 import type { ChatReply, TokenUsage, WireToolCall } from './wire.js';
+import { isRecord } from '../../json-value.js';
 
 // A chat-completions response body checked field by field: an endpoint that answers 200 with
 // something else (an HTML error page, a proxy's JSON) is a MODEL_ERROR naming what was wrong,
@@ -54,6 +55,3 @@ function usageOf(raw: unknown): TokenUsage {
   return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: total };
 }
 
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}

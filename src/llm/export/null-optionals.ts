@@ -1,5 +1,6 @@
 import type { JsonSchema } from '../../compiler/plan.js';
 import { allowsNull } from './strict-schema.js';
+import { isRecord } from '../../json-value.js';
 
 // The way back from strict mode's nullable optionals: a model that must send every property sends
 // null for the ones it means to leave out. Before validation, such a null is removed — but only
@@ -10,17 +11,14 @@ import { allowsNull } from './strict-schema.js';
 
 type Args = Record<string, unknown>;
 
-function isObject(value: unknown): value is Args {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function propertiesOf(schema: unknown): Record<string, unknown> | undefined {
-  if (!isObject(schema)) return undefined;
-  return isObject(schema.properties) ? schema.properties : undefined;
+  if (!isRecord(schema)) return undefined;
+  return isRecord(schema.properties) ? schema.properties : undefined;
 }
 
 function clean(value: unknown, schema: unknown, depth: number): unknown {
-  if (depth > 32 || !isObject(schema)) return value;
+  if (depth > 32 || !isRecord(schema)) return value;
   if (Array.isArray(value)) {
     let out: unknown[] | undefined;
     value.forEach((item, i) => {
@@ -30,7 +28,7 @@ function clean(value: unknown, schema: unknown, depth: number): unknown {
     return out ?? value;
   }
   const properties = propertiesOf(schema);
-  if (!isObject(value) || properties === undefined) return value;
+  if (!isRecord(value) || properties === undefined) return value;
   const required = new Set(Array.isArray(schema.required) ? (schema.required as unknown[]) : []);
   let out: Args | undefined;
   for (const key of Object.keys(value)) {

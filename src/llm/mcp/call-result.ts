@@ -1,4 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { isRecord } from '../../json-value.js';
 
 // A tool message (the JSON text a model reads, SPEC §4) as an MCP `tools/call` result. Success:
 // the JSON as text content, and the value as `structuredContent` (which MCP wants to be an
@@ -33,6 +34,3 @@ function parse(text: string): unknown {
   }
 }
 
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}

@@ -1,6 +1,7 @@
 import { toArguments } from './call-shape.js';
 import { parseText } from './parse-text.js';
-import { isRecord, problem, type CallSink } from './types.js';
+import { isRecord } from '../../json-value.js';
+import { problem, type CallSink } from './types.js';
 
 // A streamed answer, assembled. OpenAI-style streams send each tool call in fragments tagged with
 // its `index`: the id and name arrive once, the arguments in pieces that are only JSON once

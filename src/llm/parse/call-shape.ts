@@ -1,6 +1,7 @@
 import { describeKind } from '../../errors.js';
 import { parseLenientJson } from './lenient-json.js';
-import { isRecord, problem, type CallSink } from './types.js';
+import { isRecord } from '../../json-value.js';
+import { problem, type CallSink } from './types.js';
 
 // The shapes a call takes once it is a JSON value. Models trained on different protocols name the
 // same two things differently:

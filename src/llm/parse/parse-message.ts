@@ -1,6 +1,7 @@
 import { addCall } from './call-shape.js';
 import { parseText } from './parse-text.js';
-import { isRecord, problem, type CallSink } from './types.js';
+import { isRecord } from '../../json-value.js';
+import { problem, type CallSink } from './types.js';
 
 // A complete assistant message. OpenAI: `tool_calls` (arguments as JSON text; an object is
 // tolerated), or the legacy `function_call`. Anthropic: `content` blocks of type `tool_use`.

@@ -55,7 +55,3 @@ export function problem(message: string, raw: string, extra: { id?: string | und
 export function newSink(): CallSink {
   return { calls: [], problems: [] };
 }
-
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
