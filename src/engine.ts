@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { compileChain, loadChainSet, type ChainPlan, type ChainSet } from './compiler/index.js';
-import { didYouMean, formatDiagnostic, hasErrors, suggestionSuffix, ToolchainError, type Diagnostic, type DiagnosticCode } from './errors.js';
+import { didYouMean, formatDiagnostic, hasErrors, suggestionSuffix, ToolchainError, type Diagnostic, type DiagnosticCode } from './common/errors.js';
 import { createSlots, executeChain, systemClock, type Clock, type ExecutorHost, type LogEntry, type RunOptions, type RunResult } from './executor/index.js';
 import { createPluginHost, watchFiles, type PluginEvent, type PluginHost, type PluginStatus } from './plugins/index.js';
 import { createRegistry } from './registry/index.js';

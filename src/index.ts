@@ -9,7 +9,7 @@ export {
   type Diagnostic,
   type DiagnosticCode,
   type Severity,
-} from './errors.js';
+} from './common/errors.js';
 
 export { DEFAULT_LOAD_LIMITS, parseYaml, loadYamlFile, readTextFile } from './loader/index.js';
 export type { LoadedYaml, LoadLimits, LoadResult, SourceMap, SourcePosition } from './loader/index.js';
@@ -38,8 +38,8 @@ export type {
   RetryPolicy,
   BackoffPolicy,
   FallbackPolicy,
-  JsonSchema,
 } from './compiler/index.js';
+export type { JsonSchema, JsonValue } from './common/json.js';
 
 export { compilePath, compileValue, compileCondition, parseDuration, ExprSyntaxError } from './expr/index.js';
 export type { CompiledPath, CompiledValue, CompiledCondition, Getter, PathRef, RunContext, ExprProblem } from './expr/types.js';

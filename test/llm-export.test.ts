@@ -9,7 +9,7 @@ import {
   toOpenAITools,
   toStrictSchema,
 } from '../src/llm/index.js';
-import { ToolchainError } from '../src/errors.js';
+import { ToolchainError } from '../src/common/errors.js';
 import { llmEngine, lookupParams } from './fixtures/llm/engine.js';
 
 describe('exporters', () => {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Diagnostic } from '../src/errors.js';
+import type { Diagnostic } from '../src/common/errors.js';
 import { DEFAULT_LOAD_LIMITS, loadYamlFile, loadYamlFileSync, parseYaml } from '../src/loader/index.js';
 
 const fixtures = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'loader');

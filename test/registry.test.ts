@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { ToolchainError } from '../src/errors.js';
+import { ToolchainError } from '../src/common/errors.js';
 import {
   checkApproval,
   createCircuitBreaker,

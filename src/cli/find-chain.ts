@@ -1,5 +1,5 @@
 import type { ChainPlan } from '../compiler/index.js';
-import { ToolchainError, suggestionSuffix, didYouMean } from '../errors.js';
+import { ToolchainError, suggestionSuffix, didYouMean } from '../common/errors.js';
 import type { Project } from './load-project.js';
 
 /** The compiled chain by name, or an error that says why it cannot be used. */

@@ -1,6 +1,6 @@
 import { basename, resolve } from 'node:path';
 import { compileChainSet, readChainFiles, readChainSources, type ChainSet, type ChainSource, type NameCatalogue } from '../compiler/index.js';
-import type { Diagnostic } from '../errors.js';
+import type { Diagnostic } from '../common/errors.js';
 import { inspectPlugins, type PluginInspection } from '../plugins/index.js';
 import type { GlobalOptions } from './io.js';
 

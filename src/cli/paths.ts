@@ -1,5 +1,5 @@
 import { isAbsolute, relative, resolve } from 'node:path';
-import { formatDiagnostic, type Diagnostic } from '../errors.js';
+import { formatDiagnostic, type Diagnostic } from '../common/errors.js';
 
 /** A path as a person in `cwd` would type it: relative when inside, absolute otherwise. */
 export function relativeTo(cwd: string, file: string): string {

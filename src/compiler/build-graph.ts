@@ -1,5 +1,5 @@
 import { Graph as DagGraph, alg } from '@dagrejs/graphlib';
-import type { DiagnosticSink } from '../diagnostic-sink.js';
+import type { DiagnosticSink } from '../loader/diagnostic-sink.js';
 
 // SPEC §2.5: edges come from references, `depends_on`, and order (a step without `parallel: true`
 // waits for every step above it). Order edges are added only from the steps since the last

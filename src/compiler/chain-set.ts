@@ -1,7 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Graph as DagGraph, alg } from '@dagrejs/graphlib';
-import type { Diagnostic } from '../errors.js';
+import type { Diagnostic } from '../common/errors.js';
 import { readTextFile } from '../loader/index.js';
 import { checkTargets, type NameCatalogue } from './check-targets.js';
 import { compileCached } from './compile-cache.js';

@@ -1,4 +1,4 @@
-import { closestNames, didYouMean, type Diagnostic } from '../errors.js';
+import { closestNames, didYouMean, type Diagnostic } from '../common/errors.js';
 import type { CompiledFile, TargetRef } from './compile-chain.js';
 
 /** What the compiler checks `tool:` and `chain:` names against. */

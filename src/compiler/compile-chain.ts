@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { didYouMean, hasErrors, suggestionSuffix, type Diagnostic } from '../errors.js';
+import { didYouMean, hasErrors, suggestionSuffix, type Diagnostic } from '../common/errors.js';
 import { compileValue } from '../expr/index.js';
 import { parseDuration } from '../expr/duration.js';
 import type { CompiledValue, PathRef } from '../expr/types.js';
@@ -10,11 +10,11 @@ import type { ToolchainChain } from './chain-file.generated.js';
 import { isWellFormedAgent } from './compile-agent.js';
 import { compileStep, type CompiledStepBody, type RawStep } from './compile-step.js';
 import { deepFreeze } from './deep-freeze.js';
-import { DiagnosticSink } from '../diagnostic-sink.js';
+import { DiagnosticSink } from '../loader/diagnostic-sink.js';
 import { normaliseInputs } from './normalise-inputs.js';
 import type { ChainPlan, PlanStep } from './plan.js';
 import { checkChainSchema } from './schema-check.js';
-import { isRecord } from '../json-value.js';
+import { isRecord } from '../common/json.js';
 
 /**
  * A `tool:` or `chain:` name a chain uses, and where, for checks against what is installed.

@@ -5,7 +5,7 @@ import type { Step, StepKind } from './chain-file.generated.js';
 import { agentMessages, compileAgent } from './compile-agent.js';
 import { compileRetry } from './compile-policies.js';
 import { deepFreeze } from './deep-freeze.js';
-import type { DiagnosticSink } from '../diagnostic-sink.js';
+import type { DiagnosticSink } from '../loader/diagnostic-sink.js';
 import type { FallbackPolicy, PlanStep } from './plan.js';
 
 // One step's policies and expressions, compiled to the closures a run calls. Graph fields are

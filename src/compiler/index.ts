@@ -1,4 +1,4 @@
-import type { Diagnostic } from '../errors.js';
+import type { Diagnostic } from '../common/errors.js';
 import { loadYamlFile } from '../loader/index.js';
 import { checkTargets, type NameCatalogue } from './check-targets.js';
 import { compileCached } from './compile-cache.js';

@@ -1,5 +1,6 @@
 import { deepFreeze } from './deep-freeze.js';
-import type { ChainInputs, JsonSchema } from './plan.js';
+import type { ChainInputs } from './plan.js';
+import type { JsonSchema } from '../common/json.js';
 
 // `inputs` accept a type name as shorthand; the executor and the exporters only ever see one JSON
 // Schema object, so the shorthand is expanded here, once.

@@ -1,10 +1,9 @@
+import type { JsonSchema } from '../common/json.js';
 import type { CompiledCondition, CompiledPath, CompiledValue } from '../expr/types.js';
 
 // The frozen result of compiling a chain: everything a run needs, already resolved. The executor
 // walks these structures and parses nothing.
 
-/** A JSON Schema object, as it appears in chain inputs and tool manifests. */
-export type JsonSchema = { readonly [key: string]: unknown };
 
 export interface BackoffPolicy {
   readonly initialMs: number;

@@ -1,11 +1,11 @@
 import type { ErrorObject } from 'ajv';
-import type { DiagnosticCode } from '../errors.js';
-import { describeKind, didYouMean, suggestionSuffix } from '../errors.js';
+import type { DiagnosticCode } from '../common/errors.js';
+import { describeKind, didYouMean, suggestionSuffix } from '../common/errors.js';
 import { validateChainFile } from '../schema-validators.js';
-import { childPointer, pointerTokens, valueAtPointer } from '../json-pointer.js';
-import type { DiagnosticSink } from '../diagnostic-sink.js';
+import { childPointer, pointerTokens, valueAtPointer } from '../common/json-pointer.js';
+import type { DiagnosticSink } from '../loader/diagnostic-sink.js';
 import { unknownKey } from '../schema-errors.js';
-import { isRecord } from '../json-value.js';
+import { isRecord } from '../common/json.js';
 
 // The chain schema is the source of truth for the shape of a chain file: the compiler checks it
 // with ajv, then turns ajv's errors into diagnostics a person can act on (one per problem, with

@@ -1,5 +1,5 @@
 import type { ToolContext } from '../registry/types.js';
-import type { Clock, TimerHandle } from './clock.js';
+import type { Clock, TimerHandle } from '../common/clock.js';
 
 // The `ctx` a tool receives (SPEC §3.1), one per attempt. Its AbortSignal is made only when
 // somebody reads `ctx.signal`: building an AbortController's signal costs microseconds on Node 20,

@@ -1,5 +1,5 @@
 import type { ChainPlan } from '../compiler/plan.js';
-import { ToolchainError } from '../errors.js';
+import { ToolchainError } from '../common/errors.js';
 import { toolNotFound } from '../registry/tool-not-found.js';
 import type { Tool, ToolSet } from '../registry/types.js';
 

@@ -1,5 +1,5 @@
 import type { PlanStep } from '../compiler/plan.js';
-import { describeKind, ToolchainError } from '../errors.js';
+import { describeKind, ToolchainError } from '../common/errors.js';
 import type { Abortable, AttemptContext } from './attempt-context.js';
 import { runAttempts, type AttemptSink } from './attempt.js';
 import type { Run } from './run-chain.js';

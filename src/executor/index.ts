@@ -1,6 +1,6 @@
 // The executor: plan + input → result (STYLE 1: it never sees YAML and never compiles).
 export { executeChain } from './run-chain.js';
-export { systemClock, sleep, type Clock, type TimerHandle } from './clock.js';
+export { systemClock, sleep, type Clock, type TimerHandle } from '../common/clock.js';
 export { createSlots, type Slots } from './slots.js';
 export { backoffDelay, isRetryable } from './backoff.js';
 export { checkRunInput, type InputResult } from './run-inputs.js';

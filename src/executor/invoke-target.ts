@@ -1,5 +1,5 @@
 import type { PlanStep } from '../compiler/plan.js';
-import { ToolchainError } from '../errors.js';
+import { ToolchainError } from '../common/errors.js';
 import { checkApproval } from '../registry/approval.js';
 import type { Tool } from '../registry/types.js';
 import type { AttemptContext } from './attempt-context.js';

@@ -1,10 +1,10 @@
 import type { ChainPlan, PlanStep } from '../compiler/plan.js';
-import { ToolchainError, type DiagnosticCode } from '../errors.js';
+import { ToolchainError, type DiagnosticCode } from '../common/errors.js';
 import type { ApproveCallback, ToolSet } from '../registry/types.js';
 import type { Abortable, AttemptContext, AttemptOwner } from './attempt-context.js';
 import type { AttemptSink } from './attempt.js';
 import { bindTools, type BoundPlan } from './bind-tools.js';
-import type { Clock, TimerHandle } from './clock.js';
+import type { Clock, TimerHandle } from '../common/clock.js';
 import type { EventListener, FallbackKind, ParentRef, RunError, RunEvent } from './events.js';
 import { startStep } from './start-step.js';
 import { checkRunInput } from './run-inputs.js';

@@ -1,4 +1,4 @@
-import { ToolchainError, type DiagnosticCode } from '../errors.js';
+import { ToolchainError, type DiagnosticCode } from '../common/errors.js';
 
 // What a failed step records: a code (a DiagnosticCode, or a handler's own string code such as
 // 'RATE_LIMITED', which `retry_on` may name) and a one-line message. Plain data, so it can be

@@ -1,4 +1,4 @@
-import { ToolchainError } from '../errors.js';
+import { ToolchainError } from '../common/errors.js';
 import type { AttemptContext } from './attempt-context.js';
 
 // SPEC §2.7: a timeout bounds one attempt, and the attempt fails at the deadline even if the tool

@@ -1,6 +1,6 @@
 import type { ChainPlan } from '../compiler/plan.js';
 import type { ApproveCallback, ToolSet } from '../registry/types.js';
-import type { Clock } from './clock.js';
+import type { Clock } from '../common/clock.js';
 import type { EventListener, ParentRef, RunError } from './events.js';
 import type { Slots } from './slots.js';
 import type { StepError } from './step-error.js';

@@ -1,5 +1,5 @@
 import type { PlanStep } from '../compiler/plan.js';
-import { pointerTokens } from '../json-pointer.js';
+import { pointerTokens } from '../common/json-pointer.js';
 import type { ArgumentProblem } from '../registry/types.js';
 
 // VALIDATION_FAILED worded so the chain's author sees where a bad argument came from: the step,

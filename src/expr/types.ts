@@ -1,4 +1,4 @@
-import type { DiagnosticCode } from '../errors.js';
+import type { DiagnosticCode } from '../common/errors.js';
 
 /**
  * The run context: chain inputs and finished steps' outputs by name. The executor may hand a

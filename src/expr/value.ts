@@ -13,7 +13,7 @@
 
 import { setMember } from './member.js';
 import { compilePath } from './path.js';
-import { childPointer } from '../json-pointer.js';
+import { childPointer } from '../common/json-pointer.js';
 import { ExprSyntaxError } from './syntax-error.js';
 import { compileTemplate, isTemplate } from './template.js';
 import type { CompiledValue, ExprProblem, Getter, PathRef } from './types.js';

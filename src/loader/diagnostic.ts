@@ -1,4 +1,4 @@
-import type { Diagnostic, DiagnosticCode, Severity } from '../errors.js';
+import type { Diagnostic, DiagnosticCode, Severity } from '../common/errors.js';
 import type { SourcePosition } from './types.js';
 
 export const START: SourcePosition = Object.freeze({ line: 1, col: 1 });

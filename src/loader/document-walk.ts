@@ -1,6 +1,6 @@
 import { isAlias, isMap, isNode, isPair, isScalar, isSeq, type Document, type Node } from 'yaml';
 import { FORBIDDEN_KEYS } from './safe-value.js';
-import { childPointer } from '../json-pointer.js';
+import { childPointer } from '../common/json-pointer.js';
 
 export interface NodeAt {
   readonly pointer: string;

@@ -1,7 +1,7 @@
 import type { Stats } from 'node:fs';
 import { closeSync, fstatSync, openSync, readFileSync, statSync } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
-import type { Diagnostic } from '../errors.js';
+import type { Diagnostic } from '../common/errors.js';
 import { loadDiagnostic, START } from './diagnostic.js';
 import { resolveLimits } from './limits.js';
 import { parseYaml } from './parse-yaml.js';

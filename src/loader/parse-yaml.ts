@@ -1,5 +1,5 @@
 import { Composer, LineCounter, Parser, type Document } from 'yaml';
-import type { Diagnostic } from '../errors.js';
+import type { Diagnostic } from '../common/errors.js';
 import { findDepthViolation } from './depth-check.js';
 import { loadDiagnostic, START } from './diagnostic.js';
 import { walkDocument, type DocumentFacts } from './document-walk.js';

@@ -1,4 +1,4 @@
-import type { Diagnostic } from '../errors.js';
+import type { Diagnostic } from '../common/errors.js';
 
 /** 1-based line and column. */
 export interface SourcePosition {

@@ -1,8 +1,8 @@
 import type { ErrorObject } from 'ajv';
-import { DiagnosticSink } from '../diagnostic-sink.js';
-import type { Diagnostic, DiagnosticCode } from '../errors.js';
+import { DiagnosticSink } from '../loader/diagnostic-sink.js';
+import type { Diagnostic, DiagnosticCode } from '../common/errors.js';
 import type { SourceMap } from '../loader/index.js';
-import { pointerTokens } from '../json-pointer.js';
+import { pointerTokens } from '../common/json-pointer.js';
 import { unknownKey } from '../schema-errors.js';
 import { validatePluginManifest } from '../schema-validators.js';
 

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { Diagnostic } from '../errors.js';
+import type { Diagnostic } from '../common/errors.js';
 import { loadPlugin } from './load-plugin.js';
 import { listPluginFolders } from './plugin-folders.js';
 import { resolveRequirements, type Candidate } from './requirements.js';

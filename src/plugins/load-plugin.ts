@@ -1,6 +1,6 @@
 import { realpath } from 'node:fs/promises';
 import { relative } from 'node:path';
-import { type Diagnostic, type DiagnosticCode, hasErrors, ToolchainError } from '../errors.js';
+import { type Diagnostic, type DiagnosticCode, hasErrors, ToolchainError } from '../common/errors.js';
 import type { SourceMap } from '../loader/index.js';
 import { buildTool } from '../registry/build-tool.js';
 import type { ToolDefinition } from '../registry/types.js';

@@ -1,5 +1,5 @@
 import { basename, join } from 'node:path';
-import type { Diagnostic } from '../errors.js';
+import type { Diagnostic } from '../common/errors.js';
 import { loadPlugin, type LoadedPlugin } from './load-plugin.js';
 import { hasManifest, listPluginFolders } from './plugin-folders.js';
 import { resolveRequirements, type Candidate, type Resolution } from './requirements.js';

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { hasErrors, type Diagnostic } from '../errors.js';
+import { hasErrors, type Diagnostic } from '../common/errors.js';
 import { loadYamlFile, type SourceMap } from '../loader/index.js';
 import { checkManifestSchema } from './check-manifest-schema.js';
 import type { ToolchainPluginManifest } from './manifest.generated.js';

@@ -1,5 +1,5 @@
 import semver from 'semver';
-import { closestNames, type Diagnostic } from '../errors.js';
+import { closestNames, type Diagnostic } from '../common/errors.js';
 import type { Requirement } from './parse-requirement.js';
 
 // Which loaded plugins may be active. A plugin is inactive when a requirement is missing or only

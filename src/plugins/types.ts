@@ -1,4 +1,4 @@
-import type { Diagnostic } from '../errors.js';
+import type { Diagnostic } from '../common/errors.js';
 import type { Registry } from '../registry/types.js';
 
 // The plugin host's public contract: options in, statuses and events out.

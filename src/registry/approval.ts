@@ -1,4 +1,4 @@
-import { ToolchainError } from '../errors.js';
+import { ToolchainError } from '../common/errors.js';
 import type { ApproveCallback, Tool } from './types.js';
 
 // §3.4: a call to a dangerous tool waits for approval. The executor calls this after preparing

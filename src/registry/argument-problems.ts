@@ -1,6 +1,6 @@
-import { didYouMean, type DiagnosticCode, ToolchainError } from '../errors.js';
+import { didYouMean, type DiagnosticCode, ToolchainError } from '../common/errors.js';
 import type { ErrorObject } from './ajv-instances.js';
-import { escapeToken, pointerTokens } from '../json-pointer.js';
+import { escapeToken, pointerTokens } from '../common/json-pointer.js';
 import type { ArgumentProblem } from './types.js';
 
 // Ajv's errors turned into sentences a language model can act on: which field, what was

@@ -1,5 +1,5 @@
-import type { JsonSchema } from '../compiler/plan.js';
-import { type Diagnostic, ToolchainError } from '../errors.js';
+import type { JsonSchema } from '../common/json.js';
+import { type Diagnostic, ToolchainError } from '../common/errors.js';
 import type { ValidateFunction } from 'ajv';
 import { checkSchema, compileSchema, type CompiledSchema, type SchemaUse } from './ajv-instances.js';
 import { toProblems } from './argument-problems.js';

@@ -1,4 +1,4 @@
-import { pointerOf } from '../json-pointer.js';
+import { pointerOf } from '../common/json-pointer.js';
 
 // Is a handler's result JSON? One walk answers that and, on the way, bounds the size of its JSON
 // text from above, so the common small result is never serialised just to be measured.

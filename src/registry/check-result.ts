@@ -1,4 +1,4 @@
-import { ToolchainError } from '../errors.js';
+import { ToolchainError } from '../common/errors.js';
 import type { ValidateFunction } from './ajv-instances.js';
 import { problemsError, toProblems } from './argument-problems.js';
 import { checkJson } from './check-json.js';

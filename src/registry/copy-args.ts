@@ -1,4 +1,4 @@
-import type { JsonSchema } from '../compiler/plan.js';
+import type { JsonSchema } from '../common/json.js';
 
 // Ajv's `useDefaults` and `coerceTypes` write into the data they validate, and the caller's
 // arguments must stay untouched. structuredClone costs microseconds; most tools take a flat object

@@ -1,4 +1,4 @@
-import { type Diagnostic, ToolchainError } from '../errors.js';
+import { type Diagnostic, ToolchainError } from '../common/errors.js';
 import { buildTool, type BuildSettings, type BuiltTool } from './build-tool.js';
 import { createToolSet } from './tool-set.js';
 import type { Registry, RegistryOptions, Tool, ToolDefinition, ToolOwner, ToolSet } from './types.js';

@@ -1,4 +1,4 @@
-import { type DiagnosticCode, ToolchainError } from '../errors.js';
+import { type DiagnosticCode, ToolchainError } from '../common/errors.js';
 
 // Whatever a handler throws becomes a ToolchainError, so the executor's retry rules and the
 // caller's error handling see one shape. A handler's own string `code` (`'RATE_LIMITED'`,

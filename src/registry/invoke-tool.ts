@@ -1,4 +1,4 @@
-import { ToolchainError } from '../errors.js';
+import { ToolchainError } from '../common/errors.js';
 import { canonicalJson } from './canonical-json.js';
 import { checkResult, type ResultRules } from './check-result.js';
 import type { CircuitBreaker } from './circuit-breaker.js';

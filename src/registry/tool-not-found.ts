@@ -1,4 +1,4 @@
-import { closestNames, ToolchainError } from '../errors.js';
+import { closestNames, ToolchainError } from '../common/errors.js';
 import type { ToolSet } from './types.js';
 
 // TOOL_NOT_FOUND, worded for whoever asked: the plugin that used to provide the tool, if one did,

@@ -1,4 +1,4 @@
-import type { Diagnostic } from '../errors.js';
+import type { Diagnostic } from '../common/errors.js';
 import type { Tool, ToolSet } from './types.js';
 
 // One immutable view of every tool. Names resolve in a fixed order: tools from code first (the

@@ -1,5 +1,5 @@
-import type { JsonSchema } from '../compiler/plan.js';
-import type { Diagnostic } from '../errors.js';
+import type { JsonSchema } from '../common/json.js';
+import type { Diagnostic } from '../common/errors.js';
 
 // The narrow contract between tools and the rest of the engine. A tool is
 // `{ name, parameters, returns?, handler }`; the registry compiles its validators once and hands

@@ -1,7 +1,7 @@
 import { access, mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import type { Command } from 'commander';
-import { ToolchainError } from '../../errors.js';
+import { ToolchainError } from '../../common/errors.js';
 import { EXIT_OK } from '../io.js';
 import type { CommandContext } from '../main.js';
 import { schemasDirectory } from '../../schemas.js';

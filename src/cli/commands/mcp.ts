@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { createEngine } from '../../engine.js';
-import type { Diagnostic } from '../../errors.js';
+import type { Diagnostic } from '../../common/errors.js';
 import { createMcpServer, serveStdio } from '../../llm/mcp/index.js';
 import { createRegistry } from '../../registry/index.js';
 import { EXIT_OK } from '../io.js';

@@ -5,7 +5,7 @@ import type { Readable } from 'node:stream';
 import type { Command } from 'commander';
 import type { ChainPlan } from '../../compiler/plan.js';
 import { createEngine } from '../../engine.js';
-import { ToolchainError } from '../../errors.js';
+import { ToolchainError } from '../../common/errors.js';
 import type { RunEvent, RunResult } from '../../executor/index.js';
 import type { ApprovalRequest } from '../../registry/types.js';
 import { EXIT_OK, EXIT_RUN_FAILED, EXIT_USAGE, type CliIO } from '../io.js';

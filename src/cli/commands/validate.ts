@@ -1,6 +1,6 @@
 import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { hasErrors, type Diagnostic } from '../../errors.js';
+import { hasErrors, type Diagnostic } from '../../common/errors.js';
 import { isManifest, loadProject } from '../load-project.js';
 import { EXIT_OK, EXIT_USAGE } from '../io.js';
 import type { CommandContext } from '../main.js';

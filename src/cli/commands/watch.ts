@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { createEngine, type ChainsReloadedEvent } from '../../engine.js';
-import type { Diagnostic } from '../../errors.js';
+import type { Diagnostic } from '../../common/errors.js';
 import type { PluginEvent } from '../../plugins/index.js';
 import { EXIT_OK } from '../io.js';
 import type { CommandContext } from '../main.js';

@@ -1,6 +1,6 @@
 import type { ChainPlan } from '../../compiler/plan.js';
 import type { Engine } from '../../engine.js';
-import { closestNames, ToolchainError } from '../../errors.js';
+import { closestNames, ToolchainError } from '../../common/errors.js';
 import type { RunOptions } from '../../executor/types.js';
 import type { Tool, ToolSet } from '../../registry/types.js';
 import type { ExecutionEngine } from '../execute/execute-tool-calls.js';

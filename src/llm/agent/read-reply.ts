@@ -1,6 +1,6 @@
 import { ModelError } from './model-error.js';
 import type { ChatReply, TokenUsage, WireToolCall } from './wire.js';
-import { isRecord } from '../../json-value.js';
+import { isRecord } from '../../common/json.js';
 
 // A chat-completions response body checked field by field: an endpoint that answers 200 with
 // something else (an HTML error page, a proxy's JSON) is a MODEL_ERROR naming what was wrong,

@@ -1,7 +1,7 @@
 import type { RetryPolicy } from '../../compiler/plan.js';
-import { ToolchainError } from '../../errors.js';
+import { ToolchainError } from '../../common/errors.js';
 import { backoffDelay, isRetryable } from '../../executor/backoff.js';
-import { sleep, systemClock } from '../../executor/clock.js';
+import { sleep, systemClock } from '../../common/clock.js';
 import type { LogEntry } from '../../executor/types.js';
 import { formatProblems } from '../../registry/argument-problems.js';
 import { checkApproval } from '../../registry/approval.js';

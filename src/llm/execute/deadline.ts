@@ -1,4 +1,4 @@
-import { ToolchainError } from '../../errors.js';
+import { ToolchainError } from '../../common/errors.js';
 
 // One attempt's bounds: the tool's timeout and the caller's signal. The work is raced against
 // both, so a tool that ignores its signal still loses at the deadline (SPEC §2.7); the attempt's

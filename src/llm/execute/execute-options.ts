@@ -1,5 +1,5 @@
 import type { RetryPolicy } from '../../compiler/plan.js';
-import { ToolchainError } from '../../errors.js';
+import { ToolchainError } from '../../common/errors.js';
 import type { EventListener } from '../../executor/events.js';
 import type { LogEntry } from '../../executor/types.js';
 import type { ApproveCallback } from '../../registry/types.js';

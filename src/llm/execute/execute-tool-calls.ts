@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Engine } from '../../engine.js';
-import { ToolchainError } from '../../errors.js';
+import { ToolchainError } from '../../common/errors.js';
 import { toToolError } from '../../registry/handler-error.js';
 import type { ToolSet } from '../../registry/types.js';
 import { exportNames, type ExportedCallable, type ExportNames } from '../export/export-names.js';

@@ -1,4 +1,4 @@
-import { closestNames, ToolchainError } from '../../errors.js';
+import { closestNames, ToolchainError } from '../../common/errors.js';
 import type { ToolSet } from '../../registry/types.js';
 import type { ExportNames } from '../export/export-names.js';
 import { failed, type CallOutcome } from './call-outcome.js';

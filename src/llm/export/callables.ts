@@ -1,4 +1,5 @@
-import type { ChainPlan, JsonSchema } from '../../compiler/plan.js';
+import type { ChainPlan } from '../../compiler/plan.js';
+import type { JsonSchema } from '../../common/json.js';
 import type { Engine } from '../../engine.js';
 import type { Tool, ToolSet } from '../../registry/types.js';
 

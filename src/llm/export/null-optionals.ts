@@ -1,6 +1,6 @@
-import type { JsonSchema } from '../../compiler/plan.js';
+import type { JsonSchema } from '../../common/json.js';
 import { allowsNull } from './strict-schema.js';
-import { isRecord } from '../../json-value.js';
+import { isRecord } from '../../common/json.js';
 
 // The way back from strict mode's nullable optionals: a model that must send every property sends
 // null for the ones it means to leave out. Before validation, such a null is removed — but only

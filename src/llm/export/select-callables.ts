@@ -1,5 +1,5 @@
-import type { JsonSchema } from '../../compiler/plan.js';
-import { closestNames, ToolchainError } from '../../errors.js';
+import type { JsonSchema } from '../../common/json.js';
+import { closestNames, ToolchainError } from '../../common/errors.js';
 import type { Callable, CallableSource } from './callables.js';
 import { exportNames, type ExportedCallable } from './export-names.js';
 

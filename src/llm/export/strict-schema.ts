@@ -1,4 +1,4 @@
-import type { JsonSchema } from '../../compiler/plan.js';
+import type { JsonSchema } from '../../common/json.js';
 
 // OpenAI's strict mode (structured outputs) makes the model's arguments match the schema, but
 // accepts only a subset of JSON Schema: every object closed (`additionalProperties: false`) with

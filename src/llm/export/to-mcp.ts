@@ -1,4 +1,4 @@
-import type { JsonSchema } from '../../compiler/plan.js';
+import type { JsonSchema } from '../../common/json.js';
 import type { Callable, CallableSource } from './callables.js';
 import { objectSchema, selectCallables, type ExportOptions } from './select-callables.js';
 

@@ -1,5 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { isRecord } from '../../json-value.js';
+import { isRecord } from '../../common/json.js';
 
 // A tool message (the JSON text a model reads, SPEC §4) as an MCP `tools/call` result. Success:
 // the JSON as text content, and the value as `structuredContent` (which MCP wants to be an

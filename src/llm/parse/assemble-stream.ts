@@ -1,6 +1,6 @@
 import { toArguments } from './call-shape.js';
 import { parseText } from './parse-text.js';
-import { isRecord } from '../../json-value.js';
+import { isRecord } from '../../common/json.js';
 import { problem, type CallSink } from './types.js';
 
 // A streamed answer, assembled. OpenAI-style streams send each tool call in fragments tagged with

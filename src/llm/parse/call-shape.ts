@@ -1,6 +1,6 @@
-import { describeKind } from '../../errors.js';
+import { describeKind } from '../../common/errors.js';
 import { parseLenientJson } from './lenient-json.js';
-import { isRecord } from '../../json-value.js';
+import { isRecord } from '../../common/json.js';
 import { problem, type CallSink } from './types.js';
 
 // The shapes a call takes once it is a JSON value. Models trained on different protocols name the

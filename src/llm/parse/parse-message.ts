@@ -1,6 +1,6 @@
 import { addCall } from './call-shape.js';
 import { parseText } from './parse-text.js';
-import { isRecord } from '../../json-value.js';
+import { isRecord } from '../../common/json.js';
 import { problem, type CallSink } from './types.js';
 
 // A complete assistant message. OpenAI: `tool_calls` (arguments as JSON text; an object is

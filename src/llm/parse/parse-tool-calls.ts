@@ -3,7 +3,7 @@ import { addCall } from './call-shape.js';
 import { assignIds } from './call-ids.js';
 import { parseMessage } from './parse-message.js';
 import { parseText } from './parse-text.js';
-import { isRecord } from '../../json-value.js';
+import { isRecord } from '../../common/json.js';
 import { newSink, problem, type ParseResult } from './types.js';
 
 // SPEC §4: one entry point for every way a model hands over calls. What it takes:

@@ -1,5 +1,5 @@
-import type { Diagnostic, DiagnosticCode } from './errors.js';
-import type { SourceMap } from './loader/types.js';
+import type { Diagnostic, DiagnosticCode } from '../common/errors.js';
+import type { SourceMap } from './types.js';
 
 /** Collects the problems of one file, each placed at its node through the source map. */
 export class DiagnosticSink {

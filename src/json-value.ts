@@ -1,6 +1,0 @@
-// The shape tests that code reading parsed JSON or YAML needs everywhere.
-
-/** A JSON object: not null, not an array. */
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
