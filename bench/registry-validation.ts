@@ -52,7 +52,7 @@ export async function benchRegistryValidation(): Promise<BenchResult> {
   const baselineNs = nsPerOp((i) => handWritten(inputs[i & 3]!), 2_000_000, 200_000);
   const defaultsNs = nsPerOp(() => tool.prepare({ city: 'Osaka' }), 1_000_000, 100_000);
 
-  const ctx: ToolContext = { signal: new AbortController().signal, attempt: 1, run_id: 'bench', step: 's', log: () => undefined, env: {} };
+  const ctx: ToolContext = { signal: new AbortController().signal, attempt: 1, run_id: 'bench', step: 's', log: () => undefined, env: {}, idempotencyKey: 'bench:s' };
   const rounds = 200_000;
   const invokeMs = await timeAsync(async () => {
     for (let i = 0; i < rounds; i++) await tool.invoke(inputs[i & 3]!, ctx);

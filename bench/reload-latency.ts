@@ -8,7 +8,7 @@ import { createRegistry, type Registry } from '../src/registry/index.js';
 import { median, percentile, runIfMain, verdict, type BenchResult } from './harness.js';
 import { makePluginsDir, writeHandler, writeVersion } from './reload-fixture.js';
 
-const ctx = { signal: new AbortController().signal, attempt: 1, run_id: 'bench', step: 's', log: () => undefined, env: {} };
+const ctx = { signal: new AbortController().signal, attempt: 1, run_id: 'bench', step: 's', log: () => undefined, env: {}, idempotencyKey: 'bench:s' };
 
 async function answers(registry: Registry, n: number): Promise<boolean> {
   const tool = registry.current().get('where');

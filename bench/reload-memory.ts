@@ -24,7 +24,7 @@ interface Growth {
   readonly msPerReload: number;
 }
 
-const ctx = { signal: new AbortController().signal, attempt: 1, run_id: 'bench', step: 's', log: () => undefined, env: {} };
+const ctx = { signal: new AbortController().signal, attempt: 1, run_id: 'bench', step: 's', log: () => undefined, env: {}, idempotencyKey: 'bench:s' };
 
 function settle(): void {
   const gc = (globalThis as { gc?: () => void }).gc;

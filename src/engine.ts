@@ -1,8 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { compileChain, loadChainSet, type ChainPlan, type ChainSet } from './compiler/index.js';
-import { didYouMean, formatDiagnostic, hasErrors, suggestionSuffix, ToolchainError, type Diagnostic, type DiagnosticCode } from './common/errors.js';
-import { createSlots, executeChain, systemClock, type Clock, type ExecutorHost, type LogEntry, type RunOptions, type RunResult } from './executor/index.js';
+import { didYouMean, formatDiagnostic, hasErrors, suggestionSuffix, ToolchainError, type Diagnostic, type ErrorCode } from './common/errors.js';
+import type { Callee } from './call/index.js';
+import { createBinder, createInputChecker, createSlots, executeChain, systemClock, type Clock, type ExecutorHost, type LogEntry, type RunError, type RunOptions, type RunResult } from './executor/index.js';
+import { chainCallee } from './executor/step-callees.js';
+import { runAgent } from './llm/agent/index.js';
+import type { CallTargets, ChainCallOptions } from './llm/call-targets.js';
+import { compileSchema } from './registry/ajv-instances.js';
 import { createPluginHost, watchFiles, type PluginEvent, type PluginHost, type PluginStatus } from './plugins/index.js';
 import { createRegistry } from './registry/index.js';
 import type { Registry, RegistryOptions, Tool, ToolDefinition, ToolSet } from './registry/types.js';
@@ -54,7 +59,7 @@ export interface ChainsReloadedEvent {
   readonly diagnostics: readonly Diagnostic[];
 }
 
-export interface Engine {
+export interface Engine extends CallTargets {
   /** Runs a chain. Resolves with the result whether the run succeeded or failed; rejects only for bad options. */
   run(chain: string, input?: unknown, options?: RunOptions): Promise<RunResult>;
   /** Adds a tool from code (SPEC §3.5); chains that use it can run at once. */
@@ -63,6 +68,8 @@ export interface Engine {
   addChain(text: string, file?: string): ChainPlan;
   /** Every runnable chain. */
   chains(): ChainPlan[];
+  /** A chain as something a model's call can reach (SPEC §4): each call is a run of it. */
+  chainCallee(chain: ChainPlan, options?: ChainCallOptions): Callee;
   chain(name: string): ChainPlan | undefined;
   /** The current tools (an immutable snapshot). */
   tools(): ToolSet;
@@ -103,6 +110,9 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
     newRunId: randomUUID,
     chain: lookup,
     log: options.logger ?? noLog,
+    binder: createBinder(),
+    checkInput: createInputChecker((schema) => compileSchema(schema, 'arguments').validate),
+    agents: runAgent,
   };
 
   async function reloadChains(): Promise<void> {
@@ -141,7 +151,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
     await watcher.ready;
   }
 
-  function unknownChain(name: string): { code: DiagnosticCode; message: string } {
+  function unknownChain(name: string): { code: ErrorCode; message: string } {
     const file = set.files.find((f) => f.name === name);
     if (file) {
       const own = set.diagnostics.filter((d) => d.file === file.file && d.severity === 'error');
@@ -180,6 +190,8 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
       return [...all.values()];
     },
     chain: lookup,
+    chainCallee: (chain, callOptions = {}) =>
+      chainCallee(host, chain.name, (plan, input, signal) => executeChain(host, plan, registry.current(), input, { ...callOptions, signal })),
     tools: () => registry.current(),
     diagnostics: () => set.diagnostics,
     plugins: () => pluginHost?.plugins() ?? [],
@@ -191,7 +203,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
 }
 
 /** A run that cannot start (unknown or invalid chain): the same result and events as any failed run. */
-function failedBeforeStart(host: ExecutorHost, chain: string, error: { code: string; message: string }, input: unknown, options: RunOptions): RunResult {
+function failedBeforeStart(host: ExecutorHost, chain: string, error: RunError, input: unknown, options: RunOptions): RunResult {
   const run_id = host.newRunId();
   const timestamp = host.clock.now();
   const result: RunResult = { run_id, chain, status: 'failed', outputs: null, error, steps: {}, duration_ms: 0 };

@@ -2,12 +2,20 @@
 
 export {
   ToolchainError,
+  HandlerError,
+  ERROR_KINDS,
+  isErrorCode,
+  failureCode,
   didYouMean,
   closestNames,
   formatDiagnostic,
   hasErrors,
   type Diagnostic,
-  type DiagnosticCode,
+  type ErrorCode,
+  type ErrorKind,
+  type FailureCode,
+  type HandlerCode,
+  type StepError,
   type Severity,
 } from './common/errors.js';
 
@@ -46,6 +54,7 @@ export type { CompiledPath, CompiledValue, CompiledCondition, Getter, PathRef, R
 
 export { createEngine, type Engine, type EngineOptions } from './engine.js';
 export { systemClock, type Clock } from './executor/index.js';
+export { callForOutcome, type Callee, type CallOutcome, type CallSite, type CallOwner, type RetryReport, type FallbackKind } from './call/index.js';
 export type {
   RunEvent,
   RunEventType,
@@ -62,7 +71,7 @@ export type {
   StepFinishedEvent,
   StepRecord,
   StepStatus,
-  StepError,
+  StepEvent,
   RunError,
   RunOptions,
   RunResult,
@@ -114,7 +123,9 @@ export type {
   ParseProblem,
   ParseResult,
   JsonAttempt,
-  ExecutionEngine,
+  CallTargets,
+  ChainCallOptions,
+  CallProgress,
   ToolCallInput,
   ExecuteOptions,
   CallRetryOptions,
@@ -136,5 +147,3 @@ export type {
 export { createMcpServer, serveStdio, toCallToolResult } from './llm/mcp/index.js';
 export type { McpServerOptions, ToolchainMcpServer } from './llm/mcp/index.js';
 
-export { main as runCli } from './cli/main.js';
-export type { CliIO } from './cli/io.js';

@@ -38,7 +38,9 @@ describe('compiling valid chains', () => {
     expect(plan.tools).toEqual(['find_city', 'local_time', 'city_facts', 'render_template']);
     expect(step(plan, 'locate').timeoutMs).toBe(2000);
     expect(step(plan, 'clock').retry).toMatchObject({ maxAttempts: 3, backoff: { initialMs: 100, factor: 2, maxMs: 2000, jitter: 'full' } });
-    expect(step(plan, 'clock').fallback?.input?.get({})).toEqual({ timezone: 'UTC' });
+    const fallback = step(plan, 'clock').fallback;
+    expect(fallback?.kind).toBe('input');
+    expect(fallback?.kind === 'input' && fallback.input.get({})).toEqual({ timezone: 'UTC' });
     expect(step(plan, 'brief').when?.test({ locate: { confidence: 0.7 } })).toBe(true);
     expect(step(plan, 'brief').when?.test({ locate: { confidence: 0.2 } })).toBe(false);
     expect(step(plan, 'clock').line).toBe(14);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { backoffDelay, isRetryable } from '../src/executor/index.js';
+import { backoffDelay, isRetryable } from '../src/call/index.js';
 import { createTestClock } from './fixtures/executor/test-clock.js';
 import { createRecorder, flaky } from './fixtures/executor/tools.js';
 import { engineWith, eventLog } from './fixtures/executor/setup.js';
@@ -91,7 +91,7 @@ describe('retry (injected clock)', () => {
     expect(calls).toEqual([]);
     expect(result.error?.code).toBe('VALIDATION_FAILED');
     expect(result.steps.facts!.attempts).toBe(0);
-    expect(result.error!.message).toContain("step 'facts'");
+    expect(result.error!.step).toBe('facts');
     expect(result.error!.message).toContain("key 'city' from $.locate.city matched nothing");
   });
 });

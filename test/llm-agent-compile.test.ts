@@ -30,9 +30,8 @@ describe('agent steps: compiling', () => {
     const { plan, diagnostics } = compileChain(agentStep());
     expect(diagnostics).toEqual([]);
     const step = plan!.steps[1]!;
-    expect(step.kind).toBe('agent');
-    expect(step.target).toBe('agent gpt-test');
-    expect(step.agent).toEqual({ baseUrl: 'http://127.0.0.1:9/v1', model: 'gpt-test', tools: ['find_city'], maxTurns: 4, maxFailures: 3 });
+    expect(step.label).toBe('agent gpt-test');
+    expect(step.target).toEqual({ kind: 'agent', agent: { baseUrl: 'http://127.0.0.1:9/v1', model: 'gpt-test', tools: ['find_city'], maxTurns: 4, maxFailures: 3 } });
     // `{{ $.locate.city }}` in system is a reference: the agent waits for locate although it is parallel.
     expect(step.waitsFor).toEqual([0]);
     expect(step.input.get({ question: 'Why?', locate: { city: 'Osaka' } })).toEqual({ prompt: 'Why?', system: 'The city is Osaka.' });

@@ -69,7 +69,7 @@ describe('executeToolCalls', () => {
     expect(invalid.message).toMatch(/missing required property 'b'/);
     expect(invalid.message).toMatch(/unknown property 'c'/);
 
-    expect(content(answers[3]).error).toEqual({ code: 'TIMEOUT', message: "tool 'hang' timed out after 50 ms" });
+    expect(content(answers[3]).error).toEqual({ code: 'TIMEOUT', message: "tool 'hang' timed out after 50 ms (attempt 1)" });
     expect(content(answers[4])).toEqual({ found: 'kyoto', loud: false });
     expect(content(answers[5]).error.code).toBe('APPROVAL_DENIED');
     expect(seen.some((s) => s.tool === 'beta/wipe')).toBe(false);

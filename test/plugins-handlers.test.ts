@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadPlugin } from '../src/plugins/index.js';
 import { createRegistry } from '../src/registry/index.js';
-import { ctx, removeDir, tempDir, writeFiles } from './fixtures/plugins/helpers.js';
+import { contextFor } from './fixtures/call/call-helpers.js';
+import { removeDir, tempDir, writeFiles } from './fixtures/plugins/helpers.js';
 
 let root: string;
 beforeEach(async () => {
@@ -21,7 +22,7 @@ async function loadAndCall(folder: string, tool: string, args: Record<string, un
   const found = registry.current().get(tool)!;
   const prepared = found.prepare(args);
   if (!prepared.ok) throw new Error(JSON.stringify(prepared.problems));
-  return found.invoke(prepared.args, ctx());
+  return found.invoke(prepared.args, contextFor(found));
 }
 
 describe('handler modules', () => {

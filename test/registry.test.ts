@@ -1,7 +1,8 @@
 import { describe, expect, it, vi } from 'vitest';
-import { ToolchainError } from '../src/common/errors.js';
+import { HandlerError, ToolchainError } from '../src/common/errors.js';
+import { checkApproval } from '../src/call/index.js';
+import { callOnce, contextFor, testOwner } from './fixtures/call/call-helpers.js';
 import {
-  checkApproval,
   createCircuitBreaker,
   createRegistry,
   toolNotFound,
@@ -10,7 +11,7 @@ import {
 } from '../src/registry/index.js';
 
 function ctx(overrides: Partial<ToolContext> = {}): ToolContext {
-  return { signal: new AbortController().signal, attempt: 1, run_id: 'r1', step: 's1', log: () => undefined, env: {}, ...overrides };
+  return { signal: new AbortController().signal, attempt: 1, run_id: 'r1', step: 's1', log: () => undefined, env: {}, idempotencyKey: 'r1:s1', ...overrides };
 }
 
 const weather: ToolDefinition = {
@@ -176,22 +177,28 @@ describe('results', () => {
 });
 
 describe('handler calls', () => {
-  it('passes only the env variables listed', async () => {
+  it('passes only the env variables listed (the call context reads the tool\'s env)', async () => {
     const reg = createRegistry({ env: { GEO_KEY: 'k1', SECRET: 's' } });
     const tool = reg.register({ name: 'e', env: ['GEO_KEY', 'MISSING'], handler: (_a, c) => ({ ...c.env }) });
-    await expect(tool.invoke({}, ctx({ env: { SECRET: 's' } }))).resolves.toEqual({ GEO_KEY: 'k1' });
+    await expect(tool.invoke({}, contextFor(tool))).resolves.toEqual({ GEO_KEY: 'k1' });
     const none = reg.register({ name: 'n', handler: (_a, c) => Object.keys(c.env) });
-    await expect(none.invoke({}, ctx())).resolves.toEqual([]);
+    await expect(none.invoke({}, contextFor(none))).resolves.toEqual([]);
+    const key = reg.register({ name: 'k', handler: (_a, c) => c.idempotencyKey });
+    await expect(key.invoke({}, contextFor(key))).resolves.toBe('r1:s1');
   });
 
-  it('turns thrown errors into ToolchainErrors, keeping a string code', async () => {
+  it('classifies what a handler throws, keeping its own string code', async () => {
     const reg = createRegistry();
     const coded = reg.register({ name: 'c', handler: () => { throw Object.assign(new Error('slow down'), { code: 'RATE_LIMITED' }); } });
-    await expect(coded.invoke({}, ctx())).rejects.toMatchObject({ code: 'RATE_LIMITED', message: 'slow down' });
+    await expect(callOnce(coded)).resolves.toMatchObject({ ok: false, error: { code: 'RATE_LIMITED', message: 'slow down' } });
+    const explicit = reg.register({ name: 'h', handler: () => { throw new HandlerError('QUOTA', 'out of quota'); } });
+    await expect(callOnce(explicit)).resolves.toMatchObject({ ok: false, error: { code: 'QUOTA', message: 'out of quota' } });
     const plain = reg.register({ name: 'p', handler: async () => { throw new Error('boom'); } });
-    await expect(plain.invoke({}, ctx())).rejects.toMatchObject({ code: 'TOOL_ERROR', message: 'boom' });
+    await expect(callOnce(plain)).resolves.toMatchObject({ ok: false, error: { code: 'TOOL_ERROR', message: 'boom' } });
     const str = reg.register({ name: 's', handler: () => { throw 'bad'; } });
-    await expect(str.invoke({}, ctx())).rejects.toMatchObject({ code: 'TOOL_ERROR', message: 'bad' });
+    await expect(callOnce(str)).resolves.toMatchObject({ ok: false, error: { code: 'TOOL_ERROR', message: 'bad' } });
+    const typeError = reg.register({ name: 't', handler: () => (undefined as unknown as { x: number }).x });
+    await expect(callOnce(typeError)).resolves.toMatchObject({ ok: false, error: { code: 'TOOL_ERROR' } });
   });
 
   it('forwards ctx without reading its signal unless the handler does', async () => {
@@ -218,7 +225,7 @@ describe('handler calls', () => {
   });
 });
 
-describe('approval', () => {
+describe('approval (through the call unit)', () => {
   const reg = createRegistry();
   const handler = vi.fn(() => 'done');
   const tool = reg.register({ name: 'rm', dangerous: true, handler });
@@ -228,20 +235,24 @@ describe('approval', () => {
     const approve = vi.fn(async () => true);
     await checkApproval(tool, approve, info);
     expect(approve).toHaveBeenCalledWith({ tool: 'rm', args: { path: '/' }, step: 'clean', run_id: 'r9' });
+    await expect(callOnce(tool, { path: '/tmp' }, { ...testOwner, approve })).resolves.toMatchObject({ ok: true, value: 'done' });
+    expect(approve).toHaveBeenLastCalledWith({ tool: 'rm', args: { path: '/tmp' }, step: 's1', run_id: 'r1' });
   });
 
-  it('refuses when the callback says no, throws, or is absent', async () => {
+  it('refuses when the callback says no, throws, or is absent, and the handler never runs', async () => {
     await expect(checkApproval(tool, () => false, info)).rejects.toMatchObject({ code: 'APPROVAL_DENIED' });
     await expect(checkApproval(tool, () => { throw new Error('no tty'); }, info)).rejects.toMatchObject({ code: 'APPROVAL_DENIED' });
     const error = await rejection(checkApproval(tool, undefined, info));
     expect(error.code).toBe('APPROVAL_DENIED');
     expect(error.message).toContain('--approve rm');
+    handler.mockClear();
+    await expect(callOnce(tool, {}, { ...testOwner, approve: () => false })).resolves.toMatchObject({ ok: false, error: { code: 'APPROVAL_DENIED' } });
     expect(handler).not.toHaveBeenCalled();
   });
 
   it('does not ask about tools that are not dangerous', async () => {
     const approve = vi.fn(() => false);
-    await checkApproval(reg.register({ name: 'safe', handler: () => 1 }), approve, info);
+    await expect(callOnce(reg.register({ name: 'safe', handler: () => 1 }), {}, { ...testOwner, approve })).resolves.toMatchObject({ ok: true, value: 1 });
     expect(approve).not.toHaveBeenCalled();
   });
 });
@@ -283,16 +294,20 @@ describe('circuit breaker', () => {
     let healthy = false;
     const handler = vi.fn(() => { if (!healthy) throw new Error('down'); return 'up'; });
     const tool = createRegistry({ now: () => now }).register({ name: 'b', circuit_breaker: { failures: 3, reset_after: '30s' }, handler });
-    for (let i = 0; i < 3; i++) await expect(tool.invoke({}, ctx())).rejects.toMatchObject({ code: 'TOOL_ERROR' });
-    await expect(tool.invoke({}, ctx())).rejects.toMatchObject({ code: 'CIRCUIT_OPEN' });
+    const code = async (): Promise<unknown> => {
+      const outcome = await callOnce(tool);
+      return outcome.ok ? outcome.value : outcome.error.code;
+    };
+    for (let i = 0; i < 3; i++) await expect(code()).resolves.toBe('TOOL_ERROR');
+    await expect(code()).resolves.toBe('CIRCUIT_OPEN');
     expect(handler).toHaveBeenCalledTimes(3);
     now += 30_000; // half-open: one trial, which fails and re-opens
-    await expect(tool.invoke({}, ctx())).rejects.toMatchObject({ code: 'TOOL_ERROR' });
-    await expect(tool.invoke({}, ctx())).rejects.toMatchObject({ code: 'CIRCUIT_OPEN' });
+    await expect(code()).resolves.toBe('TOOL_ERROR');
+    await expect(code()).resolves.toBe('CIRCUIT_OPEN');
     now += 30_000;
     healthy = true;
-    await expect(tool.invoke({}, ctx())).resolves.toBe('up');
-    await expect(tool.invoke({}, ctx())).resolves.toBe('up');
+    await expect(code()).resolves.toBe('up');
+    await expect(code()).resolves.toBe('up');
     expect(handler).toHaveBeenCalledTimes(6);
   });
 
@@ -322,7 +337,7 @@ describe('circuit breaker', () => {
     await expect(tool.invoke({ city: 'Osaka' }, ctx())).resolves.toEqual({ city: 'Osaka', t: 0 });
     healthy = false;
     now = 5;
-    await expect(tool.invoke({ city: 'Osaka' }, ctx())).rejects.toMatchObject({ code: 'TOOL_ERROR' });
+    await expect(tool.invoke({ city: 'Osaka' }, ctx())).rejects.toThrow('down');
     await expect(tool.invoke({ city: 'Osaka' }, ctx())).resolves.toEqual({ city: 'Osaka', t: 0 });
     await expect(tool.invoke({ city: 'Kyoto' }, ctx())).rejects.toMatchObject({ code: 'CIRCUIT_OPEN' });
   });
@@ -373,7 +388,7 @@ describe('the registry and its snapshots', () => {
     const tool = reg.register({ name: 'two', handler: (_a, c) => ({ ...c.env }) }, { plugin: 'p', version: '1.0.1', env: ['B'] });
     expect(tool).toMatchObject({ qualifiedName: 'p/two', plugin: 'p', version: '1.0.1' });
     expect(reg.current().tools().map((t) => t.qualifiedName)).toEqual(['p/one', 'p/two']);
-    await expect(tool.invoke({}, ctx())).resolves.toEqual({ A: '1', B: '2' });
+    await expect(tool.invoke({}, contextFor(tool))).resolves.toEqual({ A: '1', B: '2' });
   });
 
   it('resolves a shared bare name to the first plugin and warns', () => {

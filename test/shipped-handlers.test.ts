@@ -29,7 +29,7 @@ const PLUGINS = join(import.meta.dirname, '..', 'plugins');
 
 /** The engine's full context type: handlers typed against their local interface must accept it. */
 function context(env: Record<string, string | undefined> = {}, signal: AbortSignal = new AbortController().signal): ToolContext {
-  return { signal, attempt: 1, run_id: 'test-run', step: 'test-step', log: () => undefined, env };
+  return { signal, attempt: 1, run_id: 'test-run', step: 'test-step', log: () => undefined, env, idempotencyKey: 'test-run:test-step' };
 }
 
 /** The `code` a promise rejects with. */

@@ -11,7 +11,7 @@ export function renderGraph(plan: ChainPlan, format: GraphFormat): string {
 }
 
 function label(step: PlanStep): string {
-  const parts = [step.name, step.kind === 'chain' ? `chain ${step.target}` : step.target];
+  const parts = [step.name, step.label];
   if (step.forEach) parts.push(`for each ${step.forEach.items.source}`);
   if (step.when) parts.push(`when ${step.when.source}`);
   return parts.join('\\n');

@@ -1,66 +1,132 @@
 // Diagnostics are data: a closed set of codes, a place in a file, and a message. Only the CLI
 // turns them into `FILE:LINE:COL CODE message` lines; tests assert codes and positions.
 
-export type DiagnosticCode =
+/**
+ * Every code the engine itself produces, with what it means for whoever started the work:
+ * - `definition`: a chain, manifest or plugin is wrong (fix the file; the CLI exits 2);
+ * - `usage`: the request is wrong — unknown chain, bad input, bad option (exit 2);
+ * - `run`: the work was tried and failed (exit 1);
+ * - `cancelled`: the caller stopped it (exit 130 after Ctrl-C).
+ * The table is the union: adding a code means saying what kind it is.
+ */
+export const ERROR_KINDS = {
   // loading
-  | 'FILE_UNREADABLE'
-  | 'FILE_TOO_LARGE'
-  | 'YAML_SYNTAX'
-  | 'YAML_LIMIT'
-  | 'YAML_DUPLICATE_KEY'
-  | 'YAML_MULTI_DOCUMENT'
-  | 'FORBIDDEN_KEY'
+  FILE_UNREADABLE: 'definition',
+  FILE_TOO_LARGE: 'definition',
+  YAML_SYNTAX: 'definition',
+  YAML_LIMIT: 'definition',
+  YAML_DUPLICATE_KEY: 'definition',
+  YAML_MULTI_DOCUMENT: 'definition',
+  FORBIDDEN_KEY: 'definition',
   // chain shape
-  | 'SCHEMA_INVALID'
-  | 'UNKNOWN_KEY'
-  | 'MISSING_KEY'
-  | 'BAD_TYPE'
-  | 'BAD_VALUE'
-  | 'BAD_NAME'
-  | 'BAD_DURATION'
-  | 'DUPLICATE_NAME'
-  | 'DUPLICATE_CHAIN'
-  | 'NAME_COLLISION'
+  SCHEMA_INVALID: 'definition',
+  UNKNOWN_KEY: 'definition',
+  MISSING_KEY: 'definition',
+  BAD_TYPE: 'definition',
+  BAD_VALUE: 'definition',
+  BAD_NAME: 'definition',
+  BAD_DURATION: 'definition',
+  DUPLICATE_NAME: 'definition',
+  DUPLICATE_CHAIN: 'definition',
+  NAME_COLLISION: 'definition',
   // references and graph
-  | 'UNKNOWN_REFERENCE'
-  | 'UNKNOWN_STEP'
-  | 'FORWARD_REFERENCE'
-  | 'SELF_DEPENDENCY'
-  | 'CHAIN_CYCLE'
-  | 'SUBCHAIN_CYCLE'
-  | 'UNKNOWN_TOOL'
-  | 'UNKNOWN_CHAIN'
+  UNKNOWN_REFERENCE: 'definition',
+  UNKNOWN_STEP: 'definition',
+  FORWARD_REFERENCE: 'definition',
+  SELF_DEPENDENCY: 'definition',
+  CHAIN_CYCLE: 'definition',
+  SUBCHAIN_CYCLE: 'definition',
+  UNKNOWN_TOOL: 'definition',
+  UNKNOWN_CHAIN: 'definition',
   // expressions
-  | 'BAD_JSONPATH'
-  | 'BAD_TEMPLATE'
-  | 'BAD_EXPRESSION'
+  BAD_JSONPATH: 'definition',
+  BAD_TEMPLATE: 'definition',
+  BAD_EXPRESSION: 'definition',
   // plugins
-  | 'PLUGIN_INVALID'
-  | 'PLUGIN_DUPLICATE'
-  | 'PLUGIN_REQUIREMENT'
-  | 'PLUGIN_CYCLE'
-  | 'HANDLER_ESCAPE'
-  | 'HANDLER_LOAD'
-  | 'BAD_SEMVER'
+  PLUGIN_INVALID: 'definition',
+  PLUGIN_DUPLICATE: 'definition',
+  PLUGIN_REQUIREMENT: 'definition',
+  PLUGIN_CYCLE: 'definition',
+  HANDLER_ESCAPE: 'definition',
+  HANDLER_LOAD: 'definition',
+  BAD_SEMVER: 'definition',
+  // starting a run
+  CHAIN_NOT_FOUND: 'usage',
+  INPUT_INVALID: 'usage',
+  TOOL_NOT_FOUND: 'usage',
+  USAGE: 'usage',
   // running
-  | 'CHAIN_NOT_FOUND'
-  | 'INPUT_INVALID'
-  | 'TOOL_NOT_FOUND'
-  | 'VALIDATION_FAILED'
-  | 'RESULT_INVALID'
-  | 'RESULT_TOO_LARGE'
-  | 'TOOL_ERROR'
-  | 'TIMEOUT'
-  | 'RUN_TIMEOUT'
-  | 'ABORTED'
-  | 'APPROVAL_DENIED'
-  | 'CIRCUIT_OPEN'
-  | 'USAGE';
+  VALIDATION_FAILED: 'run',
+  RESULT_INVALID: 'run',
+  RESULT_TOO_LARGE: 'run',
+  TOOL_ERROR: 'run',
+  TIMEOUT: 'run',
+  RUN_TIMEOUT: 'run',
+  APPROVAL_DENIED: 'run',
+  CIRCUIT_OPEN: 'run',
+  ABORTED: 'cancelled',
+  // a model endpoint (agent steps)
+  MODEL_ERROR: 'run',
+  RATE_LIMITED: 'run',
+  MODEL_AUTH: 'run',
+  MODEL_REJECTED: 'run',
+  MODEL_UNREACHABLE: 'run',
+} as const satisfies Record<string, ErrorKind>;
+
+export type ErrorKind = 'definition' | 'usage' | 'run' | 'cancelled';
+
+/** The closed set of the engine's own codes. */
+export type ErrorCode = keyof typeof ERROR_KINDS;
+
+export function isErrorCode(code: string): code is ErrorCode {
+  return Object.hasOwn(ERROR_KINDS, code);
+}
+
+declare const handlerCodeBrand: unique symbol;
+
+/**
+ * A code a tool's handler chose (`RATE_LIMITED`, `ENOENT`, `HTTP_ERROR`): any string, which
+ * `retry_on` may name and step errors carry as they are. Branded so that it never passes for one
+ * of the engine's codes by accident; `failureCode` is the one way to make one.
+ */
+export type HandlerCode = string & { readonly [handlerCodeBrand]: true };
+
+/** The code of a failed step or call: the engine's, or the handler's own. */
+export type FailureCode = ErrorCode | HandlerCode;
+
+/** A code read from outside the engine (a handler's error, `retry_on`, a stored record). */
+export function failureCode(code: string): FailureCode {
+  return isErrorCode(code) ? code : (code as HandlerCode); // the brand's one constructor
+}
+
+/**
+ * What a handler throws to fail with a code of its own. Any Error with a string `code` (Node's
+ * `ENOENT` errors, say) is read the same way; this class is for handlers that want to be explicit.
+ */
+export class HandlerError extends Error {
+  readonly code: string;
+
+  constructor(code: string, message: string) {
+    super(message);
+    this.name = 'HandlerError';
+    this.code = code;
+  }
+}
+
+/**
+ * What a failed step or call records: a code and a one-line message that does not repeat the
+ * step's own name (whoever shows it knows which step it is). Plain data, so it can be stored and
+ * sent as JSON.
+ */
+export interface StepError {
+  readonly code: FailureCode;
+  readonly message: string;
+}
 
 export type Severity = 'error' | 'warning';
 
 export interface Diagnostic {
-  readonly code: DiagnosticCode;
+  readonly code: ErrorCode;
   readonly severity: Severity;
   readonly message: string;
   /** Path of the file the problem is in, as the user named it. */
@@ -76,10 +142,10 @@ export interface Diagnostic {
 
 /** An error a user caused, carrying a code tests can assert on and, when it has them, diagnostics. */
 export class ToolchainError extends Error {
-  readonly code: DiagnosticCode;
+  readonly code: ErrorCode;
   readonly diagnostics: readonly Diagnostic[];
 
-  constructor(code: DiagnosticCode, message: string, diagnostics: readonly Diagnostic[] = []) {
+  constructor(code: ErrorCode, message: string, diagnostics: readonly Diagnostic[] = []) {
     super(message);
     this.name = 'ToolchainError';
     this.code = code;

@@ -112,6 +112,7 @@ export interface Step {
    */
   timeout?: number | string;
   retry?: Retry;
+  fallback?: Fallback1;
   /**
    * Run once per element of this array ($.item, $.index).
    */
@@ -191,6 +192,25 @@ export interface Backoff {
  * Tried once after the last attempt fails: input overrides, another tool, or a fixed output.
  */
 export interface Fallback {
+  /**
+   * Overrides merged over the step's own input_map.
+   */
+  input_map?: {
+    [k: string]: MappedValue;
+  };
+  /**
+   * Another tool to call with the step's arguments.
+   */
+  tool?: string;
+  /**
+   * A fixed value used as the step's output.
+   */
+  output?: unknown;
+}
+/**
+ * Tried once after the last attempt fails: input overrides, another tool, or a fixed output.
+ */
+export interface Fallback1 {
   /**
    * Overrides merged over the step's own input_map.
    */

@@ -106,9 +106,13 @@ export function compileDocument(doc: LoadedYaml, hash: string): CompiledFile {
         sink.error('UNKNOWN_STEP', at, `step '${s.name}' depends on '${dep}', which is not a step of this chain${suggestionSuffix(suggestion)}`, suggestion ? { suggestion } : {});
       } else edges.push({ from, to: index, kind: 'depends_on', pointer: at, text: dep });
     });
-    if (body.kind === 'agent') body.agent!.tools.forEach((t, k) => targets.push(target('agent_tool', t, s.name, `${body.pointer}/agent/tools/${k}`, doc)));
-    else targets.push(target(body.kind as 'tool' | 'chain', body.target, s.name, `${body.pointer}/${body.kind}`, doc));
-    if (body.fallback?.tool) targets.push(target('tool', body.fallback.tool, s.name, `${body.pointer}/retry/fallback/tool`, doc));
+    const t = body.target;
+    if (t.kind === 'agent') t.agent.tools.forEach((name, k) => targets.push(target('agent_tool', name, s.name, `${body.pointer}/agent/tools/${k}`, doc)));
+    else targets.push(target(t.kind, t.kind === 'tool' ? t.tool : t.chain, s.name, `${body.pointer}/${t.kind}`, doc));
+    if (body.fallback?.kind === 'tool') {
+      const at = s.fallback !== undefined ? 'fallback' : 'retry/fallback';
+      targets.push(target('tool', body.fallback.tool, s.name, `${body.pointer}/${at}/tool`, doc));
+    }
   }
 
   let outputs: CompiledValue | undefined;
@@ -150,6 +154,7 @@ export function compileDocument(doc: LoadedYaml, hash: string): CompiledFile {
     steps: Object.freeze(planSteps),
     order: Object.freeze([...graph.order]),
     roots: Object.freeze([...graph.roots]),
+    waitCounts: Object.freeze(planSteps.map((s) => s.waitsFor.length)),
     ...(outputs ? { outputs } : {}),
     ...(chain.concurrency !== undefined ? { concurrency: chain.concurrency } : {}),
     ...(timeoutMs !== undefined ? { timeoutMs } : {}),

@@ -1,6 +1,9 @@
 import { parseDuration } from '../expr/duration.js';
-import type { BackoffPolicy, RetryPolicy } from './plan.js';
-import type { Retry } from './chain-file.generated.js';
+import { failureCode } from '../common/errors.js';
+import type { CompiledValue } from '../expr/types.js';
+import type { Fallback, Retry } from './chain-file.generated.js';
+import { deepFreeze } from './deep-freeze.js';
+import type { BackoffPolicy, FallbackPolicy, RetryPolicy } from './plan.js';
 
 // Defaults chosen to match what users of Step Functions and Temporal expect: one attempt unless
 // asked, exponential backoff from 1 s doubling up to 30 s, with full jitter.
@@ -20,6 +23,15 @@ export function compileRetry(retry: Retry | undefined): RetryPolicy {
   return Object.freeze({
     maxAttempts: retry.max_attempts ?? 1,
     backoff: Object.freeze(backoff),
-    ...(retry.retry_on ? { retryOn: new Set(retry.retry_on) } : {}),
+    ...(retry.retry_on ? { retryOn: new Set(retry.retry_on.map(failureCode)) } : {}),
   });
+}
+
+/** Schema-checked `fallback` to its tagged form; `value` compiles an `input_map` found at a key. */
+export function compileFallback(fallback: Fallback, value: (v: unknown, key: string) => CompiledValue): FallbackPolicy {
+  const input = fallback.input_map !== undefined ? value(fallback.input_map, 'input_map') : undefined;
+  const output = 'output' in fallback ? { value: deepFreeze(fallback.output) } : undefined;
+  if (fallback.tool !== undefined) return Object.freeze({ kind: 'tool', tool: fallback.tool, ...(input ? { input } : {}), ...(output ? { output } : {}) });
+  if (input !== undefined) return Object.freeze({ kind: 'input', input, ...(output ? { output } : {}) });
+  return Object.freeze({ kind: 'output', output: output ?? { value: null } });
 }

@@ -3,10 +3,9 @@ import { parseDuration } from '../expr/duration.js';
 import type { CompiledValue, PathRef } from '../expr/types.js';
 import type { Step, StepKind } from './chain-file.generated.js';
 import { agentMessages, compileAgent } from './compile-agent.js';
-import { compileRetry } from './compile-policies.js';
-import { deepFreeze } from './deep-freeze.js';
+import { compileFallback, compileRetry } from './compile-policies.js';
 import type { DiagnosticSink } from '../loader/diagnostic-sink.js';
-import type { FallbackPolicy, PlanStep } from './plan.js';
+import type { PlanStep } from './plan.js';
 
 // One step's policies and expressions, compiled to the closures a run calls. Graph fields are
 // filled in by compile-chain once every step is known.
@@ -59,26 +58,22 @@ export function compileStep(raw: RawStep, index: number, sink: DiagnosticSink): 
     sink.error('BAD_VALUE', `${pointer}/max_concurrency`, `step '${raw.name}' sets max_concurrency without for_each`);
   }
 
-  let fallback: FallbackPolicy | undefined;
-  const fb = raw.retry?.fallback;
-  if (fb) {
-    fallback = Object.freeze({
-      ...(fb.input_map !== undefined ? { input: value(fb.input_map, `${pointer}/retry/fallback/input_map`) } : {}),
-      ...(fb.tool !== undefined ? { tool: fb.tool } : {}),
-      ...('output' in fb ? { output: deepFreeze(fb.output) } : {}),
-      hasOutput: 'output' in fb,
-    });
+  // SPEC §2.7: `fallback` under `retry`, or directly on the step.
+  if (raw.fallback !== undefined && raw.retry?.fallback !== undefined) {
+    sink.error('BAD_VALUE', `${pointer}/fallback`, `step '${raw.name}' has a fallback both on the step and under retry; keep one`);
   }
+  const fallbackAt = raw.fallback !== undefined ? `${pointer}/fallback` : `${pointer}/retry/fallback`;
+  const fb = raw.fallback ?? raw.retry?.fallback;
+  const fallback = fb ? compileFallback(fb, (v, at) => value(v, `${fallbackAt}/${at}`)) : undefined;
 
   const timeoutMs = parseDuration(raw.timeout);
   const body: CompiledStepBody = {
     index,
     name: raw.name,
     pointer,
-    kind: raw.tool !== undefined ? 'tool' : raw.chain !== undefined ? 'chain' : 'agent',
-    target: raw.tool ?? raw.chain ?? `agent ${agent!.model}`,
+    target: agent ? { kind: 'agent', agent } : raw.tool !== undefined ? { kind: 'tool', tool: raw.tool } : { kind: 'chain', chain: raw.chain! },
+    label: agent ? `agent ${agent.model}` : raw.tool !== undefined ? raw.tool : `chain ${raw.chain!}`,
     input,
-    ...(agent ? { agent } : {}),
     ...(when ? { when } : {}),
     ...(forEach ? { forEach } : {}),
     ...(timeoutMs !== undefined ? { timeoutMs } : {}),

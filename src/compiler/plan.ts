@@ -1,3 +1,4 @@
+import type { RetryPolicy } from '../call/types.js';
 import type { JsonSchema } from '../common/json.js';
 import type { CompiledCondition, CompiledPath, CompiledValue } from '../expr/types.js';
 
@@ -5,30 +6,28 @@ import type { CompiledCondition, CompiledPath, CompiledValue } from '../expr/typ
 // walks these structures and parses nothing.
 
 
-export interface BackoffPolicy {
-  readonly initialMs: number;
-  readonly factor: number;
-  readonly maxMs: number;
-  readonly jitter: 'none' | 'full';
+export type { BackoffPolicy, RetryPolicy } from '../call/types.js';
+
+/** A fixed value a fallback ends with (the value itself may be null). */
+export interface FixedOutput {
+  readonly value: unknown;
 }
 
-export interface RetryPolicy {
-  /** Total attempts, the first included (1 = no retry). */
-  readonly maxAttempts: number;
-  readonly backoff: BackoffPolicy;
-  /** Error codes to retry; undefined = every code except VALIDATION_FAILED and APPROVAL_DENIED. */
-  readonly retryOn?: ReadonlySet<string>;
-}
+/**
+ * What is tried once after the last attempt fails (SPEC §2.7): the step's tool with overrides
+ * merged over its arguments, or another tool (with or without overrides) — either possibly followed
+ * by a fixed output if that call fails too — or a fixed output alone.
+ */
+export type FallbackPolicy =
+  | { readonly kind: 'input'; readonly input: CompiledValue; readonly output?: FixedOutput }
+  | { readonly kind: 'tool'; readonly tool: string; readonly input?: CompiledValue; readonly output?: FixedOutput }
+  | { readonly kind: 'output'; readonly output: FixedOutput };
 
-export interface FallbackPolicy {
-  /** Overrides merged over the step's own arguments (an object value). */
-  readonly input?: CompiledValue;
-  /** Another tool to call instead. */
-  readonly tool?: string;
-  /** A fixed output; meaningful only when `hasOutput` (the value itself may be null). */
-  readonly output?: unknown;
-  readonly hasOutput: boolean;
-}
+/** What a step runs. */
+export type StepTarget =
+  | { readonly kind: 'tool'; readonly tool: string }
+  | { readonly kind: 'chain'; readonly chain: string }
+  | { readonly kind: 'agent'; readonly agent: AgentPlan };
 
 /**
  * An `agent` step's fixed settings (SPEC §4). Its `system` and `prompt` are the step's `input`
@@ -54,13 +53,11 @@ export interface PlanStep {
   readonly pointer: string;
   readonly line: number;
   readonly col: number;
-  readonly kind: 'tool' | 'chain' | 'agent';
-  /** The tool (`name` or `plugin/name`) or sub-chain name; for an agent, `agent <model>` (a label). */
-  readonly target: string;
+  readonly target: StepTarget;
+  /** What it runs, for people: the tool (`name` or `plugin/name`), `chain NAME`, or `agent MODEL`. */
+  readonly label: string;
   /** The arguments: always an object value (for an agent, `{ prompt, system? }`). */
   readonly input: CompiledValue;
-  /** Present exactly when `kind` is 'agent'. */
-  readonly agent?: AgentPlan;
   readonly when?: CompiledCondition;
   readonly forEach?: { readonly items: CompiledPath; readonly maxConcurrency?: number };
   readonly timeoutMs?: number;
@@ -97,6 +94,8 @@ export interface ChainPlan {
   readonly order: readonly number[];
   /** Steps that wait for nothing. */
   readonly roots: readonly number[];
+  /** By step index, how many steps each waits for: what a run's countdown per step starts from. */
+  readonly waitCounts: readonly number[];
   /** The `outputs` map as an object value; undefined = the output of the last step that ran. */
   readonly outputs?: CompiledValue;
   readonly concurrency?: number;

@@ -1,5 +1,5 @@
 import type { ErrorObject } from 'ajv';
-import type { DiagnosticCode } from '../common/errors.js';
+import type { ErrorCode } from '../common/errors.js';
 import { describeKind, didYouMean, suggestionSuffix } from '../common/errors.js';
 import { validateChainFile } from '../schema-validators.js';
 import { childPointer, pointerTokens, valueAtPointer } from '../common/json-pointer.js';
@@ -21,7 +21,7 @@ export function checkChainSchema(value: unknown, sink: DiagnosticSink): boolean 
   return false;
 }
 
-type Add = (code: DiagnosticCode, pointer: string, message: string, atKey?: boolean, suggestion?: string) => void;
+type Add = (code: ErrorCode, pointer: string, message: string, atKey?: boolean, suggestion?: string) => void;
 
 function describe(e: ErrorObject, root: unknown, add: Add): void {
   const at = e.instancePath;

@@ -1,12 +1,15 @@
-import type { AgentToolCall, AgentTurn } from '../llm/agent/types.js';
-import type { StepError } from './step-error.js';
+import type { FallbackKind } from '../call/index.js';
+import type { StepError } from '../common/errors.js';
+import type { TokenUsage } from './agent-step.js';
+import type { SkipReason, StepRecord } from './step-state.js';
 
 // The events of SPEC §8 as one typed union. They are built only when someone listens (`onEvent`),
-// as plain objects, and emitted synchronously at the moment the state changes, so their order is
-// the order of the changes: run:started first, run:finished last, and for each step
+// from the step transitions (step-state.ts) at the moment they happen, so their order is the
+// order of the changes: run:started first, run:finished last, and for each step
 // started → (retrying)* → succeeded | failed, or a lone skipped. An `agent` step also reports each
-// model turn (agent:turn) and each answered tool call (agent:tool_call) between its started and
-// its end; the chains its model calls are sub-runs whose `parent` is that step.
+// model turn (agent:turn), each tool call its model made as step events of its own (the step
+// `AGENT›TOOL`, with the call's id), and each answered call (agent:tool_call); the chains its model
+// calls are sub-runs whose `parent` is that step.
 
 /** Set on every event of a sub-chain's run: the run and step that started it. */
 export interface ParentRef {
@@ -22,23 +25,14 @@ interface EventBase {
   readonly parent?: ParentRef;
 }
 
-export type FallbackKind = 'input' | 'tool' | 'output';
-
-/**
- * The unit of checkpointing (SPEC §7): what a store persists when a step finishes, and all a
- * resumed run needs to treat the step as done. Every terminal step event carries these fields.
- */
-export interface StepRecord {
+/** Where a step event happened inside its step: an element of a for_each, a call of an agent's model. */
+interface StepEventBase extends EventBase {
   readonly step: string;
   readonly index: number;
-  readonly status: 'succeeded' | 'failed' | 'skipped';
-  /** Tool calls made (for `for_each`, the most any one item needed; 0 when skipped). */
-  readonly attempts: number;
-  /** Present when succeeded, and when failed with `on_error: continue` (`{ error: { code, message } }`). */
-  readonly output?: unknown;
-  readonly error?: StepError;
-  readonly started_at: number;
-  readonly duration_ms: number;
+  /** The element's position, for a `for_each` step. */
+  readonly item?: number;
+  /** Set on the step events of a tool call an agent's model made: its id and the model turn. */
+  readonly call?: { readonly id: string; readonly turn: number };
 }
 
 export interface RunStartedEvent extends EventBase {
@@ -46,17 +40,13 @@ export interface RunStartedEvent extends EventBase {
   readonly input: unknown;
 }
 
-export interface StepStartedEvent extends EventBase {
+export interface StepStartedEvent extends StepEventBase {
   readonly type: 'step:started';
-  readonly step: string;
-  readonly index: number;
   readonly attempt: number;
 }
 
-export interface StepRetryingEvent extends EventBase {
+export interface StepRetryingEvent extends StepEventBase {
   readonly type: 'step:retrying';
-  readonly step: string;
-  readonly index: number;
   /** The attempt that just failed. */
   readonly attempt: number;
   readonly error: StepError;
@@ -66,32 +56,27 @@ export interface StepRetryingEvent extends EventBase {
   readonly delay_ms: number;
   /** Set when what comes next is the fallback rather than another attempt. */
   readonly fallback?: FallbackKind;
-  /** The element's position, for a `for_each` step. */
-  readonly item?: number;
 }
 
-export interface StepSucceededEvent extends EventBase, StepRecord {
+export interface StepSucceededEvent extends StepEventBase, StepRecord {
   readonly type: 'step:succeeded';
   readonly status: 'succeeded';
   readonly attempt: number;
   readonly output: unknown;
-  /** Set when the output came from a fallback. */
-  readonly fallback?: FallbackKind;
 }
 
-export interface StepFailedEvent extends EventBase, StepRecord {
+export interface StepFailedEvent extends StepEventBase, StepRecord {
   readonly type: 'step:failed';
   readonly status: 'failed';
   readonly attempt: number;
   readonly error: StepError;
 }
 
-export interface StepSkippedEvent extends EventBase, StepRecord {
+export interface StepSkippedEvent extends StepEventBase, StepRecord {
   readonly type: 'step:skipped';
   readonly status: 'skipped';
   readonly attempt: 0;
-  /** `when`: its own condition was false; `dependency`: a step it reads or depends on was skipped. */
-  readonly reason: 'when' | 'dependency';
+  readonly reason: SkipReason;
 }
 
 export interface RunFinishedEvent extends EventBase {
@@ -100,6 +85,39 @@ export interface RunFinishedEvent extends EventBase {
   readonly duration_ms: number;
   readonly outputs: unknown;
   readonly error?: RunError;
+}
+
+/** One model response of an agent step. */
+export interface AgentTurn {
+  /** 1-based. */
+  readonly turn: number;
+  readonly model: string;
+  readonly finish_reason: string | null;
+  readonly content: string | null;
+  /** The calls the model asked for, by id and the name it used. */
+  readonly tool_calls: readonly { readonly id: string; readonly name: string }[];
+  /** This turn's usage. */
+  readonly usage: TokenUsage;
+  /** Every turn's total tokens so far, this one included. */
+  readonly total_tokens: number;
+  /** The HTTP round trip. */
+  readonly duration_ms: number;
+}
+
+/** One executed tool call of an agent step, as the model will read it. */
+export interface AgentToolCall {
+  readonly turn: number;
+  readonly tool_call_id: string;
+  /** The function name the model used. */
+  readonly name: string;
+  /** The tool (qualified name) or chain it resolved to; undefined when the name is not one the agent offers. */
+  readonly target?: { readonly kind: 'tool' | 'chain'; readonly name: string };
+  /** Parsed arguments, or the raw text when they were not JSON. */
+  readonly arguments: unknown;
+  readonly is_error: boolean;
+  /** What went back to the model. */
+  readonly content: string;
+  readonly duration_ms: number;
 }
 
 /** Where inside a running `agent` step an agent event happened. */
@@ -123,9 +141,11 @@ export interface AgentToolCallEvent extends AgentEventBase, AgentToolCall {
 
 export type StepFinishedEvent = StepSucceededEvent | StepFailedEvent | StepSkippedEvent;
 
+export type StepEvent = StepStartedEvent | StepRetryingEvent | StepFinishedEvent;
+
 export type AgentEvent = AgentTurnEvent | AgentToolCallEvent;
 
-export type RunEvent = RunStartedEvent | StepStartedEvent | StepRetryingEvent | StepFinishedEvent | AgentEvent | RunFinishedEvent;
+export type RunEvent = RunStartedEvent | StepEvent | AgentEvent | RunFinishedEvent;
 
 export type RunEventType = RunEvent['type'];
 
@@ -138,15 +158,6 @@ export interface RunError extends StepError {
 
 /** The StepRecord inside a terminal step event: exactly what a run store persists. */
 export function toStepRecord(event: StepFinishedEvent): StepRecord {
-  const { step, index, status, attempts, output, error, started_at, duration_ms } = event;
-  return {
-    step,
-    index,
-    status,
-    attempts,
-    ...(output !== undefined ? { output } : {}),
-    ...(error !== undefined ? { error } : {}),
-    started_at,
-    duration_ms,
-  };
+  const { step, index, status, attempts, output, error, started_at, duration_ms, fallback, reason } = event;
+  return { step, index, status, attempts, output, error, started_at, duration_ms, fallback, reason };
 }

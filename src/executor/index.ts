@@ -1,31 +1,54 @@
 // The executor: plan + input → result (STYLE 1: it never sees YAML and never compiles).
-export { executeChain } from './run-chain.js';
+import type { ChainPlan } from '../compiler/plan.js';
+import type { ToolSet } from '../registry/types.js';
+import type { ParentRef } from './events.js';
+import { Run } from './run.js';
+import type { StepRecord } from './step-state.js';
+import type { ExecutorHost, RunOptions, RunResult } from './types.js';
+
+/**
+ * Runs `plan` once. Never rejects for anything a user or a tool did: failures are in the result.
+ * `restored` holds recorded step results by step name: recorded successes are not run again.
+ */
+export function executeChain(
+  host: ExecutorHost,
+  plan: ChainPlan,
+  tools: ToolSet,
+  input: unknown,
+  options: RunOptions = {},
+  parent?: ParentRef,
+  restored?: ReadonlyMap<string, StepRecord>,
+): Promise<RunResult> {
+  return new Run(host, plan, options, parent).start(tools, input, restored);
+}
+
 export { systemClock, sleep, type Clock, type TimerHandle } from '../common/clock.js';
 export { createSlots, type Slots } from './slots.js';
-export { backoffDelay, isRetryable } from './backoff.js';
-export { checkRunInput, type InputResult } from './run-inputs.js';
-export { bindTools, type BoundPlan } from './bind-tools.js';
+export { createInputChecker, type CheckInput, type InputResult } from './run-inputs.js';
+export { createBinder, type Binder, type BoundPlan } from './call-sites.js';
+export { chainCallee } from './step-callees.js';
 export { toStepRecord } from './events.js';
+export { transition, effectsOf, PENDING, type StepState, type StepInput, type StepRecord, type StepStatus, type FinalStatus, type SkipReason } from './step-state.js';
 export type {
   AgentEvent,
+  AgentToolCall,
   AgentToolCallEvent,
+  AgentTurn,
   AgentTurnEvent,
   EventListener,
-  FallbackKind,
   ParentRef,
   RunError,
   RunEvent,
   RunEventType,
   RunFinishedEvent,
   RunStartedEvent,
+  StepEvent,
   StepFailedEvent,
   StepFinishedEvent,
-  StepRecord,
   StepRetryingEvent,
   StepSkippedEvent,
   StepStartedEvent,
   StepSucceededEvent,
 } from './events.js';
-export type { StepError } from './step-error.js';
-export type { StepStatus } from './step-state.js';
-export type { ExecutorHost, LogEntry, RunOptions, RunResult, StepSummary } from './types.js';
+export type { AgentHost, AgentMessages, AgentRequest, AgentRunner, AgentTarget, TokenUsage, ToolCallProgress } from './agent-step.js';
+export type { ExecutorHost, LogEntry, RecordingRun, RunOptions, RunResult, StepSummary } from './types.js';

@@ -1,41 +1,47 @@
 import type { ChainPlan } from '../compiler/plan.js';
-import { compileSchema, type ValidateFunction } from '../registry/ajv-instances.js';
+import type { JsonSchema } from '../common/json.js';
+import type { ValidateFunction } from '../registry/ajv-instances.js';
 import { toProblems } from '../registry/argument-problems.js';
 import { planCopy, type CopyArgs } from '../registry/copy-args.js';
 import type { ArgumentProblem } from '../registry/types.js';
 
 // A run's input, validated against the chain's `inputs` schema with defaults filled and strings
-// coerced (`--input n=5` arrives as '5' and becomes 5 where the schema says integer). The
-// validator is compiled once per plan and kept in a WeakMap, so it goes when the plan goes.
-// Ajv writes defaults and coerced values into what it checks, so it checks a copy.
+// coerced (`--input n=5` arrives as '5' and becomes 5 where the schema says integer). Each engine
+// has its own checker; it compiles a plan's validator once, with the engine's schema compiler, and
+// keeps it in a WeakMap, so it goes when the plan goes. Ajv writes defaults and coerced values
+// into what it checks, so it checks a copy.
 
 interface InputChecker {
   readonly validate: ValidateFunction;
   readonly copy: CopyArgs;
 }
 
-const checkers = new WeakMap<ChainPlan, InputChecker>();
-
 export type InputResult =
   | { readonly ok: true; readonly input: Record<string, unknown> }
   | { readonly ok: false; readonly message: string; readonly problems: readonly ArgumentProblem[] };
 
-function checkerFor(plan: ChainPlan): InputChecker {
-  let checker = checkers.get(plan);
-  if (!checker) {
-    checker = { validate: compileSchema(plan.inputs.schema, 'arguments').validate, copy: planCopy(plan.inputs.schema) };
-    checkers.set(plan, checker);
-  }
-  return checker;
+export type CheckInput = (plan: ChainPlan, input: unknown) => InputResult;
+
+/** A run-input checker whose validators `compile` makes (arguments use: defaults filled, types coerced). */
+export function createInputChecker(compile: (schema: JsonSchema) => ValidateFunction): CheckInput {
+  const checkers = new WeakMap<ChainPlan, InputChecker>();
+  return (plan, input) => {
+    let checker = checkers.get(plan);
+    if (!checker) {
+      checker = { validate: compile(plan.inputs.schema), copy: planCopy(plan.inputs.schema) };
+      checkers.set(plan, checker);
+    }
+    return checkRunInput(plan, checker, input);
+  };
 }
 
-export function checkRunInput(plan: ChainPlan, input: unknown): InputResult {
+function checkRunInput(plan: ChainPlan, checker: InputChecker, input: unknown): InputResult {
   const given = input === undefined || input === null ? {} : input;
   if (typeof given !== 'object' || Array.isArray(given)) {
     const problem = { path: '', message: 'the input must be an object of named values', expected: 'object' };
     return { ok: false, message: `invalid input for chain '${plan.name}': ${problem.message}`, problems: [problem] };
   }
-  const { validate, copy } = checkerFor(plan);
+  const { validate, copy } = checker;
   const copied = copy(given as Record<string, unknown>);
   if (validate(copied)) return { ok: true, input: copied };
   const problems = toProblems(validate.errors, 'the input');

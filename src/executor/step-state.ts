@@ -1,33 +1,150 @@
-// A step's status as a small integer in a per-run array: allocation-free transitions on the
-// hot path. Every change goes through `advance`, the one place that knows which moves are legal;
-// an illegal move is a bug in the executor and throws.
+import type { StepError } from '../common/errors.js';
+import type { FallbackKind, RetryReport } from '../call/index.js';
 
-export const PENDING = 0;
-export const RUNNING = 1;
-export const SUCCEEDED = 2;
-export const FAILED = 3;
-export const SKIPPED = 4;
+// A step's life as data (SPEC §2.7): an explicit state union, and one pure function that says what
+// an input does to a state. The scheduler (run.ts) keeps one state per step, feeds it inputs, and
+// performs the effects `effectsOf` names; events are derived from the same transitions. A step
+// reaches a final state only through `transition`, and the record that final state carries is
+// exactly what a run store persists — so a resumed run is rebuilt by feeding stored records back
+// in as `restore` inputs.
+//
+//   pending ─start→ validating ─attempt→ running ⇄ retrying
+//      │                 └──────────────────┴─────────┴─succeed | fail | abort→ succeeded | failed
+//      ├─skip→ skipped
+//      └─restore→ succeeded | failed | skipped (a recorded result)
 
-export type StatusCode = typeof PENDING | typeof RUNNING | typeof SUCCEEDED | typeof FAILED | typeof SKIPPED;
+export type StepStatus = 'pending' | 'validating' | 'running' | 'retrying' | 'succeeded' | 'failed' | 'skipped';
 
-/** The statuses a run reports (SPEC §5). `validating` and `retrying` are moments of `running`, visible in events. */
-export type StepStatus = 'pending' | 'running' | 'succeeded' | 'failed' | 'skipped';
+export type FinalStatus = 'succeeded' | 'failed' | 'skipped';
 
-export const STATUS_NAMES: readonly StepStatus[] = ['pending', 'running', 'succeeded', 'failed', 'skipped'];
+/** The unit of checkpointing (SPEC §7.1): a step's result, as a run store keeps it. */
+export interface StepRecord {
+  readonly step: string;
+  readonly index: number;
+  readonly status: FinalStatus;
+  /** Tool calls made (for `for_each`, the most any one element needed; 0 when skipped). */
+  readonly attempts: number;
+  /** Present when succeeded, and when failed with `on_error: continue` (`{ error: { code, message } }`). */
+  readonly output?: unknown;
+  readonly error?: StepError;
+  readonly started_at: number;
+  readonly duration_ms: number;
+  /** Set when the output came from a fallback. */
+  readonly fallback?: FallbackKind;
+  /** Why a skipped step was skipped: its own `when`, or a skipped step it reads or depends on. */
+  readonly reason?: SkipReason;
+}
 
-// Bit `to` of LEGAL[from] is set when from → to is allowed. Terminal statuses allow nothing.
-const LEGAL: readonly number[] = [
-  (1 << RUNNING) | (1 << SKIPPED), // pending: starts, or is skipped without starting
-  (1 << SUCCEEDED) | (1 << FAILED), // running: ends
-  0,
-  0,
-  0,
-];
+export type SkipReason = 'when' | 'dependency';
 
-export function advance(statuses: number[], index: number, to: StatusCode): void {
-  const from = statuses[index]!;
-  if ((LEGAL[from]! & (1 << to)) === 0) {
-    throw new Error(`executor bug: step ${index} cannot go from ${STATUS_NAMES[from]} to ${STATUS_NAMES[to]}`);
+export type StepState =
+  | { readonly status: 'pending' }
+  | { readonly status: 'validating'; readonly started_at: number }
+  | { readonly status: 'running' | 'retrying'; readonly started_at: number; readonly attempt: number }
+  | { readonly status: FinalStatus; readonly record: StepRecord };
+
+export type ActiveState = Extract<StepState, { started_at: number }>;
+export type FinalState = Extract<StepState, { record: StepRecord }>;
+
+export const PENDING: StepState = Object.freeze({ status: 'pending' });
+
+export type StepInput =
+  | { readonly type: 'start'; readonly at: number }
+  /** An attempt began (the first one ends validation). */
+  | { readonly type: 'attempt'; readonly attempt: number }
+  /** An attempt failed and another (or the fallback) follows; `item` for one element of a for_each. */
+  | { readonly type: 'retry'; readonly report: RetryReport; readonly item: number | undefined }
+  | { readonly type: 'succeed'; readonly at: number; readonly output: unknown; readonly attempts: number; readonly fallback: FallbackKind | undefined }
+  | { readonly type: 'fail'; readonly at: number; readonly error: StepError; readonly attempts: number }
+  /** The run is stopping: a step still at work fails with the stop's error. */
+  | { readonly type: 'abort'; readonly at: number; readonly error: StepError }
+  | { readonly type: 'skip'; readonly at: number; readonly reason: SkipReason }
+  | { readonly type: 'restore'; readonly record: StepRecord };
+
+/** What of the plan step the transitions need. */
+export interface StepRules {
+  readonly name: string;
+  readonly index: number;
+  readonly onError: 'fail' | 'continue';
+}
+
+export function isActive(state: StepState): state is ActiveState {
+  return 'started_at' in state;
+}
+
+export function isFinal(state: StepState): state is FinalState {
+  return 'record' in state;
+}
+
+/** The next state, or undefined when the input does not apply (a late result after the step ended). */
+export function transition(state: StepState, input: StepInput, step: StepRules): StepState | undefined {
+  switch (input.type) {
+    case 'start':
+      return state.status === 'pending' ? { status: 'validating', started_at: input.at } : undefined;
+    case 'skip':
+      return state.status === 'pending' ? final(step, 'skipped', input.at, input.at, 0, undefined, undefined, undefined, input.reason) : undefined;
+    case 'restore':
+      return state.status === 'pending' ? { status: input.record.status, record: input.record } : undefined;
+    case 'attempt':
+      if (!isActive(state)) return undefined;
+      // for_each elements report their own attempts: the step counts the most any one needed.
+      return { status: 'running', started_at: state.started_at, attempt: Math.max(input.attempt, 'attempt' in state ? state.attempt : 0) };
+    case 'retry':
+      if (state.status !== 'running') return undefined;
+      // An element retrying leaves its for_each step running.
+      return input.item !== undefined ? state : { status: 'retrying', started_at: state.started_at, attempt: state.attempt };
+    case 'succeed':
+      if (!isActive(state)) return undefined;
+      return final(step, 'succeeded', state.started_at, input.at, input.attempts, input.output, undefined, input.fallback, undefined);
+    case 'fail': {
+      if (!isActive(state)) return undefined;
+      const output = step.onError === 'continue' ? { error: { code: input.error.code, message: input.error.message } } : undefined;
+      return final(step, 'failed', state.started_at, input.at, input.attempts, output, input.error, undefined, undefined);
+    }
+    case 'abort':
+      if (!isActive(state)) return undefined;
+      return final(step, 'failed', state.started_at, input.at, 'attempt' in state ? state.attempt : 0, undefined, input.error, undefined, undefined);
   }
-  statuses[index] = to;
+}
+
+function final(
+  step: StepRules,
+  status: FinalStatus,
+  startedAt: number,
+  at: number,
+  attempts: number,
+  output: unknown,
+  error: StepError | undefined,
+  fallback: FallbackKind | undefined,
+  reason: SkipReason | undefined,
+): FinalState {
+  // Every key present (absent ones undefined, which JSON leaves out): one object shape for all records.
+  const record: StepRecord = { step: step.name, index: step.index, status, attempts, output, error, started_at: startedAt, duration_ms: at - startedAt, fallback, reason };
+  return { status, record };
+}
+
+// Effects, as bits: a transition names what the scheduler must do, and the scheduler does only that.
+/** Emit the event the input stands for (when someone listens). */
+export const EMIT = 1;
+/** Hand the final record to the recorder (a run store). */
+export const RECORD = 2;
+/** Put the step's output in the run context, under its name. */
+export const WRITE_OUTPUT = 4;
+/** Give back the engine slot the step held. */
+export const FREE_SLOT = 8;
+/** Let the steps that wait for this one count it as done. */
+export const RELEASE_DEPENDENTS = 16;
+/** Stop the run: the step failed for good and `on_error` is `fail`. */
+export const STOP_RUN = 32;
+
+export function effectsOf(prev: StepState, next: StepState, input: StepInput, step: StepRules): number {
+  if (input.type === 'attempt') return 0;
+  if (!isFinal(next)) return EMIT;
+  const restored = input.type === 'restore';
+  let effects = restored ? 0 : EMIT | RECORD;
+  if (isActive(prev)) effects |= FREE_SLOT;
+  if (next.record.output !== undefined || next.status === 'succeeded') effects |= WRITE_OUTPUT;
+  if (next.status !== 'failed' || step.onError === 'continue') effects |= RELEASE_DEPENDENTS;
+  else if (input.type === 'fail') effects |= STOP_RUN;
+  return effects;
 }

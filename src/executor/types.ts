@@ -1,10 +1,13 @@
-import type { ChainPlan } from '../compiler/plan.js';
-import type { ApproveCallback, ToolSet } from '../registry/types.js';
 import type { Clock } from '../common/clock.js';
-import type { EventListener, ParentRef, RunError } from './events.js';
+import type { StepError } from '../common/errors.js';
+import type { ChainPlan } from '../compiler/plan.js';
+import type { ApproveCallback } from '../registry/types.js';
+import type { AgentRunner } from './agent-step.js';
+import type { Binder } from './call-sites.js';
+import type { EventListener, RunError } from './events.js';
+import type { InputResult } from './run-inputs.js';
 import type { Slots } from './slots.js';
-import type { StepError } from './step-error.js';
-import type { StepStatus } from './step-state.js';
+import type { FinalStatus, StepRecord } from './step-state.js';
 
 /** What a caller passes to one run (SPEC §6). */
 export interface RunOptions {
@@ -20,7 +23,8 @@ export interface RunOptions {
 
 /** One step in a run's result (SPEC §5). Step outputs are in the events and, through `outputs`, in the result. */
 export interface StepSummary {
-  readonly status: StepStatus;
+  /** `pending` for a step that never started (the run stopped first). */
+  readonly status: FinalStatus | 'pending';
   readonly attempts: number;
   readonly duration_ms: number;
   readonly error?: StepError;
@@ -46,7 +50,16 @@ export interface LogEntry {
   readonly fields?: Record<string, unknown>;
 }
 
-/** What the engine lends the executor: time, randomness, the global limit, and the chains for `chain:` steps. */
+/** A run, as the recorder of its step results sees it. */
+export interface RecordingRun {
+  readonly runId: string;
+  readonly plan: ChainPlan;
+}
+
+/**
+ * What the engine lends the executor: time, randomness, the global limit, the chains for `chain:`
+ * steps, the language-model runner for `agent:` steps, and its caches.
+ */
 export interface ExecutorHost {
   readonly clock: Clock;
   /** Uniform in [0, 1): backoff jitter. */
@@ -58,10 +71,12 @@ export interface ExecutorHost {
   chain(name: string): ChainPlan | undefined;
   /** Where `ctx.log()` lines go. */
   log(entry: LogEntry): void;
-}
-
-/** Internal: what a sub-chain's run inherits from its parent. */
-export interface ChildRunSettings {
-  readonly parent: ParentRef;
-  readonly tools: ToolSet;
+  /** Binds plans to tools (a cache per engine). */
+  readonly binder: Binder;
+  /** A run's input checked against its chain's `inputs` (validators compiled once per plan, per engine). */
+  checkInput(plan: ChainPlan, input: unknown): InputResult;
+  /** Runs `agent:` steps; without it they fail. */
+  readonly agents?: AgentRunner;
+  /** Receives each step result the moment it is final: what a run store persists (SPEC §7.1). */
+  readonly record?: (run: RecordingRun, record: StepRecord) => void;
 }

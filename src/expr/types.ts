@@ -1,4 +1,4 @@
-import type { DiagnosticCode } from '../common/errors.js';
+import type { ErrorCode } from '../common/errors.js';
 
 /**
  * The run context: chain inputs and finished steps' outputs by name. The executor may hand a
@@ -44,7 +44,7 @@ export interface CompiledCondition {
 }
 
 export interface ExprProblem {
-  readonly code: Extract<DiagnosticCode, 'BAD_JSONPATH' | 'BAD_TEMPLATE' | 'BAD_EXPRESSION'>;
+  readonly code: Extract<ErrorCode, 'BAD_JSONPATH' | 'BAD_TEMPLATE' | 'BAD_EXPRESSION'>;
   readonly message: string;
   /** RFC 6901 pointer relative to the pointer passed to the compiler ('' for the value itself). */
   readonly pointer: string;

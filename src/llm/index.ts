@@ -15,6 +15,7 @@ export { parseToolCalls } from './parse/parse-tool-calls.js';
 export { parseLenientJson, type JsonAttempt } from './parse/lenient-json.js';
 export type { ToolCall, ParseProblem, ParseResult } from './parse/types.js';
 
-export { executeToolCalls, type ExecutionEngine, type ToolCallInput } from './execute/execute-tool-calls.js';
-export type { ExecuteOptions, CallRetryOptions, ToolCallReport } from './execute/execute-options.js';
+export { executeToolCalls, type ToolCallInput } from './execute/execute-tool-calls.js';
+export type { ExecuteOptions, CallRetryOptions, CallProgress, ToolCallReport } from './execute/execute-options.js';
+export type { CallTargets, ChainCallOptions } from './call-targets.js';
 export { DEFAULT_MAX_RESULT_CHARS, type ToolMessage } from './execute/tool-message.js';

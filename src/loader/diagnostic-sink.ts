@@ -1,4 +1,4 @@
-import type { Diagnostic, DiagnosticCode } from '../common/errors.js';
+import type { Diagnostic, ErrorCode } from '../common/errors.js';
 import type { SourceMap } from './types.js';
 
 /** Collects the problems of one file, each placed at its node through the source map. */
@@ -12,7 +12,7 @@ export class DiagnosticSink {
   ) {}
 
   /** Reports at the value of `pointer`, or at its key with `atKey` (unknown keys, names). */
-  error(code: DiagnosticCode, pointer: string, message: string, options: { atKey?: boolean; suggestion?: string } = {}): void {
+  error(code: ErrorCode, pointer: string, message: string, options: { atKey?: boolean; suggestion?: string } = {}): void {
     const key = `${code} ${pointer} ${message}`;
     if (this.seen.has(key)) return;
     this.seen.add(key);

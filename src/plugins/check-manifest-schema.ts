@@ -1,6 +1,6 @@
 import type { ErrorObject } from 'ajv';
 import { DiagnosticSink } from '../loader/diagnostic-sink.js';
-import type { Diagnostic, DiagnosticCode } from '../common/errors.js';
+import type { Diagnostic, ErrorCode } from '../common/errors.js';
 import type { SourceMap } from '../loader/index.js';
 import { pointerTokens } from '../common/json-pointer.js';
 import { unknownKey } from '../schema-errors.js';
@@ -17,7 +17,7 @@ function label(pointer: string): string {
 }
 
 interface Problem {
-  readonly code: DiagnosticCode;
+  readonly code: ErrorCode;
   readonly pointer: string;
   readonly message: string;
   readonly atKey?: boolean;

@@ -1,6 +1,6 @@
 import { realpath } from 'node:fs/promises';
 import { relative } from 'node:path';
-import { type Diagnostic, type DiagnosticCode, hasErrors, ToolchainError } from '../common/errors.js';
+import { type Diagnostic, type ErrorCode, hasErrors, ToolchainError } from '../common/errors.js';
 import type { SourceMap } from '../loader/index.js';
 import { buildTool } from '../registry/build-tool.js';
 import type { ToolDefinition } from '../registry/types.js';
@@ -36,7 +36,7 @@ const IMPORT_TIMEOUT_MS = 10_000;
 
 type Tool = NonNullable<PluginManifest['tools']>[number];
 
-function place(file: string, sourceMap: SourceMap, pointer: string, code: DiagnosticCode, message: string, severity: Diagnostic['severity'] = 'error'): Diagnostic {
+function place(file: string, sourceMap: SourceMap, pointer: string, code: ErrorCode, message: string, severity: Diagnostic['severity'] = 'error'): Diagnostic {
   const { line, col } = sourceMap.valueAt(pointer);
   return { code, severity, message, file, pointer, line, col };
 }
@@ -55,7 +55,7 @@ const NOT_IMPORTED: ToolDefinition['handler'] = () => {
   throw new ToolchainError('HANDLER_LOAD', 'this handler was checked statically and not imported');
 };
 
-type HandlerOutcome = { ok: true; handler: ToolDefinition['handler'] } | { ok: false; code: DiagnosticCode; message: string };
+type HandlerOutcome = { ok: true; handler: ToolDefinition['handler'] } | { ok: false; code: ErrorCode; message: string };
 
 /**
  * Locates a tool's handler (refusing escapes) and imports it: now, on the tool's first call

@@ -1,4 +1,4 @@
-import { didYouMean, type DiagnosticCode, ToolchainError } from '../common/errors.js';
+import { didYouMean, type ErrorCode, ToolchainError } from '../common/errors.js';
 import type { ErrorObject } from './ajv-instances.js';
 import { escapeToken, pointerTokens } from '../common/json-pointer.js';
 import type { ArgumentProblem } from './types.js';
@@ -126,7 +126,7 @@ export function formatProblems(tool: string, problems: readonly ArgumentProblem[
 
 /** The ToolchainError for failed arguments (VALIDATION_FAILED) or results (RESULT_INVALID). */
 export function problemsError(
-  code: Extract<DiagnosticCode, 'VALIDATION_FAILED' | 'RESULT_INVALID'>,
+  code: Extract<ErrorCode, 'VALIDATION_FAILED' | 'RESULT_INVALID'>,
   tool: string,
   problems: readonly ArgumentProblem[],
 ): ToolchainError {

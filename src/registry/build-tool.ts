@@ -110,7 +110,6 @@ export function buildTool(def: ToolDefinition, owner: ToolOwner | undefined, set
 
   const invoke = createInvoke({
     handler: def.handler,
-    env: restrictEnv([...(owner?.env ?? []), ...(def.env ?? [])], settings.env),
     rules: { tool: qualifiedName, limitBytes: settings.limitBytes, truncate: def.truncate === true, ...(returns ? { returns: returns.get } : {}) },
     ...(ttlMs !== undefined ? { cache: createResultCache(ttlMs, settings.now) } : {}),
     ...(breakerSettings ? { breaker: createCircuitBreaker({ ...breakerSettings, now: settings.now }) } : {}),
@@ -127,6 +126,8 @@ export function buildTool(def: ToolDefinition, owner: ToolOwner | undefined, set
     ...(def.returns !== undefined ? { returns: def.returns } : {}),
     ...(timeoutMs !== undefined ? { timeoutMs } : {}),
     dangerous: def.dangerous === true,
+    describe: `tool '${qualifiedName}'`,
+    env: restrictEnv([...(owner?.env ?? []), ...(def.env ?? [])], settings.env),
     prepare,
     invoke,
   });

@@ -1,7 +1,6 @@
 // The registry's public surface: tools by name, validated and guarded, in immutable snapshots.
 export { createRegistry } from './create-registry.js';
 export { buildTool, TOOL_NAME, type BuildSettings, type BuiltTool } from './build-tool.js';
-export { checkApproval, type ApprovalInfo } from './approval.js';
 export { toolNotFound } from './tool-not-found.js';
 export { formatProblems, problemsError, toProblems, fieldLabel } from './argument-problems.js';
 export { createCircuitBreaker, type CircuitBreaker, type CircuitState } from './circuit-breaker.js';

@@ -1,24 +1,23 @@
 import { ToolchainError } from '../common/errors.js';
+import { raceSignal } from '../common/race.js';
 import { canonicalJson } from './canonical-json.js';
 import { checkResult, type ResultRules } from './check-result.js';
 import type { CircuitBreaker } from './circuit-breaker.js';
-import { abortError, toToolError } from './handler-error.js';
-import type { EnvView } from './restrict-env.js';
 import { MISS, type ResultCache } from './result-cache.js';
 import type { ToolContext, ToolHandler } from './types.js';
 
-// One call of a tool, in order: cache → circuit breaker → handler (with a restricted env) →
-// result checks → record. Arguments arrive already prepared (validated, defaults filled): the
-// executor calls Tool.prepare first, and approval for dangerous tools sits between the two.
+// One call of a tool, in order: cache → circuit breaker → handler → result checks → record.
+// Arguments arrive already prepared (validated, defaults filled): the call unit calls
+// Tool.prepare first, and approval for dangerous tools sits between the two.
 //
-// The executor enforces timeouts by racing the call, so the common path never touches
-// `ctx.signal` (the executor makes its AbortController lazily: building one costs microseconds).
-// Only a tool with a circuit breaker listens for the abort, so that a timed-out call counts as
-// a failure even when its handler ignores the signal and never settles.
+// The call unit (src/call) enforces timeouts by racing the call, so the common path never touches
+// `ctx.signal` (its AbortController is made lazily: building one costs microseconds). Only a tool
+// with a circuit breaker listens for the abort, so that a timed-out call counts as a failure even
+// when its handler ignores the signal and never settles. What a handler throws goes out as it is:
+// the call unit classifies it.
 
 export interface InvokeParts {
   readonly handler: ToolHandler;
-  readonly env: EnvView;
   readonly rules: ResultRules;
   readonly cache?: ResultCache;
   readonly breaker?: CircuitBreaker;
@@ -28,54 +27,22 @@ export interface InvokeParts {
 
 const STALE_ENTRIES = 100;
 
-/** The handler's ctx: the caller's, forwarded without copying (no getter is read early), with the tool's own env. */
-class ScopedContext implements ToolContext {
-  readonly #inner: ToolContext;
-  readonly run_id: string;
-  readonly step: string;
-  readonly attempt: number;
-  readonly env: Readonly<Record<string, string | undefined>>;
-
-  constructor(inner: ToolContext, env: Readonly<Record<string, string | undefined>>) {
-    this.#inner = inner;
-    this.run_id = inner.run_id;
-    this.step = inner.step;
-    this.attempt = inner.attempt;
-    this.env = env;
-  }
-
-  get signal(): AbortSignal {
-    return this.#inner.signal;
-  }
-
-  log(message: string, fields?: Record<string, unknown>): void {
-    this.#inner.log(message, fields);
-  }
-}
-
 function callHandler(parts: InvokeParts, args: Record<string, unknown>, ctx: ToolContext): Promise<unknown> {
-  const tool = parts.rules.tool;
-  let returned: unknown;
   try {
-    returned = parts.handler(args, new ScopedContext(ctx, parts.env()));
+    return Promise.resolve(parts.handler(args, ctx));
   } catch (error) {
-    return Promise.reject(toToolError(error, tool));
+    return Promise.reject(error as Error);
   }
-  return Promise.resolve(returned).then(undefined, (error: unknown) => {
-    throw toToolError(error, tool);
-  });
 }
 
-/** callHandler, settling as soon as the signal aborts even if the handler never does. */
+/**
+ * callHandler, settling as soon as the signal aborts even if the handler never does: a breaker
+ * must count a timed-out call that never returns as a failure.
+ */
 function callHandlerUntilAborted(parts: InvokeParts, args: Record<string, unknown>, ctx: ToolContext): Promise<unknown> {
-  const { signal } = ctx;
-  if (signal.aborted) return Promise.reject(abortError(signal, parts.rules.tool));
-  return new Promise<unknown>((resolve, reject) => {
-    const onAbort = (): void => reject(abortError(signal, parts.rules.tool));
-    signal.addEventListener('abort', onAbort, { once: true });
-    callHandler(parts, args, ctx)
-      .then(resolve, reject)
-      .finally(() => signal.removeEventListener('abort', onAbort));
+  return raceSignal(callHandler(parts, args, ctx), ctx.signal).catch((error: unknown) => {
+    if (!ctx.signal.aborted || error !== ctx.signal.reason) throw error;
+    throw error instanceof ToolchainError ? error : new ToolchainError('ABORTED', `the call to tool '${parts.rules.tool}' was cancelled`);
   });
 }
 

@@ -6,6 +6,7 @@ import type { Diagnostic } from '../common/errors.js';
 // out immutable snapshots, so a run keeps the tool versions it started with.
 
 export interface ToolContext {
+  /** Fires at the attempt's deadline, or when the run (or the caller) stops it. */
   readonly signal: AbortSignal;
   /** 1-based. */
   readonly attempt: number;
@@ -14,6 +15,8 @@ export interface ToolContext {
   log(message: string, fields?: Record<string, unknown>): void;
   /** Only the environment variables the manifest lists. */
   readonly env: Readonly<Record<string, string | undefined>>;
+  /** `RUN_ID:STEP` (SPEC §7.2): the same for every attempt of a step, for making external effects idempotent. */
+  readonly idempotencyKey: string;
 }
 
 export type ToolHandler = (args: Record<string, unknown>, ctx: ToolContext) => unknown;
@@ -59,12 +62,17 @@ export interface Tool {
   readonly returns?: JsonSchema;
   readonly timeoutMs?: number;
   readonly dangerous: boolean;
+  /** `tool 'plugin/name'`: how messages name it. */
+  readonly describe: string;
+  /** The environment variables its handler may read (the manifest's `env`), as of now. */
+  env(): Readonly<Record<string, string | undefined>>;
   /** Validate a copy of the arguments, with defaults filled and types coerced. Never throws. */
   prepare(args: Record<string, unknown>): PrepareResult;
   /**
    * Call the handler through the tool's cache and circuit breaker and check its result (JSON,
-   * size limit or truncation, `returns` schema). Rejects with a ToolchainError whose code says why
-   * (TOOL_ERROR, RESULT_INVALID, RESULT_TOO_LARGE, CIRCUIT_OPEN, or the handler's own string `code`).
+   * size limit or truncation, `returns` schema). Rejects with a ToolchainError (RESULT_INVALID,
+   * RESULT_TOO_LARGE, CIRCUIT_OPEN) or with whatever the handler threw. `ctx` is the call unit's:
+   * its `env` is this tool's.
    */
   invoke(args: Record<string, unknown>, ctx: ToolContext): Promise<unknown>;
 }

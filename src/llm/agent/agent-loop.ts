@@ -2,6 +2,7 @@ import { ModelError } from './model-error.js';
 import { requestCompletion, type Endpoint } from './chat-request.js';
 import { callOffered } from './call-offered.js';
 import { offerTools } from './offer-tools.js';
+import { raceSignal } from '../../common/race.js';
 import type { AgentHost, AgentOutput, AgentRequest, AgentStopReason } from './types.js';
 import type { ChatMessage, ChatReply, TokenUsage } from './wire.js';
 
@@ -31,7 +32,7 @@ export async function runAgent(request: AgentRequest, host: AgentHost): Promise<
 
   for (let turn = 1; ; turn++) {
     throwIfAborted(host.signal);
-    const began = host.now();
+    const began = host.clock.now();
     const reply: ChatReply = await requestCompletion(
       endpoint,
       { model: plan.model, messages: transcript, ...(offered.definitions.length ? { tools: offered.definitions } : {}) },
@@ -49,12 +50,13 @@ export async function runAgent(request: AgentRequest, host: AgentHost): Promise<
       tool_calls: calls.map((c) => ({ id: c.id, name: c.function.name })),
       usage: reply.usage,
       total_tokens: usage.total_tokens,
-      duration_ms: host.now() - began,
+      duration_ms: host.clock.now() - began,
     });
     if (calls.length === 0) return end(turn, 'final');
     if (plan.budgetTokens !== undefined && usage.total_tokens > plan.budgetTokens) return end(turn, 'budget');
 
-    const outcomes = await untilAborted(Promise.all(calls.map((call) => callOffered(call, turn, offered, host))), host.signal);
+    // A tool that ignores its signal cannot hold the loop once the step is aborted.
+    const outcomes = await raceSignal(Promise.all(calls.map((call) => callOffered(call, turn, offered, host))), host.signal);
     let tooMany = false;
     for (const o of outcomes) {
       transcript.push({ role: 'tool', tool_call_id: o.tool_call_id, content: o.content });
@@ -85,23 +87,4 @@ function add(a: TokenUsage, b: TokenUsage): TokenUsage {
 
 function throwIfAborted(signal: AbortSignal): void {
   if (signal.aborted) throw signal.reason;
-}
-
-/** Settles with `work`, or rejects with the signal's reason as soon as it aborts: a tool that ignores its signal cannot hold the loop. */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason as Error);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason as Error);
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error as Error);
-      },
-    );
-  });
 }

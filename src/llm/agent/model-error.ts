@@ -1,8 +1,10 @@
-// Failures of the model endpoint, as step errors whose codes `retry.retry_on` can name. The
-// executor reads `code` off any thrown error (executor/step-error.ts), so a plain Error subclass
-// carries it without widening the closed set of diagnostic codes.
+import { ToolchainError, type ErrorCode } from '../../common/errors.js';
 
-export type ModelErrorCode =
+// Failures of the model endpoint, as step errors whose codes `retry.retry_on` can name: engine
+// codes, part of the one ErrorCode set.
+
+export type ModelErrorCode = Extract<
+  ErrorCode,
   /** 5xx, 408, or a response that is not a chat completion: worth retrying. */
   | 'MODEL_ERROR'
   /** 429: worth retrying after a backoff. */
@@ -12,17 +14,17 @@ export type ModelErrorCode =
   /** Any other 4xx: the request itself is wrong; the message is the API's. */
   | 'MODEL_REJECTED'
   /** No HTTP answer at all (refused connection, DNS, reset). */
-  | 'MODEL_UNREACHABLE';
+  | 'MODEL_UNREACHABLE'
+>;
 
-export class ModelError extends Error {
-  override readonly name = 'ModelError';
-  readonly code: ModelErrorCode;
+export class ModelError extends ToolchainError {
+  declare readonly code: ModelErrorCode;
   /** The HTTP status, when there was one. */
   readonly status: number | undefined;
 
   constructor(code: ModelErrorCode, message: string, status?: number) {
-    super(message);
-    this.code = code;
+    super(code, message);
+    this.name = 'ModelError';
     this.status = status;
   }
 }

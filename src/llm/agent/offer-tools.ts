@@ -1,22 +1,20 @@
 import type { ChainPlan } from '../../compiler/plan.js';
-import type { Engine } from '../../engine.js';
 import { closestNames, ToolchainError } from '../../common/errors.js';
-import type { RunOptions } from '../../executor/types.js';
 import type { Tool, ToolSet } from '../../registry/types.js';
-import type { ExecutionEngine } from '../execute/execute-tool-calls.js';
+import type { CallTargets } from '../call-targets.js';
 import { toOpenAITools } from '../export/to-openai.js';
 import type { AgentHost } from './types.js';
 import type { FunctionDefinition } from './wire.js';
 
 // The agent's `tools`, resolved when an attempt starts (the run's tool versions, the current
-// chains), seen as a small engine that holds only them. The same view feeds the exporter (the
-// function definitions) and executeToolCalls (the calls), so a model is offered exactly what its
-// calls can reach — under the names the exporters give everywhere (`geo/find_city` is offered as
+// chains), as CallTargets that hold only them. The same view feeds the exporter (the function
+// definitions) and executeToolCalls (the calls), so a model is offered exactly what its calls can
+// reach — under the names the exporters give everywhere (`geo/find_city` is offered as
 // `find_city`, or `geo__find_city` when the bare name is ambiguous) — and nothing else: a call to
-// a tool the step does not offer is an unknown name.
+// a tool the step does not offer is an unknown name. Its chains run as children of the step's run.
 
 export interface OfferedTools {
-  readonly engine: ExecutionEngine;
+  readonly targets: CallTargets;
   readonly definitions: readonly FunctionDefinition[];
 }
 
@@ -30,15 +28,8 @@ export function offerTools(names: readonly string[], host: AgentHost): OfferedTo
     else chains.push(target.plan);
   }
   const toolSet = onlyThese(tools);
-  const engine: ExecutionEngine = {
-    tools: () => toolSet,
-    chains: () => chains,
-    run: ((chain: string, input?: unknown, options?: RunOptions) => {
-      const plan = chains.find((c) => c.name === chain)!;
-      return host.runChain(plan, input, options?.signal ?? host.signal);
-    }) satisfies Engine['run'],
-  };
-  return { engine, definitions: toOpenAITools(engine) };
+  const targets: CallTargets = { tools: () => toolSet, chains: () => chains, chainCallee: (plan) => host.chainCallee(plan) };
+  return { targets, definitions: toOpenAITools(targets) };
 }
 
 /** A ToolSet holding only `tools`, for the exporter and executeToolCalls to see. */

@@ -29,11 +29,8 @@ export interface ChatRequest {
   readonly tools?: readonly FunctionDefinition[];
 }
 
-export interface TokenUsage {
-  readonly prompt_tokens: number;
-  readonly completion_tokens: number;
-  readonly total_tokens: number;
-}
+export type { TokenUsage } from '../../executor/index.js';
+import type { TokenUsage } from '../../executor/index.js';
 
 /** One response, reduced to what the loop needs. */
 export interface ChatReply {

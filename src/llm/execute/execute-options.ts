@@ -1,5 +1,6 @@
-import type { RetryPolicy } from '../../compiler/plan.js';
-import { ToolchainError } from '../../common/errors.js';
+import type { CallOutcome, RetryPolicy, RetryReport } from '../../call/index.js';
+import type { Clock } from '../../common/clock.js';
+import { failureCode, ToolchainError } from '../../common/errors.js';
 import type { EventListener } from '../../executor/events.js';
 import type { LogEntry } from '../../executor/types.js';
 import type { ApproveCallback } from '../../registry/types.js';
@@ -51,6 +52,19 @@ export interface ExecuteOptions {
   readonly onEvent?: EventListener;
   /** Called as each call finishes. */
   readonly onCall?: (report: ToolCallReport) => void;
+  /** Follows each call through its attempts (an agent step turns this into step events). */
+  readonly watch?: (call: { readonly id: string; readonly name: string }) => CallProgress;
+  /** Time for timeouts and backoff waits (default: the system clock); tests and agent steps pass the engine's. */
+  readonly clock?: Clock;
+  /** Uniform in [0, 1) for backoff jitter (default Math.random). */
+  readonly random?: () => number;
+}
+
+/** How one call of a batch is going. */
+export interface CallProgress {
+  attempt(attempt: number): void;
+  retrying(report: RetryReport): void;
+  finished(outcome: CallOutcome): void;
 }
 
 export interface ExecuteSettings {
@@ -81,7 +95,7 @@ export function checkExecuteOptions(options: ExecuteOptions): ExecuteSettings {
     retry: {
       maxAttempts: retry?.maxAttempts ?? 1,
       backoff: { initialMs: retry?.initialMs ?? 100, factor: retry?.factor ?? 2, maxMs: retry?.maxMs ?? 2000, jitter: 'full' },
-      ...(retry?.retryOn ? { retryOn: new Set(retry.retryOn) } : {}),
+      ...(retry?.retryOn ? { retryOn: new Set(retry.retryOn.map(failureCode)) } : {}),
     },
   };
 }

@@ -1,7 +1,7 @@
-import { closestNames, ToolchainError } from '../../common/errors.js';
+import { closestNames } from '../../common/errors.js';
 import type { ToolSet } from '../../registry/types.js';
 import type { ExportNames } from '../export/export-names.js';
-import { failed, type CallOutcome } from './call-outcome.js';
+import { failedOutcome, type CallOutcome } from '../../call/index.js';
 
 // An unknown name, answered in the registry's words (registry/tool-not-found.ts: TOOL_NOT_FOUND,
 // the plugin that used to provide it, the closest names) — but the names suggested are exported
@@ -35,5 +35,5 @@ export function unknownCallable(tools: ToolSet, names: ExportNames, name: string
   const closest = closestCallables(names, name);
   const gone = former ? `; it was provided by plugin '${former}', which no longer provides it` : '';
   const hint = closest.length > 0 ? `; closest: ${closest.join(', ')}` : '; no tools or chains are available';
-  return failed(new ToolchainError('TOOL_NOT_FOUND', `unknown tool '${shown}'${gone}${hint}`), 0);
+  return failedOutcome({ code: 'TOOL_NOT_FOUND', message: `unknown tool '${shown}'${gone}${hint}` });
 }

@@ -1,15 +1,15 @@
 import type { ChainPlan } from '../../compiler/plan.js';
 import type { JsonSchema } from '../../common/json.js';
-import type { Engine } from '../../engine.js';
 import type { Tool, ToolSet } from '../../registry/types.js';
+import type { CallTargets } from '../call-targets.js';
 
 // What a model can call: every tool, and every chain — a chain is a tool whose parameters are its
 // inputs and whose description is the chain's (SPEC §4). Exporters and the executor of calls both
 // start from this list, so what a model is offered and what its calls reach cannot drift apart.
 
-/** What exporters read tools and chains from: an engine, or the parts of one. */
+/** What exporters read tools and chains from: an engine (any CallTargets), or the parts of one. */
 export type CallableSource =
-  | Pick<Engine, 'tools' | 'chains'>
+  | Pick<CallTargets, 'tools' | 'chains'>
   | { readonly tools: ToolSet | readonly Tool[]; readonly chains?: readonly ChainPlan[] };
 
 export type CallableTarget =
@@ -31,7 +31,7 @@ export interface Callable {
   readonly ref: CallableTarget;
 }
 
-function isEngine(source: CallableSource): source is Pick<Engine, 'tools' | 'chains'> {
+function isEngine(source: CallableSource): source is Pick<CallTargets, 'tools' | 'chains'> {
   return typeof source.tools === 'function' && typeof (source as { chains?: unknown }).chains === 'function';
 }
 

@@ -1,7 +1,8 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { LogEntry } from '../../executor/types.js';
 import type { ApproveCallback } from '../../registry/types.js';
-import { executeToolCalls, type ExecutionEngine } from '../execute/execute-tool-calls.js';
+import type { CallTargets } from '../call-targets.js';
+import { executeToolCalls } from '../execute/execute-tool-calls.js';
 import { toCallToolResult } from './call-result.js';
 import { currentToolList } from './list-signature.js';
 import { importModule } from '../../import-module.js';
@@ -33,7 +34,7 @@ export interface ToolchainMcpServer {
  * The SDK is imported here, when a server is made, not when this module loads: the CLI bundles
  * every command, and loading the SDK would cost every other command's start-up.
  */
-export async function createMcpServer(engine: ExecutionEngine, options: McpServerOptions = {}): Promise<ToolchainMcpServer> {
+export async function createMcpServer(engine: CallTargets, options: McpServerOptions = {}): Promise<ToolchainMcpServer> {
   const [{ Server }, { CallToolRequestSchema, ListToolsRequestSchema }] = await Promise.all([
     importModule<typeof import('@modelcontextprotocol/sdk/server/index.js')>('@modelcontextprotocol/sdk/server/index.js'),
     importModule<typeof import('@modelcontextprotocol/sdk/types.js')>('@modelcontextprotocol/sdk/types.js'),

@@ -1,9 +1,9 @@
 import { ToolchainError } from '../common/errors.js';
-import type { ApproveCallback, Tool } from './types.js';
+import type { ApproveCallback } from '../registry/types.js';
+import type { Callee } from './types.js';
 
-// §3.4: a call to a dangerous tool waits for approval. The executor calls this after preparing
-// the arguments and before invoking; anything but an explicit `true` is a refusal, and the handler
-// never runs.
+// §3.4: a call to a dangerous tool waits for approval, after its arguments are prepared and before
+// it is invoked; anything but an explicit `true` is a refusal, and the handler never runs.
 
 export interface ApprovalInfo {
   readonly args: Record<string, unknown>;
@@ -11,9 +11,8 @@ export interface ApprovalInfo {
   readonly run_id: string;
 }
 
-export async function checkApproval(tool: Tool, approve: ApproveCallback | undefined, info: ApprovalInfo): Promise<void> {
-  if (!tool.dangerous) return;
-  const name = tool.qualifiedName;
+export async function checkApproval(callee: Callee, approve: ApproveCallback | undefined, info: ApprovalInfo): Promise<void> {
+  const name = callee.qualifiedName;
   if (!approve) {
     throw new ToolchainError(
       'APPROVAL_DENIED',

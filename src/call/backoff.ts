@@ -1,4 +1,5 @@
-import type { BackoffPolicy, RetryPolicy } from '../compiler/plan.js';
+import type { FailureCode } from '../common/errors.js';
+import type { BackoffPolicy, RetryPolicy } from './types.js';
 
 // Retry timing and eligibility as pure functions, so tests check them without running anything.
 
@@ -17,9 +18,9 @@ export function backoffDelay(policy: BackoffPolicy, attempt: number, random: () 
  * (SPEC §2.7), and a cancelled run must not restart its steps. INPUT_INVALID is a sub-chain's
  * validation error and counts as one.
  */
-const NEVER_RETRIED: ReadonlySet<string> = new Set(['VALIDATION_FAILED', 'APPROVAL_DENIED', 'INPUT_INVALID', 'ABORTED', 'RUN_TIMEOUT']);
+const NEVER_RETRIED: ReadonlySet<FailureCode> = new Set<FailureCode>(['VALIDATION_FAILED', 'APPROVAL_DENIED', 'INPUT_INVALID', 'ABORTED', 'RUN_TIMEOUT']);
 
-export function isRetryable(policy: RetryPolicy, code: string): boolean {
+export function isRetryable(policy: RetryPolicy, code: FailureCode): boolean {
   if (NEVER_RETRIED.has(code)) return false;
   return policy.retryOn === undefined || policy.retryOn.has(code);
 }

@@ -1,0 +1,27 @@
+import { failureCode, ToolchainError, type StepError } from '../common/errors.js';
+
+// Whatever an attempt throws becomes a StepError: the engine's own errors keep their code; a
+// handler's error keeps its own string code (`RATE_LIMITED`, `ENOENT`: retry policies may name
+// it); anything else is TOOL_ERROR. The message is one line of what went wrong.
+
+export function toStepError(thrown: unknown): StepError {
+  if (thrown instanceof CallFailure) return thrown.failure;
+  if (thrown instanceof ToolchainError) return { code: thrown.code, message: thrown.message };
+  const code = (thrown as { code?: unknown } | null)?.code;
+  const message = thrown instanceof Error ? thrown.message : typeof thrown === 'string' ? thrown : `threw ${String(thrown)}`;
+  return { code: typeof code === 'string' && code !== '' ? failureCode(code) : 'TOOL_ERROR', message };
+}
+
+/**
+ * An attempt's failure, already classified, as something to throw through p-retry (which treats
+ * a TypeError as "do not retry"; a handler's TypeError is an ordinary failure here).
+ */
+export class CallFailure extends Error {
+  readonly failure: StepError;
+
+  constructor(failure: StepError) {
+    super(failure.message);
+    this.name = 'CallFailure';
+    this.failure = failure;
+  }
+}

@@ -1,0 +1,21 @@
+// One tool call (SPEC §2.7, §3): prepare → approve → invoke under a deadline → classify → retry
+// with backoff → fallback. Steps, for_each elements, agent tool calls, batches of a model's calls
+// and the MCP server all call through here.
+export { performCall, type CallInput } from './perform-call.js';
+export { callForOutcome, failedOutcome, type CallOutcome, type OutcomeOptions } from './call-outcome.js';
+export { CallContext } from './call-context.js';
+export { backoffDelay, isRetryable } from './backoff.js';
+export { toStepError, CallFailure } from './classify.js';
+export { checkApproval, type ApprovalInfo } from './approval.js';
+export type {
+  BackoffPolicy,
+  Callee,
+  CallOwner,
+  CallSite,
+  CallWatcher,
+  FallbackCall,
+  FallbackKind,
+  InvalidWording,
+  RetryPolicy,
+  RetryReport,
+} from './types.js';

@@ -1,0 +1,121 @@
+import pRetry from 'p-retry';
+import type { StepError } from '../common/errors.js';
+import { attempt, prepare } from './attempt.js';
+import { backoffDelay, isRetryable } from './backoff.js';
+import type { CallContext } from './call-context.js';
+import { CallFailure, toStepError } from './classify.js';
+import type { CallOwner, CallSite, CallWatcher } from './types.js';
+
+// One call through all its attempts (SPEC §2.7), its outcome reported to `watcher` under `key`.
+//
+// A call with one attempt and no fallback — most steps — costs one attempt's promise and nothing
+// else. A call with a retry policy goes through p-retry: `shouldRetry` applies `retry_on`, reports
+// the retry and waits the backoff on the owner's clock (full jitter from the owner's random
+// source), so fake clocks drive retries in tests and a stopping owner ends the wait. After the
+// last attempt fails comes the fallback: another call (other arguments or another tool), then a
+// fixed output.
+
+/** One call's arguments and where they came from. */
+export interface CallInput {
+  /** Resolved, not yet validated. */
+  readonly args: Record<string, unknown>;
+  /** Passed back to the fallback to resolve its overrides (a step's run context). */
+  readonly scope: unknown;
+  /** The for_each element the call works on. */
+  readonly item: number | undefined;
+  /** The arguments could not be resolved at all: no attempt is made, but the fallback still is. */
+  readonly unresolved: StepError | undefined;
+}
+
+export function performCall(owner: CallOwner, site: CallSite, input: CallInput, watcher: CallWatcher, key: number): void {
+  const { args, item, unresolved } = input;
+  if (site.retry.maxAttempts > 1 || site.fallback !== undefined || site.fallbackOutput !== undefined) {
+    void withPolicy(owner, site, input, watcher, key);
+    return;
+  }
+  if (unresolved !== undefined) return watcher.failed(key, unresolved, 0);
+  const prepared = prepare(site.callee, args, site.invalid);
+  if (!prepared.ok) return watcher.failed(key, prepared.error, 0);
+  attempt(owner, site, site.callee, prepared.args, 1, watcher, key, item).then(
+    (value) => watcher.succeeded(key, value, 1, undefined),
+    (thrown: unknown) => watcher.failed(key, toStepError(thrown), 1),
+  );
+}
+
+async function withPolicy(owner: CallOwner, site: CallSite, input: CallInput, watcher: CallWatcher, key: number): Promise<void> {
+  const { args, scope, item } = input;
+  let error = input.unresolved;
+  let attempts = 0;
+  let duration = 0;
+  if (error === undefined) {
+    const prepared = prepare(site.callee, args, site.invalid);
+    if (prepared.ok) {
+      const policy = site.retry;
+      let began = 0;
+      let current: CallContext | undefined;
+      const tracker: CallWatcher = {
+        live: (k) => watcher.live(k),
+        settlesOnAbort: watcher.settlesOnAbort,
+        attempt(k, ctx) {
+          current = ctx;
+          watcher.attempt(k, ctx);
+        },
+        retrying: (k, report) => watcher.retrying(k, report),
+        succeeded: (k, value, n, fallback) => watcher.succeeded(k, value, n, fallback),
+        failed: (k, e, n) => watcher.failed(k, e, n),
+      };
+      try {
+        const value = await pRetry(
+          (n) => {
+            attempts = n;
+            if (owner.observed) began = owner.clock.now();
+            return attempt(owner, site, site.callee, prepared.args, n, tracker, key, item).catch((thrown: unknown) => {
+              throw new CallFailure(toStepError(thrown));
+            });
+          },
+          {
+            retries: policy.maxAttempts - 1,
+            // The delay is ours (backoffDelay on the owner's clock, below): p-retry waits nothing.
+            minTimeout: 0,
+            maxTimeout: 0,
+            factor: 1,
+            onFailedAttempt: () => {
+              if (owner.observed) duration = owner.clock.now() - began;
+            },
+            shouldRetry: async ({ error: thrown, attemptNumber }) => {
+              const failure = toStepError(thrown);
+              if (!watcher.live(key) || !isRetryable(policy, failure.code)) return false;
+              const delay = backoffDelay(policy.backoff, attemptNumber, owner.random);
+              watcher.retrying(key, { attempt: attemptNumber, error: failure, duration_ms: duration, delay_ms: delay, fallback: undefined });
+              await current!.wait(delay);
+              return watcher.live(key);
+            },
+          },
+        );
+        return watcher.succeeded(key, value, attempts, undefined);
+      } catch (thrown) {
+        error = toStepError(thrown);
+      }
+      if (!watcher.live(key)) return;
+    } else {
+      error = prepared.error;
+    }
+  }
+
+  const fallback = site.fallback;
+  if (fallback !== undefined) {
+    watcher.retrying(key, { attempt: attempts, error, duration_ms: duration, delay_ms: 0, fallback: fallback.kind });
+    attempts++;
+    try {
+      const prepared = prepare(fallback.callee, fallback.args(args, scope), fallback.invalid);
+      if (!prepared.ok) throw new CallFailure(prepared.error);
+      const value = await attempt(owner, site, fallback.callee, prepared.args, attempts, watcher, key, item);
+      return watcher.succeeded(key, value, attempts, fallback.kind);
+    } catch (thrown) {
+      error = toStepError(thrown);
+    }
+    if (!watcher.live(key)) return;
+  }
+  if (site.fallbackOutput !== undefined) return watcher.succeeded(key, site.fallbackOutput.value, attempts, 'output');
+  watcher.failed(key, error, attempts);
+}

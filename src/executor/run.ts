@@ -1,0 +1,316 @@
+import type { CallContext, CallOwner, CallSite, CallWatcher, FallbackKind, RetryReport } from '../call/index.js';
+import type { Clock, TimerHandle } from '../common/clock.js';
+import { ToolchainError, type ErrorCode, type StepError } from '../common/errors.js';
+import type { ChainPlan } from '../compiler/plan.js';
+import type { ApproveCallback, ToolSet } from '../registry/types.js';
+import type { BoundPlan } from './call-sites.js';
+import type { EventListener, ParentRef, RunError, RunEvent } from './events.js';
+import { runResult } from './run-result.js';
+import { RunSlots } from './run-slots.js';
+import { stepEvent } from './step-events.js';
+import { childSite } from './step-callees.js';
+import { EMIT, effectsOf, FREE_SLOT, isActive, PENDING, RECORD, RELEASE_DEPENDENTS, STOP_RUN, transition, WRITE_OUTPUT, type StepInput, type StepRecord, type StepState } from './step-state.js';
+import { startStep } from './step-work.js';
+import type { ExecutorHost, RunOptions, RunResult } from './types.js';
+
+// One run of one plan: the step states, the run context, and the scheduler that starts a step the
+// moment its last dependency finishes (a counter per step reaches zero), within the chain's and
+// the engine's limits. Every change of a step goes through `apply`: the pure transition of
+// step-state.ts says what the new state is and which effects follow, and this class performs
+// exactly those. What a started step does is in step-work.ts.
+
+/** Something a stopping run can cancel: an attempt, or a for_each step's group of attempts. */
+export interface Abortable {
+  abort(reason: Error): void;
+}
+
+export class Run implements CallOwner, CallWatcher {
+  readonly runId: string;
+  readonly plan: ChainPlan;
+  readonly host: ExecutorHost;
+  readonly clock: Clock;
+  readonly random: () => number;
+  readonly approve: ApproveCallback | undefined;
+  readonly onEvent: EventListener | undefined;
+  readonly observed: boolean;
+  readonly parent: ParentRef | undefined;
+  readonly settlesOnAbort = false;
+  /** The run context of SPEC §2.3: inputs, then each finished step's output by name. Written only by WRITE_OUTPUT. */
+  readonly context: Record<string, unknown>;
+  bound!: BoundPlan;
+
+  private readonly options: RunOptions;
+  private readonly states: StepState[];
+  /** What each step at work can be cancelled through (its attempt, or its for_each group). */
+  private readonly controls: (Abortable | undefined)[];
+  private readonly remaining: number[];
+  private readonly ready: number[] = [];
+  private readonly ownSites: (CallSite | undefined)[] = [];
+  private readonly slots: RunSlots | undefined;
+  private readonly limit: number;
+  private head = 0;
+  private running = 0;
+  private pumping = false;
+  private phase: 'running' | 'stopping' | 'done' = 'running';
+  private error: RunError | undefined;
+  private readonly started: number;
+  private deadline: TimerHandle | undefined;
+  private callerAbort: (() => void) | undefined;
+  private resolve!: (result: RunResult) => void;
+
+  constructor(host: ExecutorHost, plan: ChainPlan, options: RunOptions, parent: ParentRef | undefined) {
+    this.runId = host.newRunId();
+    this.plan = plan;
+    this.host = host;
+    this.clock = host.clock;
+    this.random = host.random;
+    this.options = options;
+    this.approve = options.approve;
+    this.onEvent = options.onEvent;
+    this.observed = options.onEvent !== undefined;
+    this.parent = parent;
+    this.states = new Array<StepState>(plan.steps.length).fill(PENDING);
+    this.controls = new Array<Abortable | undefined>(plan.steps.length);
+    this.remaining = plan.waitCounts.slice();
+    this.limit = Math.min(plan.concurrency ?? Infinity, options.concurrency ?? Infinity);
+    this.slots = host.slots && new RunSlots(host.slots, () => this.pump());
+    // A null-prototype object: `$.constructor` can never reach Object.prototype, and V8 keeps it
+    // a dictionary, so adding each step's output by name costs no hidden-class transition.
+    this.context = Object.create(null) as Record<string, unknown>;
+    this.started = host.clock.now();
+  }
+
+  /** Binds the tools, restores recorded steps and starts the roots; resolves when the run has finished. */
+  start(tools: ToolSet, input: unknown, restored?: ReadonlyMap<string, StepRecord>): Promise<RunResult> {
+    const promise = new Promise<RunResult>((resolve) => (this.resolve = resolve));
+    if (this.onEvent) this.emit({ type: 'run:started', run_id: this.runId, chain: this.plan.name, timestamp: this.started, parent: this.parent, input });
+    const checked = this.host.checkInput(this.plan, input);
+    if (!checked.ok) return this.endEarly('INPUT_INVALID', checked.message), promise;
+    const bound = this.host.binder.bind(this.plan, tools);
+    if (bound instanceof ToolchainError) return this.endEarly(bound.code, bound.message), promise;
+    this.bound = bound;
+    const signal = this.options.signal;
+    if (signal?.aborted) return this.endEarly('ABORTED', 'the run was cancelled before it started'), promise;
+    Object.assign(this.context, checked.input);
+    if (this.plan.timeoutMs !== undefined) {
+      const ms = this.plan.timeoutMs;
+      this.deadline = this.clock.setTimeout(() => {
+        this.deadline = undefined;
+        this.stop({ code: 'RUN_TIMEOUT', message: `the run of chain '${this.plan.name}' exceeded its timeout of ${ms} ms` }, 'RUN_TIMEOUT');
+      }, ms);
+    }
+    if (signal) {
+      this.callerAbort = () => this.stop({ code: 'ABORTED', message: 'the run was cancelled by its caller' }, 'ABORTED');
+      signal.addEventListener('abort', this.callerAbort, { once: true });
+    }
+    for (const root of this.plan.roots) this.ready.push(root);
+    // SPEC §7.2: a recorded success is not executed again; its output feeds the steps after it.
+    // Nothing starts until every record is back (a restored step must not be started first).
+    if (restored) {
+      this.pumping = true;
+      for (const i of this.plan.order) {
+        const record = restored.get(this.plan.steps[i]!.name);
+        if (record?.status === 'succeeded') this.apply(i, { type: 'restore', record });
+      }
+      this.pumping = false;
+    }
+    this.pump();
+    return promise;
+  }
+
+  /** The one place a step changes: transition, then exactly the effects it names. */
+  apply(i: number, input: StepInput): void {
+    const step = this.plan.steps[i]!;
+    const prev = this.states[i]!;
+    const next = transition(prev, input, step);
+    if (next === undefined) return;
+    this.states[i] = next;
+    const effects = effectsOf(prev, next, input, step);
+    if (effects & EMIT && this.onEvent) this.emit(stepEvent(this, step, input, next));
+    if (effects & RECORD && 'record' in next) this.host.record?.(this, next.record);
+    if (effects & WRITE_OUTPUT && 'record' in next) this.context[step.name] = next.record.output;
+    if (effects & FREE_SLOT) {
+      this.controls[i] = undefined;
+      this.slots?.free(i);
+      this.running--;
+    }
+    if (effects & RELEASE_DEPENDENTS) this.release(i);
+    if (effects & STOP_RUN && 'record' in next) this.stop({ ...next.record.error!, step: step.name }, 'ABORTED', `step '${step.name}' failed`);
+    else if (effects & (FREE_SLOT | RELEASE_DEPENDENTS)) this.pump();
+  }
+
+  private release(i: number): void {
+    const dependents = this.plan.steps[i]!.dependents;
+    for (let k = 0; k < dependents.length; k++) {
+      const d = dependents[k]!;
+      if (--this.remaining[d]! === 0) this.ready.push(d);
+    }
+  }
+
+  /** Starts every ready step the limits allow. Re-entrant calls (a step ending at once) fall through to the running loop. */
+  private pump(): void {
+    if (this.pumping || this.phase !== 'running') return;
+    this.pumping = true;
+    const { ready } = this;
+    while (this.head < ready.length && this.phase === 'running') {
+      const i = ready[this.head]!;
+      const step = this.plan.steps[i]!;
+      if (this.states[i] !== PENDING) {
+        this.head++; // restored, or already settled
+        continue;
+      }
+      const skip = this.skipReason(i);
+      if (skip !== undefined) {
+        this.head++;
+        if (skip === 'broken') continue;
+        this.apply(i, { type: 'skip', at: this.clock.now(), reason: skip });
+        continue;
+      }
+      if (this.running >= this.limit) break;
+      if (this.slots && step.target.kind === 'tool' && !this.slots.take(i)) break;
+      this.head++;
+      this.running++;
+      this.apply(i, { type: 'start', at: this.clock.now() });
+      startStep(this, i);
+    }
+    if (this.head === ready.length) {
+      ready.length = 0;
+      this.head = 0;
+    }
+    this.slots?.settle(this.phase === 'running' && ready.length > 0);
+    this.pumping = false;
+    if (this.phase === 'running' && this.running === 0 && ready.length === 0) this.finish();
+  }
+
+  /** SPEC §2.5: a step's own `when` alone decides; without one, a skipped step it reads or depends on skips it. */
+  private skipReason(i: number): 'when' | 'dependency' | 'broken' | undefined {
+    const step = this.plan.steps[i]!;
+    if (step.when !== undefined) {
+      try {
+        return step.when.test(this.context) ? undefined : 'when';
+      } catch (error) {
+        this.running++;
+        this.apply(i, { type: 'start', at: this.clock.now() });
+        this.apply(i, { type: 'fail', at: this.clock.now(), error: { code: 'VALIDATION_FAILED', message: `its 'when' could not be evaluated: ${(error as Error).message}` }, attempts: 0 });
+        return 'broken';
+      }
+    }
+    const skipsWith = step.skipsWith;
+    for (let k = 0; k < skipsWith.length; k++) if (this.states[skipsWith[k]!]!.status === 'skipped') return 'dependency';
+    return undefined;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // A step's work reports here (the run is the CallWatcher of its plain steps, keyed by step index).
+
+  /** The call site of step `i`: bound with the tools, or (sub-chain, agent) made for this run. */
+  site(i: number): CallSite {
+    return this.bound.sites[i] ?? (this.ownSites[i] ??= childSite(this, this.plan.steps[i]!));
+  }
+
+  /** True while step `i` is at work in a run that has not stopped: a late result is dropped. */
+  live(i: number): boolean {
+    return this.phase === 'running' && isActive(this.states[i]!);
+  }
+
+  track(i: number, control: Abortable): void {
+    this.controls[i] = control;
+  }
+
+  attempt(i: number, ctx: CallContext): void {
+    this.controls[i] = ctx;
+    this.apply(i, { type: 'attempt', attempt: ctx.attempt });
+  }
+
+  retrying(i: number, report: RetryReport, item?: number): void {
+    if (this.live(i)) this.apply(i, { type: 'retry', report, item });
+  }
+
+  succeeded(i: number, output: unknown, attempts: number, fallback: FallbackKind | undefined): void {
+    if (this.live(i)) this.apply(i, { type: 'succeed', at: this.clock.now(), output, attempts, fallback });
+  }
+
+  failed(i: number, error: StepError, attempts: number): void {
+    if (this.live(i)) this.apply(i, { type: 'fail', at: this.clock.now(), error, attempts });
+  }
+
+  idempotencyKey(label: string, item: number | undefined): string {
+    return `${this.runId}:${label}${item === undefined ? '' : `[${item}]`}`;
+  }
+
+  log(label: string, attempt: number, message: string, fields: Record<string, unknown> | undefined): void {
+    this.host.log({ timestamp: this.clock.now(), run_id: this.runId, step: label, attempt, message, ...(fields !== undefined ? { fields } : {}) });
+  }
+
+  /** Runs a sub-chain's plan as a child of this run: same engine, same tools, same listener and approver. */
+  runChild(plan: ChainPlan, input: unknown, signal: AbortSignal, step: string): Promise<RunResult> {
+    const options: RunOptions = {
+      signal,
+      ...(this.onEvent !== undefined ? { onEvent: this.onEvent } : {}),
+      ...(this.approve !== undefined ? { approve: this.approve } : {}),
+      ...(this.options.concurrency !== undefined ? { concurrency: this.options.concurrency } : {}),
+    };
+    return new Run(this.host, plan, options, { run_id: this.runId, step }).start(this.bound.tools, input);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // The end
+
+  /**
+   * Ends the run early: nothing new starts, every step at work is aborted through its signal and
+   * fails with `abortCode`, and the run finishes at once. It does not wait for aborted tools to
+   * return: a tool that ignores its signal cannot hold the run (its late result is dropped).
+   */
+  stop(error: RunError, abortCode: ErrorCode, why?: string): void {
+    if (this.phase !== 'running') return;
+    this.phase = 'stopping';
+    this.error = error;
+    const message = why ? `aborted because ${why}` : error.message;
+    const reason = new ToolchainError(abortCode, message);
+    const now = this.clock.now();
+    for (let i = 0; i < this.states.length; i++) {
+      if (!isActive(this.states[i]!)) continue;
+      this.controls[i]?.abort(reason);
+      this.apply(i, { type: 'abort', at: now, error: { code: abortCode, message } });
+    }
+    this.finish();
+  }
+
+  private endEarly(code: ErrorCode, message: string): void {
+    this.error = { code, message };
+    this.phase = 'stopping';
+    this.finish();
+  }
+
+  private finish(): void {
+    if (this.phase === 'done') return;
+    this.phase = 'done';
+    this.slots?.close();
+    if (this.deadline !== undefined) this.clock.clearTimeout(this.deadline);
+    if (this.callerAbort) this.options.signal!.removeEventListener('abort', this.callerAbort);
+    const result = runResult(this.plan, this.runId, this.states, this.context, this.error, this.clock.now() - this.started);
+    if (this.onEvent) {
+      this.emit({
+        type: 'run:finished',
+        run_id: this.runId,
+        chain: this.plan.name,
+        timestamp: this.clock.now(),
+        parent: this.parent,
+        status: result.status,
+        duration_ms: result.duration_ms,
+        outputs: result.outputs,
+        error: result.error,
+      });
+    }
+    this.resolve(result);
+  }
+
+  /** A listener's exception is its own problem: it must not break the run it listens to. */
+  emit(event: RunEvent): void {
+    try {
+      this.onEvent!(event);
+    } catch {
+      // ignored on purpose
+    }
+  }
+}

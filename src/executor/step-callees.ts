@@ -1,0 +1,79 @@
+import { CallFailure, type Callee, type CallSite } from '../call/index.js';
+import { ToolchainError } from '../common/errors.js';
+import type { ChainPlan, PlanStep } from '../compiler/plan.js';
+import { agentMessagesPrepare, type AgentMessages } from './agent-step.js';
+import { agentHost } from './agent-host.js';
+import { stepSite } from './call-sites.js';
+import type { Run } from './run.js';
+import type { ExecutorHost, RunResult } from './types.js';
+
+// What a `chain:` or `agent:` step calls, as a Callee of the call unit, so that these steps get
+// the same attempts, timeouts, retries and fallbacks as tool steps. Both are children of the run
+// that calls them, so their sites are made per run (call-sites.ts binds the tool steps).
+
+const NO_ENV: Readonly<Record<string, string | undefined>> = Object.freeze({});
+
+export function childSite(run: Run, step: PlanStep): CallSite {
+  const target = step.target;
+  const callee =
+    target.kind === 'chain'
+      ? chainCallee(run.host, target.chain, (plan, input, signal) => run.runChild(plan, input, signal, step.name))
+      : target.kind === 'agent'
+        ? agentCallee(run, step)
+        : undefined;
+  if (callee === undefined) throw new Error(`executor bug: step '${step.name}' has no site`);
+  return stepSite(step, callee, run.bound.fallbackTools[step.index]);
+}
+
+/** How a chain callee starts a run of the chain: a child of a step's run, or a run of its own. */
+export type StartRun = (plan: ChainPlan, input: Record<string, unknown>, signal: AbortSignal) => Promise<RunResult>;
+
+/**
+ * A chain as something to call: its input is checked like a tool's arguments (a bad one is the
+ * caller's VALIDATION_FAILED), and a call is a run of it, started by `startRun`.
+ */
+export function chainCallee(host: Pick<ExecutorHost, 'chain' | 'checkInput'>, name: string, startRun: StartRun): Callee {
+  return {
+    describe: `chain '${name}'`,
+    qualifiedName: name,
+    dangerous: false,
+    env: () => NO_ENV,
+    prepare(args) {
+      const plan = host.chain(name);
+      if (plan === undefined) return { ok: true, args };
+      const checked = host.checkInput(plan, args);
+      return checked.ok ? { ok: true, args: checked.input } : { ok: false, problems: checked.problems };
+    },
+    async invoke(args, ctx) {
+      const plan = host.chain(name);
+      if (plan === undefined) throw new ToolchainError('CHAIN_NOT_FOUND', `chain '${name}' is not loaded`);
+      return outputsOf(plan, await startRun(plan, args, ctx.signal));
+    },
+  };
+}
+
+/** A sub-run's outputs, or its failure as the calling step's (with the step it failed at). */
+function outputsOf(plan: ChainPlan, result: RunResult): unknown {
+  if (result.status === 'succeeded') return result.outputs;
+  const e = result.error ?? { code: 'TOOL_ERROR', message: 'the run failed' };
+  throw new CallFailure({ code: e.code, message: `chain '${plan.name}' failed${e.step !== undefined ? ` at step '${e.step}'` : ''}: ${e.message}` });
+}
+
+function agentCallee(run: Run, step: PlanStep): Callee {
+  const target = step.target;
+  if (target.kind !== 'agent') throw new Error(`executor bug: step '${step.name}' is not an agent`);
+  const runner = run.host.agents;
+  return {
+    describe: `agent '${target.agent.model}'`,
+    qualifiedName: step.name,
+    dangerous: false,
+    env: () => NO_ENV,
+    prepare: agentMessagesPrepare,
+    invoke(args, ctx) {
+      if (runner === undefined) {
+        return Promise.reject(new ToolchainError('USAGE', 'agent steps need a language-model runner, and this engine has none'));
+      }
+      return runner({ plan: target.agent, messages: args as unknown as AgentMessages }, agentHost(run, step, ctx));
+    },
+  };
+}

@@ -1,0 +1,26 @@
+import { performCall } from '../call/index.js';
+import type { StepError } from '../common/errors.js';
+import type { RunContext } from '../expr/types.js';
+import { startForEach } from './for-each.js';
+import type { Run } from './run.js';
+
+// What a started step does: resolve its arguments from the run context and make its call (the
+// run receives the outcome as the step's CallWatcher), or fan out over a for_each.
+
+export function startStep(run: Run, i: number): void {
+  const step = run.plan.steps[i]!;
+  if (step.forEach !== undefined) return startForEach(run, i, step);
+  const { args, unresolved } = resolveArgs(run, i, run.context);
+  performCall(run, run.site(i), { args, scope: run.context, item: undefined, unresolved }, run, i);
+}
+
+const NO_ARGS: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
+
+/** The step's input_map resolved against `scope` (the run context, or one element's view of it). */
+export function resolveArgs(run: Run, i: number, scope: RunContext): { args: Record<string, unknown>; unresolved: StepError | undefined } {
+  try {
+    return { args: run.plan.steps[i]!.input.get(scope) as Record<string, unknown>, unresolved: undefined };
+  } catch (error) {
+    return { args: NO_ARGS, unresolved: { code: 'VALIDATION_FAILED', message: `its input_map could not be resolved: ${(error as Error).message}` } };
+  }
+}
