@@ -8,7 +8,7 @@ import { Ajv } from 'ajv';
 import standaloneCode from 'ajv/dist/standalone/index.js';
 
 const REPO = join(dirname(fileURLToPath(import.meta.url)), '..');
-export const OUT = 'src/schema-validators.generated.ts';
+export const OUT = 'src/schemas/validators.generated.ts';
 
 export async function generateValidators() {
   const ajv = new Ajv({

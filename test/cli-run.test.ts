@@ -1,4 +1,4 @@
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -125,6 +125,17 @@ describe('toolchain run (child process)', () => {
     expect(JSON.parse(ok.stdout)).toEqual({ total: 16 });
     const json = await cli(['sum', '--input', 'a=5', '--json']);
     expect(JSON.parse(json.stdout)).toMatchObject({ status: 'succeeded', outputs: { total: 16 } });
+  });
+
+  it('Ctrl-C cancels the run and exits 130', async () => {
+    const child = spawn(process.execPath, [launcher, ...DIRS, 'run', 'slow', '--json'], { cwd: REPO });
+    let stdout = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    await new Promise((r) => setTimeout(r, 1000));
+    child.kill('SIGINT');
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect(code).toBe(130);
+    expect(JSON.parse(stdout)).toMatchObject({ status: 'failed', error: { code: 'ABORTED' }, steps: { wait: { status: 'failed', error: { code: 'ABORTED' } } } });
   });
 
   it('failure (1) and bad input (2)', async () => {

@@ -1,4 +1,5 @@
 import type { Readable, Writable } from 'node:stream';
+import { ERROR_KINDS, isErrorCode, type FailureCode } from '../common/errors.js';
 
 /** What a command may touch of the outside world; tests pass their own streams. */
 export interface CliIO {
@@ -20,3 +21,19 @@ export interface GlobalOptions {
 export const EXIT_OK = 0;
 export const EXIT_RUN_FAILED = 1;
 export const EXIT_USAGE = 2;
+export const EXIT_CANCELLED = 130;
+
+/** The exit code for a failure, decided by its code alone (common/errors.ts says what kind each is). */
+export function exitCodeFor(code: FailureCode): number {
+  // A handler's own code means the tool was called and failed: the run failed.
+  if (!isErrorCode(code)) return EXIT_RUN_FAILED;
+  switch (ERROR_KINDS[code]) {
+    case 'definition':
+    case 'usage':
+      return EXIT_USAGE;
+    case 'cancelled':
+      return EXIT_CANCELLED;
+    case 'run':
+      return EXIT_RUN_FAILED;
+  }
+}

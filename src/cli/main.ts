@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { ToolchainError, formatDiagnostic } from '../common/errors.js';
-import { packageVersion } from '../schemas.js';
+import { packageVersion } from '../schemas/schema-files.js';
 import { registerCommands } from './commands/index.js';
 import { EXIT_RUN_FAILED, EXIT_USAGE, type CliIO, type GlobalOptions } from './io.js';
 

@@ -1,10 +1,10 @@
 import type { ErrorObject } from 'ajv';
 import type { ErrorCode } from '../common/errors.js';
 import { describeKind, didYouMean, suggestionSuffix } from '../common/errors.js';
-import { validateChainFile } from '../schema-validators.js';
+import { validateChainFile } from '../schemas/validators.js';
 import { childPointer, pointerTokens, valueAtPointer } from '../common/json-pointer.js';
 import type { DiagnosticSink } from '../loader/diagnostic-sink.js';
-import { unknownKey } from '../schema-errors.js';
+import { unknownKey } from '../schemas/unknown-key.js';
 import { isRecord } from '../common/json.js';
 
 // The chain schema is the source of truth for the shape of a chain file: the compiler checks it

@@ -63,13 +63,9 @@ function toolCallProgress(
     item,
     call: { id: call.id, turn: call.turn },
   });
-  let started = run.clock.now();
+  const started = run.clock.now();
+  emit({ type: 'step:started', ...where(), timestamp: started, attempt: 1 });
   return {
-    attempt(attempt) {
-      if (attempt !== 1) return;
-      started = run.clock.now();
-      emit({ type: 'step:started', ...where(), timestamp: started, attempt: 1 });
-    },
     retrying(r) {
       emit({ type: 'step:retrying', ...where(), attempt: r.attempt, error: r.error, duration_ms: r.duration_ms, delay_ms: r.delay_ms, fallback: r.fallback });
     },

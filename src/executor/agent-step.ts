@@ -33,9 +33,8 @@ export type AgentTarget =
   | { readonly kind: 'tool'; readonly name: string; readonly tool: Tool }
   | { readonly kind: 'chain'; readonly name: string; readonly plan: ChainPlan };
 
-/** How one tool call the model made is going; the run reports it as step events of `AGENT›NAME`. */
+/** How one tool call the model made is going, from its start; the run reports it as step events of `AGENT›NAME`. */
 export interface ToolCallProgress {
-  attempt(attempt: number): void;
   retrying(report: RetryReport): void;
   finished(outcome: CallOutcome): void;
 }
@@ -63,6 +62,7 @@ export interface AgentHost {
   /** Where tools' `ctx.log()` lines go. */
   log(entry: LogEntry): void;
   onTurn(turn: AgentTurn): void;
+  /** A tool call the model made starts now. */
   toolCall(call: { readonly id: string; readonly name: string; readonly turn: number }): ToolCallProgress;
   onToolCall(call: AgentToolCall): void;
 }

@@ -1,15 +1,17 @@
 import type { CallContext, CallOwner, CallSite, CallWatcher, FallbackKind, RetryReport } from '../call/index.js';
-import type { Clock, TimerHandle } from '../common/clock.js';
+import type { Clock } from '../common/clock.js';
 import { ToolchainError, type ErrorCode, type StepError } from '../common/errors.js';
 import type { ChainPlan } from '../compiler/plan.js';
 import type { ApproveCallback, ToolSet } from '../registry/types.js';
 import type { BoundPlan } from './call-sites.js';
 import type { EventListener, ParentRef, RunError, RunEvent } from './events.js';
 import { runResult } from './run-result.js';
+import { armStops } from './run-stops.js';
 import { RunSlots } from './run-slots.js';
 import { stepEvent } from './step-events.js';
 import { childSite } from './step-callees.js';
-import { EMIT, effectsOf, FREE_SLOT, isActive, PENDING, RECORD, RELEASE_DEPENDENTS, STOP_RUN, transition, WRITE_OUTPUT, type StepInput, type StepRecord, type StepState } from './step-state.js';
+import { EMIT, effectsOf, FREE_SLOT, isActive, PENDING, RECORD, RELEASE_DEPENDENTS, STOP_RUN, transition, WRITE_OUTPUT, type SkipReason, type StepInput, type StepRecord, type StepState } from './step-state.js';
+import { skipReason } from './skip-rule.js';
 import { startStep } from './step-work.js';
 import type { ExecutorHost, RunOptions, RunResult } from './types.js';
 
@@ -54,8 +56,7 @@ export class Run implements CallOwner, CallWatcher {
   private phase: 'running' | 'stopping' | 'done' = 'running';
   private error: RunError | undefined;
   private readonly started: number;
-  private deadline: TimerHandle | undefined;
-  private callerAbort: (() => void) | undefined;
+  private disarm: (() => void) | undefined;
   private resolve!: (result: RunResult) => void;
 
   constructor(host: ExecutorHost, plan: ChainPlan, options: RunOptions, parent: ParentRef | undefined) {
@@ -92,17 +93,7 @@ export class Run implements CallOwner, CallWatcher {
     const signal = this.options.signal;
     if (signal?.aborted) return this.endEarly('ABORTED', 'the run was cancelled before it started'), promise;
     Object.assign(this.context, checked.input);
-    if (this.plan.timeoutMs !== undefined) {
-      const ms = this.plan.timeoutMs;
-      this.deadline = this.clock.setTimeout(() => {
-        this.deadline = undefined;
-        this.stop({ code: 'RUN_TIMEOUT', message: `the run of chain '${this.plan.name}' exceeded its timeout of ${ms} ms` }, 'RUN_TIMEOUT');
-      }, ms);
-    }
-    if (signal) {
-      this.callerAbort = () => this.stop({ code: 'ABORTED', message: 'the run was cancelled by its caller' }, 'ABORTED');
-      signal.addEventListener('abort', this.callerAbort, { once: true });
-    }
+    this.disarm = armStops(this.plan, this.clock, signal, (error, code) => this.stop(error, code));
     for (const root of this.plan.roots) this.ready.push(root);
     // SPEC §7.2: a recorded success is not executed again; its output feeds the steps after it.
     // Nothing starts until every record is back (a restored step must not be started first).
@@ -182,22 +173,16 @@ export class Run implements CallOwner, CallWatcher {
     if (this.phase === 'running' && this.running === 0 && ready.length === 0) this.finish();
   }
 
-  /** SPEC §2.5: a step's own `when` alone decides; without one, a skipped step it reads or depends on skips it. */
-  private skipReason(i: number): 'when' | 'dependency' | 'broken' | undefined {
-    const step = this.plan.steps[i]!;
-    if (step.when !== undefined) {
-      try {
-        return step.when.test(this.context) ? undefined : 'when';
-      } catch (error) {
-        this.running++;
-        this.apply(i, { type: 'start', at: this.clock.now() });
-        this.apply(i, { type: 'fail', at: this.clock.now(), error: { code: 'VALIDATION_FAILED', message: `its 'when' could not be evaluated: ${(error as Error).message}` }, attempts: 0 });
-        return 'broken';
-      }
+  /** SPEC §2.5 (skip-rule.ts); a `when` that cannot be evaluated fails the step. */
+  private skipReason(i: number): SkipReason | 'broken' | undefined {
+    try {
+      return skipReason(this.plan.steps[i]!, this.context, this.states);
+    } catch (error) {
+      this.running++;
+      this.apply(i, { type: 'start', at: this.clock.now() });
+      this.apply(i, { type: 'fail', at: this.clock.now(), error: { code: 'VALIDATION_FAILED', message: `its 'when' could not be evaluated: ${(error as Error).message}` }, attempts: 0 });
+      return 'broken';
     }
-    const skipsWith = step.skipsWith;
-    for (let k = 0; k < skipsWith.length; k++) if (this.states[skipsWith[k]!]!.status === 'skipped') return 'dependency';
-    return undefined;
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -286,8 +271,7 @@ export class Run implements CallOwner, CallWatcher {
     if (this.phase === 'done') return;
     this.phase = 'done';
     this.slots?.close();
-    if (this.deadline !== undefined) this.clock.clearTimeout(this.deadline);
-    if (this.callerAbort) this.options.signal!.removeEventListener('abort', this.callerAbort);
+    this.disarm?.();
     const result = runResult(this.plan, this.runId, this.states, this.context, this.error, this.clock.now() - this.started);
     if (this.onEvent) {
       this.emit({

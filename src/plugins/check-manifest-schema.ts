@@ -3,8 +3,8 @@ import { DiagnosticSink } from '../loader/diagnostic-sink.js';
 import type { Diagnostic, ErrorCode } from '../common/errors.js';
 import type { SourceMap } from '../loader/index.js';
 import { pointerTokens } from '../common/json-pointer.js';
-import { unknownKey } from '../schema-errors.js';
-import { validatePluginManifest } from '../schema-validators.js';
+import { unknownKey } from '../schemas/unknown-key.js';
+import { validatePluginManifest } from '../schemas/validators.js';
 
 // schemas/plugin.schema.json is the source of truth for a manifest's shape (editors complete
 // from it; src/plugins/manifest.generated.ts is derived from it). Its errors become diagnostics

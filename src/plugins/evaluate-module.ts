@@ -6,7 +6,7 @@ import { compileFunction } from 'node:vm';
 import type { Jiti } from 'jiti';
 import { resolveLocal } from './resolve-local.js';
 import { IMPORT_META_PARAM, transformModule } from './transform-module.js';
-import { importModule } from '../import-module.js';
+import { importModule } from '../common/import-module.js';
 
 // Hot reload must not leak. Node's ESM loader keeps every module imported under a new URL
 // forever, and `vm.runInThisContext` / `new Function` leave each distinct source in V8's

@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { relative, sep } from 'node:path';
 import type { FSWatcher } from 'chokidar';
-import { importModule } from '../import-module.js';
+import { importModule } from '../common/import-module.js';
 
 // A small debounced watcher over one folder, shared by plugin hot reload and chain files. Editors
 // save in bursts and atomically (write a temp file, rename it over; or unlink then add), so

@@ -3,7 +3,7 @@ import { _, Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import * as formatsModule from 'ajv-formats';
 import * as standaloneModule from 'ajv/dist/standalone/index.js';
 import { cacheKey, readCached, writeCached } from '../disk-cache.js';
-import { validateJsonSchema } from '../schema-validators.js';
+import { validateJsonSchema } from '../schemas/validators.js';
 
 // Two shared Ajv instances, because arguments and results need opposite treatment: arguments get
 // defaults filled and types coerced (on a copy, see copy-args.ts); results are only checked, never

@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { ToolchainError } from '../../common/errors.js';
 import { EXIT_OK } from '../io.js';
 import type { CommandContext } from '../main.js';
-import { schemasDirectory } from '../../schemas.js';
+import { schemasDirectory } from '../../schemas/schema-files.js';
 import { STARTER_FILES } from '../starter/files.js';
 
 export function registerInit(program: Command, ctx: CommandContext): void {

@@ -7,7 +7,7 @@ import { EXIT_OK } from '../io.js';
 import { approvedBy, collect } from '../shared-options.js';
 import type { CommandContext } from '../main.js';
 import { showDiagnostic } from '../paths.js';
-import { packageVersion } from '../../schemas.js';
+import { packageVersion } from '../../schemas/schema-files.js';
 
 // `toolchain mcp` (SPEC §4, §5): every tool and chain over MCP on stdin/stdout, for any MCP client
 // to spawn. Stdout carries the protocol and nothing else — logs, plugin reloads and problems go to

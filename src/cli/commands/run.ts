@@ -8,7 +8,7 @@ import { createEngine } from '../../engine.js';
 import { ToolchainError } from '../../common/errors.js';
 import type { RunEvent, RunResult } from '../../executor/index.js';
 import type { ApprovalRequest } from '../../registry/types.js';
-import { EXIT_OK, EXIT_RUN_FAILED, EXIT_USAGE, type CliIO } from '../io.js';
+import { EXIT_OK, exitCodeFor, type CliIO } from '../io.js';
 import { approvedBy, collect } from '../shared-options.js';
 import type { CommandContext } from '../main.js';
 
@@ -25,9 +25,6 @@ interface RunFlags {
   readonly approve: string[];
   readonly concurrency?: string;
 }
-
-/** Failures that mean "fix the command or the definition", not "the run went wrong". */
-const USAGE_CODES: ReadonlySet<string> = new Set(['INPUT_INVALID', 'CHAIN_NOT_FOUND', 'TOOL_NOT_FOUND', 'USAGE']);
 
 
 export function registerRun(program: Command, ctx: CommandContext): void {
@@ -79,10 +76,8 @@ async function runCommand(ctx: CommandContext, chainName: string, flags: RunFlag
     else if (result.status === 'succeeded') io.stdout.write(`${JSON.stringify(result.outputs ?? null, null, 2)}\n`);
     if (result.status === 'succeeded') return EXIT_OK;
     const error = result.error!;
-    io.stderr.write(`error: ${error.code} ${error.message}${error.step !== undefined && !error.message.includes(`'${error.step}'`) ? ` (step '${error.step}')` : ''}\n`);
-    // A run that never started (no steps in the result, or none past pending) failed on its definition or input.
-    const started = Object.values(result.steps).some((s) => s.status !== 'pending');
-    return USAGE_CODES.has(error.code) || !started ? EXIT_USAGE : EXIT_RUN_FAILED;
+    io.stderr.write(`error: ${error.code} ${error.message}${error.step !== undefined ? ` (step '${error.step}')` : ''}\n`);
+    return exitCodeFor(error.code);
   } finally {
     await engine.close();
   }

@@ -52,7 +52,7 @@ export interface ExecuteOptions {
   readonly onEvent?: EventListener;
   /** Called as each call finishes. */
   readonly onCall?: (report: ToolCallReport) => void;
-  /** Follows each call through its attempts (an agent step turns this into step events). */
+  /** Told when each call to a known name starts; follows it to its end (an agent step turns this into step events). */
   readonly watch?: (call: { readonly id: string; readonly name: string }) => CallProgress;
   /** Time for timeouts and backoff waits (default: the system clock); tests and agent steps pass the engine's. */
   readonly clock?: Clock;
@@ -60,9 +60,8 @@ export interface ExecuteOptions {
   readonly random?: () => number;
 }
 
-/** How one call of a batch is going. */
+/** How one call of a batch is going, from its start (when `watch` is asked) to its end. */
 export interface CallProgress {
-  attempt(attempt: number): void;
   retrying(report: RetryReport): void;
   finished(outcome: CallOutcome): void;
 }

@@ -86,9 +86,14 @@ async function answer(batch: Batch, call: ToolCallInput, position: number): Prom
 
 async function run(batch: Batch, callable: ExportedCallable | undefined, id: string, name: string, rawArgs: unknown): Promise<CallOutcome> {
   if (callable === undefined) return unknownCallable(batch.tools, batch.names, name);
-  const parsed = toArguments(rawArgs);
-  if (!parsed.ok) return failedOutcome({ code: 'VALIDATION_FAILED', message: `Invalid arguments for tool '${name}': ${parsed.message}` });
   const { options, settings } = batch;
+  const progress = options.watch?.({ id, name });
+  const parsed = toArguments(rawArgs);
+  if (!parsed.ok) {
+    const outcome = failedOutcome({ code: 'VALIDATION_FAILED', message: `Invalid arguments for tool '${name}': ${parsed.message}` });
+    progress?.finished(outcome);
+    return outcome;
+  }
   const ref = callable.ref;
   const chainOptions = { ...(options.approve ? { approve: options.approve } : {}), ...(options.onEvent ? { onEvent: options.onEvent } : {}) };
   const site: CallSite = {
@@ -101,10 +106,9 @@ async function run(batch: Batch, callable: ExportedCallable | undefined, id: str
     fallback: undefined,
     fallbackOutput: undefined,
   };
-  const progress = options.watch?.({ id, name });
   const outcome = await callForOutcome(batch.owner, site, dropNullOptionals(parsed.value, callable.parameters), {
     ...(options.signal ? { signal: options.signal } : {}),
-    ...(progress ? { onAttempt: (ctx) => progress.attempt(ctx.attempt), onRetry: (report) => progress.retrying(report) } : {}),
+    ...(progress ? { onRetry: (report) => progress.retrying(report) } : {}),
   });
   progress?.finished(outcome);
   return outcome;

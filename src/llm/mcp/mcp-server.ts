@@ -5,7 +5,7 @@ import type { CallTargets } from '../call-targets.js';
 import { executeToolCalls } from '../execute/execute-tool-calls.js';
 import { toCallToolResult } from './call-result.js';
 import { currentToolList } from './list-signature.js';
-import { importModule } from '../../import-module.js';
+import { importModule } from '../../common/import-module.js';
 
 // SPEC §4: every tool and chain served over MCP. `tools/list` is the MCP export of the engine at
 // the moment of asking (toMcpTools); `tools/call` goes through executeToolCalls, so a client gets

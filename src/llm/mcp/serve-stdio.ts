@@ -1,6 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
 import type { ToolchainMcpServer } from './mcp-server.js';
-import { importModule } from '../../import-module.js';
+import { importModule } from '../../common/import-module.js';
 
 // The MCP server on a pair of streams (the process's stdin and stdout for `toolchain mcp`).
 // Resolves when the client goes away: stdin ends or closes (the SDK's stdio transport does not

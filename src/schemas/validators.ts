@@ -1,5 +1,5 @@
 import type { ErrorObject } from 'ajv';
-import * as generated from './schema-validators.generated.js';
+import * as generated from './validators.generated.js';
 
 // The chain and plugin schemas (and the JSON Schema meta-schema) compiled ahead of time (scripts/gen-validators.js): checking a
 // file costs no compile at start-up. Same options as a runtime Ajv would use: allErrors, verbose.

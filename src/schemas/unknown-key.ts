@@ -1,6 +1,6 @@
 import type { ErrorObject } from 'ajv';
-import { didYouMean, suggestionSuffix } from './common/errors.js';
-import { childPointer } from './common/json-pointer.js';
+import { didYouMean, suggestionSuffix } from '../common/errors.js';
+import { childPointer } from '../common/json-pointer.js';
 
 // What the chain and manifest schema checks say alike about Ajv's errors.
 

@@ -1,0 +1,34 @@
+import { readFileSync } from 'node:fs';
+import { relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { folderCycles, folderGraph, folderOf, runtimeImports, sourceFiles, SRC } from './architecture/import-graph.js';
+
+// The shape of src/ (README "Architecture"): folders whose runtime imports only point down, and
+// small hand-written files.
+
+describe('architecture', () => {
+  const graph = folderGraph();
+
+  it('has no runtime import cycle between folders', () => {
+    expect(folderCycles(graph)).toEqual([]);
+  });
+
+  it('keeps the layers: common imports nothing; the executor never imports llm; nothing below the engine imports it', () => {
+    expect([...graph.get('common')!]).toEqual([]);
+    expect([...graph.get('executor')!]).not.toContain('llm');
+    expect([...graph.get('call')!].sort()).toEqual(['common']);
+    const intoTheTop = [...graph].filter(([folder, edges]) => edges.has('.') && folder !== 'cli' && folder !== 'serve').map(([folder]) => folder);
+    expect(intoTheTop).toEqual([]);
+    // Only the public entry and the engine sit at the top; the library entry does not pull in the CLI.
+    const entry = runtimeImports(`${SRC}/index.ts`).map(folderOf);
+    expect(entry).not.toContain('cli');
+  });
+
+  it('keeps every hand-written source file at most 300 lines', () => {
+    const long = sourceFiles()
+      .filter((f) => !f.endsWith('.generated.ts'))
+      .map((f) => ({ file: relative(SRC, f), lines: readFileSync(f, 'utf8').split('\n').length - 1 }))
+      .filter((f) => f.lines > 300);
+    expect(long).toEqual([]);
+  });
+});

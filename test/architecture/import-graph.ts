@@ -1,0 +1,86 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+
+// The runtime imports between the folders of src/, read from the sources. Under
+// `verbatimModuleSyntax`, `import type …` and `export type … from` vanish from the output and every
+// other import stays (even `import { type X }`, which becomes `import {}`), so that is the rule.
+
+export const SRC = join(import.meta.dirname, '..', '..', 'src');
+
+export function sourceFiles(dir = SRC): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return sourceFiles(path);
+    return name.endsWith('.ts') && !name.endsWith('.d.ts') ? [path] : [];
+  });
+}
+
+/** `executor` for src/executor/run.ts; `.` for files directly in src/. */
+export function folderOf(file: string): string {
+  const rel = relative(SRC, file);
+  return rel.includes('/') ? rel.slice(0, rel.indexOf('/')) : '.';
+}
+
+const IMPORT = /^\s*(import|export)\s+(type\s+)?([^'";]*?)\s*from\s*['"](\.[^'"]+)['"]|^\s*import\s*['"](\.[^'"]+)['"]/gm;
+
+/** Relative runtime imports of one file, as absolute .ts paths. */
+export function runtimeImports(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  const out: string[] = [];
+  for (const m of text.matchAll(IMPORT)) {
+    const typeOnly = m[2] !== undefined;
+    const spec = m[4] ?? m[5]!;
+    if (typeOnly) continue;
+    out.push(resolve(dirname(file), spec).replace(/\.js$/, '.ts'));
+  }
+  return out;
+}
+
+/** Folder → the folders it imports at run time (itself excluded). */
+export function folderGraph(): Map<string, Set<string>> {
+  const graph = new Map<string, Set<string>>();
+  for (const file of sourceFiles()) {
+    const from = folderOf(file);
+    const edges = graph.get(from) ?? new Set<string>();
+    graph.set(from, edges);
+    for (const target of runtimeImports(file)) {
+      const to = folderOf(target);
+      if (to !== from) edges.add(to);
+    }
+  }
+  return graph;
+}
+
+/** Every cycle's folders (strongly connected components of more than one folder). */
+export function folderCycles(graph: Map<string, Set<string>>): string[][] {
+  let index = 0;
+  const stack: string[] = [];
+  const on = new Set<string>();
+  const idx = new Map<string, number>();
+  const low = new Map<string, number>();
+  const cycles: string[][] = [];
+  const visit = (v: string): void => {
+    idx.set(v, index);
+    low.set(v, index++);
+    stack.push(v);
+    on.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!idx.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (on.has(w)) low.set(v, Math.min(low.get(v)!, idx.get(w)!));
+    }
+    if (low.get(v) === idx.get(v)) {
+      const component: string[] = [];
+      let w: string;
+      do {
+        w = stack.pop()!;
+        on.delete(w);
+        component.push(w);
+      } while (w !== v);
+      if (component.length > 1) cycles.push(component.sort());
+    }
+  };
+  for (const v of graph.keys()) if (!idx.has(v)) visit(v);
+  return cycles;
+}
