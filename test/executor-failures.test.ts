@@ -139,6 +139,28 @@ describe('fallback', () => {
     expect(log.events.find((e) => e.type === 'step:succeeded')).toMatchObject({ fallback: 'output', attempts: 2 });
   });
 
+  it('directly on a step without retry (SPEC §2.7): one attempt, then the fallback', async () => {
+    const tool = flaky('flaky', 10);
+    const engine = await engineWith(
+      [tool, { name: 'backup', handler: async () => ({ from: 'backup' }) }],
+      [one('flaky', '    fallback: { tool: backup }\n'), one('flaky', '    fallback: { output: 7 }\n', 'fixed')],
+      { clock: createTestClock() },
+    );
+    const log = eventLog();
+    const result = await engine.run('c', {}, { onEvent: log.onEvent });
+    expect(result.outputs).toEqual({ from: 'backup' });
+    expect(tool.calls).toBe(1);
+    expect(result.steps.s).toMatchObject({ status: 'succeeded', attempts: 2 });
+    expect(log.trace()).toEqual(['run:started', 'step:started s', 'step:retrying s', 'step:succeeded s', 'run:finished']);
+    expect((await engine.run('fixed', {})).outputs).toBe(7);
+  });
+
+  it('a fallback both on the step and under retry is a definition error at the step-level one', async () => {
+    const { compileChain } = await import('../src/compiler/index.js');
+    const { diagnostics } = compileChain(`name: c\nsteps:\n  - name: s\n    tool: t\n    fallback: { output: 1 }\n    retry:\n      max_attempts: 2\n      fallback: { output: 2 }\n`);
+    expect(diagnostics.map((d) => `${d.code} ${d.line}:${d.col}`)).toEqual(['BAD_VALUE 5:15']);
+  });
+
   it('a failing fallback fails the step with its own error', async () => {
     const engine = await engineWith([flaky('flaky', 10), flaky('worse', 10, 'WORSE')], [one('flaky', retry('{ tool: worse }'))], { clock: createTestClock() });
     const result = await engine.run('c', {});
