@@ -15,22 +15,25 @@ import type { CallOwner, CallSite, CallWatcher } from './types.js';
 // last attempt fails comes the fallback: another call (other arguments or another tool), then a
 // fixed output.
 
-/** One call's arguments and where they came from. */
-export interface CallInput {
-  /** Resolved, not yet validated. */
-  readonly args: Record<string, unknown>;
-  /** Passed back to the fallback to resolve its overrides (a step's run context). */
-  readonly scope: unknown;
-  /** The for_each element the call works on. */
-  readonly item: number | undefined;
-  /** The arguments could not be resolved at all: no attempt is made, but the fallback still is. */
-  readonly unresolved: StepError | undefined;
-}
-
-export function performCall(owner: CallOwner, site: CallSite, input: CallInput, watcher: CallWatcher, key: number): void {
-  const { args, item, unresolved } = input;
+/**
+ * `args` are resolved but not yet validated; `scope` is passed back to the fallback to resolve its
+ * overrides (a step's run context); `item` is the for_each element the call works on. `unresolved`
+ * says the arguments could not be resolved at all: no attempt is made, but the fallback still is.
+ * (Positional parameters: this is on every step's path, and an options object would cost an
+ * allocation per call.)
+ */
+export function performCall(
+  owner: CallOwner,
+  site: CallSite,
+  watcher: CallWatcher,
+  key: number,
+  args: Record<string, unknown>,
+  scope: unknown,
+  item: number | undefined,
+  unresolved: StepError | undefined,
+): void {
   if (site.retry.maxAttempts > 1 || site.fallback !== undefined || site.fallbackOutput !== undefined) {
-    void withPolicy(owner, site, input, watcher, key);
+    void withPolicy(owner, site, watcher, key, args, scope, item, unresolved);
     return;
   }
   if (unresolved !== undefined) return watcher.failed(key, unresolved, 0);
@@ -42,9 +45,17 @@ export function performCall(owner: CallOwner, site: CallSite, input: CallInput, 
   );
 }
 
-async function withPolicy(owner: CallOwner, site: CallSite, input: CallInput, watcher: CallWatcher, key: number): Promise<void> {
-  const { args, scope, item } = input;
-  let error = input.unresolved;
+async function withPolicy(
+  owner: CallOwner,
+  site: CallSite,
+  watcher: CallWatcher,
+  key: number,
+  args: Record<string, unknown>,
+  scope: unknown,
+  item: number | undefined,
+  unresolved: StepError | undefined,
+): Promise<void> {
+  let error = unresolved;
   let attempts = 0;
   let duration = 0;
   if (error === undefined) {

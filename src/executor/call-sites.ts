@@ -3,6 +3,7 @@ import { ToolchainError } from '../common/errors.js';
 import type { ChainPlan, PlanStep } from '../compiler/plan.js';
 import { toolNotFound } from '../registry/tool-not-found.js';
 import type { Tool, ToolSet } from '../registry/types.js';
+import { PENDING, type StepState } from './step-state.js';
 import { validationMessage } from './validation-message.js';
 
 // Chains are compiled without the tool catalogue (tools come and go while the engine runs), so a
@@ -20,15 +21,31 @@ export interface BoundPlan {
   readonly fallbackTools: readonly (Tool | undefined)[];
 }
 
-/** The engine's cache of bindings: one per plan, for the latest ToolSet it was bound to. */
+/** What every run of a plan starts from, copied with `slice()` (plain arrays: copying a frozen one is slow). */
+export interface RunArrays {
+  readonly states: readonly StepState[];
+  readonly waitCounts: readonly number[];
+}
+
+/** The engine's cache of what runs share: bindings (one per plan, for the latest ToolSet) and starting arrays. */
 export interface Binder {
   bind(plan: ChainPlan, tools: ToolSet): BoundPlan | ToolchainError;
+  arrays(plan: ChainPlan): RunArrays;
 }
 
 export function createBinder(): Binder {
   // Keeping only the latest binding per plan means an old ToolSet is not held alive by the cache.
   const bindings = new WeakMap<ChainPlan, BoundPlan>();
+  const arrays = new WeakMap<ChainPlan, RunArrays>();
   return {
+    arrays(plan) {
+      let a = arrays.get(plan);
+      if (a === undefined) {
+        a = { states: plan.steps.map(() => PENDING), waitCounts: [...plan.waitCounts] };
+        arrays.set(plan, a);
+      }
+      return a;
+    },
     bind(plan, tools) {
       const cached = bindings.get(plan);
       if (cached?.tools === tools) return cached;

@@ -3,6 +3,7 @@ import { performCall, type CallContext, type CallWatcher, type FallbackKind, typ
 import { describeKind, ToolchainError, type StepError } from '../common/errors.js';
 import type { PlanStep } from '../compiler/plan.js';
 import type { Abortable, Run } from './run.js';
+import { attemptInput } from './step-state.js';
 import { resolveArgs } from './step-work.js';
 
 // SPEC §2.6: a `for_each` step runs its call once per element, at most `max_concurrency` at once
@@ -65,7 +66,7 @@ class ForEachGroup implements CallWatcher, Abortable {
       scope.item = this.items[k];
       scope.index = k;
       const { args, unresolved } = resolveArgs(this.run, this.index, scope);
-      performCall(this.run, this.run.site(this.index), { args, scope, item: k, unresolved }, this, k);
+      performCall(this.run, this.run.site(this.index), this, k, args, scope, k, unresolved);
     });
   }
 
@@ -76,7 +77,7 @@ class ForEachGroup implements CallWatcher, Abortable {
   attempt(k: number, ctx: CallContext): void {
     this.contexts[k] = ctx;
     if (ctx.attempt > this.attempts) this.attempts = ctx.attempt;
-    this.run.apply(this.index, { type: 'attempt', attempt: ctx.attempt });
+    this.run.apply(this.index, attemptInput(ctx.attempt));
   }
 
   retrying(k: number, report: RetryReport): void {

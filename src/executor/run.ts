@@ -10,7 +10,7 @@ import { armStops } from './run-stops.js';
 import { RunSlots } from './run-slots.js';
 import { stepEvent } from './step-events.js';
 import { childSite } from './step-callees.js';
-import { EMIT, effectsOf, FREE_SLOT, isActive, PENDING, RECORD, RELEASE_DEPENDENTS, STOP_RUN, transition, WRITE_OUTPUT, type SkipReason, type StepInput, type StepRecord, type StepState } from './step-state.js';
+import { attemptInput, EMIT, effectsOf, FREE_SLOT, isActive, PENDING, RECORD, RELEASE_DEPENDENTS, STOP_RUN, transition, WRITE_OUTPUT, type SkipReason, type StepInput, type StepRecord, type StepState } from './step-state.js';
 import { skipReason } from './skip-rule.js';
 import { startStep } from './step-work.js';
 import type { ExecutorHost, RunOptions, RunResult } from './types.js';
@@ -70,9 +70,10 @@ export class Run implements CallOwner, CallWatcher {
     this.onEvent = options.onEvent;
     this.observed = options.onEvent !== undefined;
     this.parent = parent;
-    this.states = new Array<StepState>(plan.steps.length).fill(PENDING);
+    const arrays = host.binder.arrays(plan);
+    this.states = arrays.states.slice();
     this.controls = new Array<Abortable | undefined>(plan.steps.length);
-    this.remaining = plan.waitCounts.slice();
+    this.remaining = arrays.waitCounts.slice();
     this.limit = Math.min(plan.concurrency ?? Infinity, options.concurrency ?? Infinity);
     this.slots = host.slots && new RunSlots(host.slots, () => this.pump());
     // A null-prototype object: `$.constructor` can never reach Object.prototype, and V8 keeps it
@@ -204,7 +205,7 @@ export class Run implements CallOwner, CallWatcher {
 
   attempt(i: number, ctx: CallContext): void {
     this.controls[i] = ctx;
-    this.apply(i, { type: 'attempt', attempt: ctx.attempt });
+    this.apply(i, attemptInput(ctx.attempt));
   }
 
   retrying(i: number, report: RetryReport, item?: number): void {

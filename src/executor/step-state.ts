@@ -61,6 +61,13 @@ export type StepInput =
   | { readonly type: 'skip'; readonly at: number; readonly reason: SkipReason }
   | { readonly type: 'restore'; readonly record: StepRecord };
 
+// The `attempt` inputs of the first few attempts, made once: every step sends at least one.
+const ATTEMPTS: readonly StepInput[] = Array.from({ length: 8 }, (_, k) => Object.freeze({ type: 'attempt', attempt: k + 1 }));
+
+export function attemptInput(attempt: number): StepInput {
+  return ATTEMPTS[attempt - 1] ?? { type: 'attempt', attempt };
+}
+
 /** What of the plan step the transitions need. */
 export interface StepRules {
   readonly name: string;

@@ -10,17 +10,26 @@ import type { Run } from './run.js';
 export function startStep(run: Run, i: number): void {
   const step = run.plan.steps[i]!;
   if (step.forEach !== undefined) return startForEach(run, i, step);
-  const { args, unresolved } = resolveArgs(run, i, run.context);
-  performCall(run, run.site(i), { args, scope: run.context, item: undefined, unresolved }, run, i);
+  let args: Record<string, unknown>;
+  try {
+    args = step.input.get(run.context) as Record<string, unknown>;
+  } catch (error) {
+    return performCall(run, run.site(i), run, i, NO_ARGS, run.context, undefined, unresolvable(error));
+  }
+  performCall(run, run.site(i), run, i, args, run.context, undefined, undefined);
 }
 
 const NO_ARGS: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
 
-/** The step's input_map resolved against `scope` (the run context, or one element's view of it). */
+/** The step's input_map resolved against `scope` (one for_each element's view of the run context). */
 export function resolveArgs(run: Run, i: number, scope: RunContext): { args: Record<string, unknown>; unresolved: StepError | undefined } {
   try {
     return { args: run.plan.steps[i]!.input.get(scope) as Record<string, unknown>, unresolved: undefined };
   } catch (error) {
-    return { args: NO_ARGS, unresolved: { code: 'VALIDATION_FAILED', message: `its input_map could not be resolved: ${(error as Error).message}` } };
+    return { args: NO_ARGS, unresolved: unresolvable(error) };
   }
+}
+
+function unresolvable(error: unknown): StepError {
+  return { code: 'VALIDATION_FAILED', message: `its input_map could not be resolved: ${(error as Error).message}` };
 }
