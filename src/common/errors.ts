@@ -65,6 +65,16 @@ export const ERROR_KINDS = {
   APPROVAL_DENIED: 'run',
   CIRCUIT_OPEN: 'run',
   ABORTED: 'cancelled',
+  // the run store and durable runs (SPEC §7)
+  STORE_URL: 'usage',
+  STORE_TOO_NEW: 'usage',
+  STORE_CORRUPT: 'usage',
+  STORE_UNAVAILABLE: 'run',
+  STORE_WRITE_FAILED: 'run',
+  STORE_FENCED: 'run',
+  RUN_NOT_FOUND: 'usage',
+  RUN_IN_PROGRESS: 'usage',
+  CHAIN_CHANGED: 'definition',
   // a model endpoint (agent steps)
   MODEL_ERROR: 'run',
   RATE_LIMITED: 'run',

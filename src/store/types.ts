@@ -1,0 +1,134 @@
+import type { RunError } from '../executor/events.js';
+import type { StepRecord } from '../executor/step-state.js';
+
+// The run store (SPEC §7.1): one small driver contract, one file per driver (memory, sqlite,
+// postgres, redis), one conformance suite run against each. A store keeps runs and their step
+// results; the engine decides everything else (who may run what, when a run is resumable).
+//
+// Ownership and fencing: a run is owned by one engine at a time (`owner`, with a lease that the
+// owner renews while it runs). Every claim bumps the run's `epoch`; every write carries the epoch
+// its writer holds, and a write under an older epoch is refused (STORE_FENCED), so an owner that
+// lost its lease — paused, partitioned, or simply slow — can never overwrite what the new owner
+// records.
+
+export type RunStatus = 'running' | 'succeeded' | 'failed' | 'cancelled';
+
+/** `normal` survives a crash of the process (kill -9); `full` also survives power loss. */
+export type Durability = 'normal' | 'full';
+
+/** One run, as the store keeps it. Times are milliseconds since the epoch. */
+export interface StoredRun {
+  readonly id: string;
+  readonly chain: string;
+  /** sha256 of the chain file's text the run was started with (ChainPlan.hash). */
+  readonly chain_hash: string;
+  readonly input: unknown;
+  readonly status: RunStatus;
+  readonly created_at: number;
+  readonly updated_at: number;
+  readonly finished_at: number | null;
+  /** The run's outputs once it succeeded; null otherwise. */
+  readonly outputs: unknown;
+  readonly error: RunError | null;
+  /** Who executes it (`host:pid:nonce`); null once it finished. */
+  readonly owner: string | null;
+  /** Until when the owner's lease holds; null once finished. */
+  readonly lease_until: number | null;
+  /** Bumped by every claim. */
+  readonly epoch: number;
+  /** Someone asked for it to stop (SPEC §7.2 cancel); its owner stops it. */
+  readonly cancel_requested: boolean;
+}
+
+/**
+ * A step result with its key (SPEC §7.1): the step name, `name[i]` for an element of a for_each,
+ * `parent›name` for a step of a sub-chain (nested: `a›b›c`, `a›b[2]`).
+ */
+export interface StoredStep extends StepRecord {
+  readonly key: string;
+}
+
+export interface NewRun {
+  readonly id: string;
+  readonly chain: string;
+  readonly chain_hash: string;
+  readonly input: unknown;
+  readonly owner: string;
+  readonly lease_until: number;
+  readonly now: number;
+}
+
+export type CreateOutcome =
+  /** The run was created, owned by `owner` at epoch 1, status `running`. */
+  | { readonly created: true; readonly run: StoredRun }
+  /** A run with that id existed already: returned as it is, unchanged. */
+  | { readonly created: false; readonly run: StoredRun };
+
+export interface Claim {
+  readonly owner: string;
+  readonly lease_until: number;
+  readonly now: number;
+  /** The epoch the claimer saw: the claim succeeds only if the run still has it (compare-and-set). */
+  readonly expected_epoch: number;
+}
+
+export type ClaimOutcome = { readonly claimed: true; readonly run: StoredRun } | { readonly claimed: false; readonly run: StoredRun | undefined };
+
+/** Step results of one run written together, under the epoch its writer holds. */
+export interface StepBatch {
+  readonly run_id: string;
+  readonly epoch: number;
+  readonly steps: readonly StoredStep[];
+}
+
+export interface RunEnd {
+  readonly status: Exclude<RunStatus, 'running'>;
+  readonly outputs: unknown;
+  readonly error: RunError | null;
+  readonly finished_at: number;
+}
+
+export interface RunFilter {
+  readonly status?: RunStatus;
+  readonly chain?: string;
+  /** Default 50. */
+  readonly limit?: number;
+}
+
+export interface RunStore {
+  /** The store's URL without credentials, for messages. */
+  readonly url: string;
+  /** Creates a run unless one with that id exists (atomic: of two concurrent creates, one wins). */
+  createRun(run: NewRun): Promise<CreateOutcome>;
+  /**
+   * Takes a run for a new owner: status `running`, the new owner and lease, epoch + 1, cancel flag
+   * and finish fields cleared — if its epoch is still `expected_epoch`. Used to resume a run whose
+   * owner died and to redrive a failed or cancelled one; the engine decides when that is allowed.
+   */
+  claimRun(id: string, claim: Claim): Promise<ClaimOutcome>;
+  /**
+   * Records step results, the first result of a key winning (a later one for the same key is
+   * ignored). Atomic per batch entry; a batch entry whose run's epoch is no longer the writer's is
+   * refused with no effect: its result is 'fenced'. Throws a ToolchainError STORE_* when the store
+   * cannot be written.
+   */
+  recordSteps(batches: readonly StepBatch[]): Promise<readonly ('ok' | 'fenced')[]>;
+  /** Ends a run: status, outputs, error; owner and lease cleared. Fenced like recordSteps. */
+  finishRun(id: string, epoch: number, end: RunEnd): Promise<'ok' | 'fenced'>;
+  /** Extends the owner's lease; 'fenced' if another claim happened. Also reports a pending cancel. */
+  renewLease(id: string, epoch: number, leaseUntil: number, now: number): Promise<{ readonly result: 'ok' | 'fenced'; readonly cancel_requested: boolean }>;
+  /** Asks a running run to stop; the run as it is afterwards (undefined: no such run). */
+  requestCancel(id: string, now: number): Promise<StoredRun | undefined>;
+  getRun(id: string): Promise<StoredRun | undefined>;
+  /** Every step result of a run, in the order they were recorded. */
+  getSteps(id: string): Promise<readonly StoredStep[]>;
+  /** Newest first. */
+  listRuns(filter?: RunFilter): Promise<readonly StoredRun[]>;
+  /** Deletes finished runs (and their steps) that finished before `finishedBefore`; how many went. */
+  prune(finishedBefore: number): Promise<number>;
+  close(): Promise<void>;
+}
+
+export interface StoreOptions {
+  readonly durability?: Durability;
+}
