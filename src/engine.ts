@@ -191,7 +191,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
     },
     chain: lookup,
     chainCallee: (chain, callOptions = {}) =>
-      chainCallee(host, chain.name, (plan, input, signal) => executeChain(host, plan, registry.current(), input, { ...callOptions, signal })),
+      chainCallee(host, chain.name, (plan, input, ctx) => executeChain(host, plan, registry.current(), input, { ...callOptions, signal: ctx.signal })),
     tools: () => registry.current(),
     diagnostics: () => set.diagnostics,
     plugins: () => pluginHost?.plugins() ?? [],

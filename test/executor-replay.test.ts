@@ -67,7 +67,7 @@ describe('replaying step records', () => {
       const restored = new Map(kept.map((n) => [n, records.get(n)!]));
       calls.length = 0;
       const replayEvents: RunEvent[] = [];
-      const again = await executeChain(host, plan, tools(), { n: 1 }, { onEvent: (e) => replayEvents.push(e) }, undefined, restored);
+      const again = await executeChain(host, plan, tools(), { n: 1 }, { onEvent: (e) => replayEvents.push(e), restored });
       expect(again.status).toBe('succeeded');
       expect(again.outputs).toEqual(first.outputs);
       expect(calls.sort()).toEqual(names.filter((n) => !kept.includes(n)));
@@ -82,7 +82,7 @@ describe('replaying step records', () => {
     const { calls, plan, host, tools } = setup();
     const failed: StepRecord = { step: 'b', index: 1, status: 'failed', attempts: 3, error: { code: 'TOOL_ERROR', message: 'x' }, started_at: 0, duration_ms: 5 };
     const a: StepRecord = { step: 'a', index: 0, status: 'succeeded', attempts: 1, output: { v: 2 }, started_at: 0, duration_ms: 1 };
-    const result = await executeChain(host, plan, tools(), { n: 1 }, {}, undefined, new Map([['a', a], ['b', failed]]));
+    const result = await executeChain(host, plan, tools(), { n: 1 }, { restored: new Map([['a', a], ['b', failed]]) });
     expect(result.outputs).toEqual({ total: 5, side: 3 });
     expect(calls.sort()).toEqual(['b', 'c', 'd', 'e']);
   });

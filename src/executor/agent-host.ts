@@ -36,7 +36,8 @@ export function agentHost(run: Run, step: PlanStep, ctx: CallContext): AgentHost
     },
     // The host lends chains by name only, so hints name the tools that exist.
     knownNames: () => tools.names(),
-    chainCallee: (plan) => chainCallee(run.host, plan.name, (p, input, signal) => run.runChild(p, input, signal, step.name)),
+    // A chain the model calls is not recorded step by step: the agent's attempt runs again as a whole.
+    chainCallee: (plan) => chainCallee(run.host, plan.name, (p, input, call) => run.runChild(p, input, call.signal, step.name, undefined)),
     idempotencyKey: (callId) => run.idempotencyKey(`${step.name}›${callId}`, item),
     log: (entry) => run.host.log({ ...entry, step: step.name, attempt: ctx.attempt, fields: { ...entry.fields, tool_call_id: entry.step } }),
     onTurn: (turn) => emit({ type: 'agent:turn', ...base(), ...turn }),

@@ -2,7 +2,8 @@ import pLimit, { type LimitFunction } from 'p-limit';
 import { performCall, type CallContext, type CallWatcher, type FallbackKind, type RetryReport } from '../call/index.js';
 import { describeKind, ToolchainError, type StepError } from '../common/errors.js';
 import type { PlanStep } from '../compiler/plan.js';
-import type { Abortable, Run } from './run.js';
+import type { Run } from './run.js';
+import type { Abortable } from './types.js';
 import { attemptInput } from './step-state.js';
 import { resolveArgs } from './step-work.js';
 
@@ -38,6 +39,8 @@ class ForEachGroup implements CallWatcher, Abortable {
   private readonly results: unknown[];
   private readonly contexts: (CallContext | undefined)[];
   private readonly done: (() => void)[];
+  private readonly started: number[];
+  private readonly name: string;
   private finished = 0;
   private attempts = 0;
   private over = false;
@@ -51,6 +54,8 @@ class ForEachGroup implements CallWatcher, Abortable {
     this.results = new Array<unknown>(items.length);
     this.contexts = new Array<CallContext | undefined>(items.length);
     this.done = new Array<() => void>(items.length);
+    this.started = new Array<number>(items.length);
+    this.name = run.plan.steps[index]!.name;
   }
 
   launch(): void {
@@ -62,6 +67,10 @@ class ForEachGroup implements CallWatcher, Abortable {
     if (this.over) return Promise.resolve();
     return new Promise<void>((resolve) => {
       this.done[k] = resolve;
+      // SPEC §7.2: an element whose success was recorded is not run again.
+      const restored = this.run.restoredRecord(`${this.name}[${k}]`);
+      if (restored !== undefined) return this.settle(k, restored.output, restored.attempts);
+      this.started[k] = this.run.clock.now();
       const scope = Object.create(this.run.context) as Record<string, unknown>;
       scope.item = this.items[k];
       scope.index = k;
@@ -84,19 +93,34 @@ class ForEachGroup implements CallWatcher, Abortable {
     if (this.live()) this.run.retrying(this.index, report, k);
   }
 
-  succeeded(k: number, output: unknown, _attempts: number, _fallback: FallbackKind | undefined): void {
-    if (this.live()) this.settle(k, output);
+  succeeded(k: number, output: unknown, attempts: number, fallback: FallbackKind | undefined): void {
+    if (!this.live()) return;
+    const started = this.started[k]!;
+    this.run.recordPart(`${this.name}[${k}]`, () => ({
+      step: this.name,
+      index: this.index,
+      status: 'succeeded',
+      attempts,
+      output,
+      error: undefined,
+      started_at: started,
+      duration_ms: this.run.clock.now() - started,
+      fallback,
+      reason: undefined,
+    }));
+    this.settle(k, output, attempts);
   }
 
   failed(k: number, error: StepError): void {
     if (!this.live()) return;
-    if (this.run.plan.steps[this.index]!.onError === 'continue') return this.settle(k, { error: { code: error.code, message: error.message } });
+    if (this.run.plan.steps[this.index]!.onError === 'continue') return this.settle(k, { error: { code: error.code, message: error.message } }, 0);
     this.contexts[k] = undefined;
     this.abort(new ToolchainError('ABORTED', `aborted because item ${k} of the same for_each failed`));
     this.run.failed(this.index, { code: error.code, message: `item ${k}: ${error.message}` }, this.attempts);
   }
 
-  private settle(k: number, output: unknown): void {
+  private settle(k: number, output: unknown, attempts: number): void {
+    if (attempts > this.attempts) this.attempts = attempts;
     this.results[k] = output;
     this.contexts[k] = undefined;
     this.done[k]!();

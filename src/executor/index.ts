@@ -1,25 +1,12 @@
 // The executor: plan + input → result (STYLE 1: it never sees YAML and never compiles).
 import type { ChainPlan } from '../compiler/plan.js';
 import type { ToolSet } from '../registry/types.js';
-import type { ParentRef } from './events.js';
 import { Run } from './run.js';
-import type { StepRecord } from './step-state.js';
 import type { ExecutorHost, RunOptions, RunResult } from './types.js';
 
-/**
- * Runs `plan` once. Never rejects for anything a user or a tool did: failures are in the result.
- * `restored` holds recorded step results by step name: recorded successes are not run again.
- */
-export function executeChain(
-  host: ExecutorHost,
-  plan: ChainPlan,
-  tools: ToolSet,
-  input: unknown,
-  options: RunOptions = {},
-  parent?: ParentRef,
-  restored?: ReadonlyMap<string, StepRecord>,
-): Promise<RunResult> {
-  return new Run(host, plan, options, parent).start(tools, input, restored);
+/** Runs `plan` once. Never rejects for anything a user or a tool did: failures are in the result. */
+export function executeChain(host: ExecutorHost, plan: ChainPlan, tools: ToolSet, input: unknown, options: RunOptions = {}): Promise<RunResult> {
+  return new Run(host, plan, options, undefined).start(tools, input);
 }
 
 export { systemClock, sleep, type Clock, type TimerHandle } from '../common/clock.js';
@@ -51,4 +38,4 @@ export type {
   StepSucceededEvent,
 } from './events.js';
 export type { AgentHost, AgentMessages, AgentRequest, AgentRunner, AgentTarget, TokenUsage, ToolCallProgress } from './agent-step.js';
-export type { ExecutorHost, LogEntry, RecordingRun, RunOptions, RunResult, StepSummary } from './types.js';
+export type { ExecutorHost, LogEntry, RunOptions, RunResult, StepRecorder, StepSummary } from './types.js';

@@ -7,24 +7,19 @@ import type { BoundPlan } from './call-sites.js';
 import type { EventListener, ParentRef, RunError, RunEvent } from './events.js';
 import { runResult } from './run-result.js';
 import { armStops } from './run-stops.js';
-import { RunSlots } from './run-slots.js';
+import { ReadyQueue } from './ready-queue.js';
 import { stepEvent } from './step-events.js';
 import { childSite } from './step-callees.js';
 import { attemptInput, EMIT, effectsOf, FREE_SLOT, isActive, PENDING, RECORD, RELEASE_DEPENDENTS, STOP_RUN, transition, WRITE_OUTPUT, type SkipReason, type StepInput, type StepRecord, type StepState } from './step-state.js';
 import { skipReason } from './skip-rule.js';
 import { startStep } from './step-work.js';
-import type { ExecutorHost, RunOptions, RunResult } from './types.js';
+import type { Abortable, ExecutorHost, RunOptions, RunResult, RunScope } from './types.js';
 
 // One run of one plan: the step states, the run context, and the scheduler that starts a step the
 // moment its last dependency finishes (a counter per step reaches zero), within the chain's and
 // the engine's limits. Every change of a step goes through `apply`: the pure transition of
 // step-state.ts says what the new state is and which effects follow, and this class performs
 // exactly those. What a started step does is in step-work.ts.
-
-/** Something a stopping run can cancel: an attempt, or a for_each step's group of attempts. */
-export interface Abortable {
-  abort(reason: Error): void;
-}
 
 export class Run implements CallOwner, CallWatcher {
   readonly runId: string;
@@ -44,13 +39,8 @@ export class Run implements CallOwner, CallWatcher {
   private readonly states: StepState[];
   /** What each step at work can be cancelled through (its attempt, or its for_each group). */
   private readonly controls: (Abortable | undefined)[];
-  private readonly remaining: number[];
-  private readonly ready: number[] = [];
+  private readonly queue: ReadyQueue;
   private readonly ownSites: (CallSite | undefined)[] = [];
-  private readonly slots: RunSlots | undefined;
-  private readonly limit: number;
-  private head = 0;
-  private running = 0;
   private pumping = false;
   private phase: 'running' | 'stopping' | 'done' = 'running';
   private error: RunError | undefined;
@@ -58,8 +48,16 @@ export class Run implements CallOwner, CallWatcher {
   private disarm: (() => void) | undefined;
   private resolve!: (result: RunResult) => void;
 
-  constructor(host: ExecutorHost, plan: ChainPlan, options: RunOptions, parent: ParentRef | undefined) {
-    this.runId = host.newRunId();
+  /** Prefix of this run's step keys: '' for a run, `step›` for a sub-chain's run (SPEC §7.1). */
+  readonly keyPrefix: string;
+  /** The id the run's results are recorded under: its own, or the top run's for a sub-chain. */
+  readonly rootRunId: string;
+
+  constructor(host: ExecutorHost, plan: ChainPlan, options: RunOptions, scope: RunScope | undefined) {
+    this.runId = options.runId ?? host.newRunId();
+    this.keyPrefix = scope?.keyPrefix ?? '';
+    this.rootRunId = scope?.rootRunId ?? this.runId;
+    this.parent = scope?.parent;
     this.plan = plan;
     this.host = host;
     this.clock = host.clock;
@@ -68,13 +66,10 @@ export class Run implements CallOwner, CallWatcher {
     this.approve = options.approve;
     this.onEvent = options.onEvent;
     this.observed = options.onEvent !== undefined;
-    this.parent = parent;
     const arrays = host.binder.arrays(plan);
     this.states = arrays.states.slice();
     this.controls = new Array<Abortable | undefined>(plan.steps.length);
-    this.remaining = arrays.waitCounts.slice();
-    this.limit = Math.min(plan.concurrency ?? Infinity, options.concurrency ?? Infinity);
-    this.slots = host.slots && new RunSlots(host.slots, () => this.pump());
+    this.queue = new ReadyQueue(plan, arrays.waitCounts, Math.min(plan.concurrency ?? Infinity, options.concurrency ?? Infinity), host.slots, () => this.pump());
     // A null-prototype object: `$.constructor` can never reach Object.prototype, and V8 keeps it
     // a dictionary, so adding each step's output by name costs no hidden-class transition.
     this.context = Object.create(null) as Record<string, unknown>;
@@ -82,7 +77,7 @@ export class Run implements CallOwner, CallWatcher {
   }
 
   /** Binds the tools, restores recorded steps and starts the roots; resolves when the run has finished. */
-  start(tools: ToolSet, input: unknown, restored?: ReadonlyMap<string, StepRecord>): Promise<RunResult> {
+  start(tools: ToolSet, input: unknown): Promise<RunResult> {
     const promise = new Promise<RunResult>((resolve) => (this.resolve = resolve));
     if (this.onEvent) this.emit({ type: 'run:started', run_id: this.runId, chain: this.plan.name, timestamp: this.started, parent: this.parent, input });
     const checked = this.host.checkInput(this.plan, input);
@@ -94,14 +89,13 @@ export class Run implements CallOwner, CallWatcher {
     if (signal?.aborted) return this.endEarly('ABORTED', 'the run was cancelled before it started'), promise;
     Object.assign(this.context, checked.input);
     this.disarm = armStops(this.plan, this.clock, signal, (error, code) => this.stop(error, code));
-    for (const root of this.plan.roots) this.ready.push(root);
     // SPEC §7.2: a recorded success is not executed again; its output feeds the steps after it.
     // Nothing starts until every record is back (a restored step must not be started first).
-    if (restored) {
+    if (this.options.restored) {
       this.pumping = true;
       for (const i of this.plan.order) {
-        const record = restored.get(this.plan.steps[i]!.name);
-        if (record?.status === 'succeeded') this.apply(i, { type: 'restore', record });
+        const record = this.restoredRecord(this.plan.steps[i]!.name);
+        if (record) this.apply(i, { type: 'restore', record });
       }
       this.pumping = false;
     }
@@ -118,59 +112,41 @@ export class Run implements CallOwner, CallWatcher {
     this.states[i] = next;
     const effects = effectsOf(prev, next, input, step);
     if (effects & EMIT && this.onEvent) this.emit(stepEvent(this, step, input, next));
-    if (effects & RECORD && 'record' in next) this.host.record?.(this, next.record);
+    if (effects & RECORD && 'record' in next) this.options.recorder?.record(this.keyPrefix + step.name, next.record);
     if (effects & WRITE_OUTPUT && 'record' in next) this.context[step.name] = next.record.output;
     if (effects & FREE_SLOT) {
       this.controls[i] = undefined;
-      this.slots?.free(i);
-      this.running--;
+      this.queue.finished(i);
     }
-    if (effects & RELEASE_DEPENDENTS) this.release(i);
+    if (effects & RELEASE_DEPENDENTS) this.queue.release(i);
     if (effects & STOP_RUN && 'record' in next) this.stop({ ...next.record.error!, step: step.name }, 'ABORTED', `step '${step.name}' failed`);
     else if (effects & (FREE_SLOT | RELEASE_DEPENDENTS)) this.pump();
-  }
-
-  private release(i: number): void {
-    const dependents = this.plan.steps[i]!.dependents;
-    for (let k = 0; k < dependents.length; k++) {
-      const d = dependents[k]!;
-      if (--this.remaining[d]! === 0) this.ready.push(d);
-    }
   }
 
   /** Starts every ready step the limits allow. Re-entrant calls (a step ending at once) fall through to the running loop. */
   private pump(): void {
     if (this.pumping || this.phase !== 'running') return;
     this.pumping = true;
-    const { ready } = this;
-    while (this.head < ready.length && this.phase === 'running') {
-      const i = ready[this.head]!;
-      const step = this.plan.steps[i]!;
+    const queue = this.queue;
+    for (let i = queue.peek(); i !== undefined && this.phase === 'running'; i = queue.peek()) {
       if (this.states[i] !== PENDING) {
-        this.head++; // restored, or already settled
+        queue.drop(); // restored, or already settled
         continue;
       }
       const skip = this.skipReason(i);
+      if (skip === 'broken') continue;
       if (skip !== undefined) {
-        this.head++;
-        if (skip === 'broken') continue;
+        queue.drop();
         this.apply(i, { type: 'skip', at: this.clock.now(), reason: skip });
         continue;
       }
-      if (this.running >= this.limit) break;
-      if (this.slots && step.target.kind === 'tool' && !this.slots.take(i)) break;
-      this.head++;
-      this.running++;
+      if (!queue.admit(i)) break;
       this.apply(i, { type: 'start', at: this.clock.now() });
       startStep(this, i);
     }
-    if (this.head === ready.length) {
-      ready.length = 0;
-      this.head = 0;
-    }
-    this.slots?.settle(this.phase === 'running' && ready.length > 0);
+    const idle = queue.settle(this.phase === 'running');
     this.pumping = false;
-    if (this.phase === 'running' && this.running === 0 && ready.length === 0) this.finish();
+    if (this.phase === 'running' && idle) this.finish();
   }
 
   /** SPEC §2.5 (skip-rule.ts); a `when` that cannot be evaluated fails the step. */
@@ -178,7 +154,8 @@ export class Run implements CallOwner, CallWatcher {
     try {
       return skipReason(this.plan.steps[i]!, this.context, this.states);
     } catch (error) {
-      this.running++;
+      // Started (so that it can fail) outside the limits: it holds no slot.
+      this.queue.startOutsideLimits();
       this.apply(i, { type: 'start', at: this.clock.now() });
       this.apply(i, { type: 'fail', at: this.clock.now(), error: { code: 'VALIDATION_FAILED', message: `its 'when' could not be evaluated: ${(error as Error).message}` }, attempts: 0 });
       return 'broken';
@@ -220,22 +197,35 @@ export class Run implements CallOwner, CallWatcher {
   }
 
   idempotencyKey(label: string, item: number | undefined): string {
-    return `${this.runId}:${label}${item === undefined ? '' : `[${item}]`}`;
+    return `${this.rootRunId}:${this.keyPrefix}${label}${item === undefined ? '' : `[${item}]`}`;
+  }
+
+  /** A recorded success under this run's `name` (a step, or `name[i]`): what is not run again. */
+  restoredRecord(name: string): StepRecord | undefined {
+    const record = this.options.restored?.get(this.keyPrefix + name);
+    return record?.status === 'succeeded' ? record : undefined;
+  }
+
+  /** Records the result of a part of a step (a for_each element) under `name`, when something records. */
+  recordPart(name: string, record: () => StepRecord): void {
+    this.options.recorder?.record(this.keyPrefix + name, record());
   }
 
   log(label: string, attempt: number, message: string, fields: Record<string, unknown> | undefined): void {
     this.host.log({ timestamp: this.clock.now(), run_id: this.runId, step: label, attempt, message, ...(fields !== undefined ? { fields } : {}) });
   }
 
-  /** Runs a sub-chain's plan as a child of this run: same engine, same tools, same listener and approver. */
-  runChild(plan: ChainPlan, input: unknown, signal: AbortSignal, step: string): Promise<RunResult> {
-    const options: RunOptions = {
-      signal,
-      ...(this.onEvent !== undefined ? { onEvent: this.onEvent } : {}),
-      ...(this.approve !== undefined ? { approve: this.approve } : {}),
-      ...(this.options.concurrency !== undefined ? { concurrency: this.options.concurrency } : {}),
-    };
-    return new Run(this.host, plan, options, { run_id: this.runId, step }).start(this.bound.tools, input);
+  /**
+   * Runs a sub-chain's plan as a child of this run: same engine, same tools, same listener and
+   * approver. With `key` (the calling step's key) its steps are recorded and restored under
+   * `key›name`; without (a chain an agent's model called) they are neither.
+   */
+  runChild(plan: ChainPlan, input: unknown, signal: AbortSignal, step: string, key: string | undefined): Promise<RunResult> {
+    const { onEvent, approve, options } = this;
+    const recorded = key !== undefined ? { recorder: options.recorder, restored: options.restored } : {};
+    const childOptions: RunOptions = { signal, onEvent, approve, concurrency: options.concurrency, ...recorded };
+    const scope: RunScope = { parent: { run_id: this.runId, step }, keyPrefix: `${this.keyPrefix}${key ?? step}›`, rootRunId: this.rootRunId };
+    return new Run(this.host, plan, childOptions, scope).start(this.bound.tools, input);
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -270,7 +260,7 @@ export class Run implements CallOwner, CallWatcher {
   private finish(): void {
     if (this.phase === 'done') return;
     this.phase = 'done';
-    this.slots?.close();
+    this.queue.close();
     this.disarm?.();
     const result = runResult(this.plan, this.runId, this.states, this.context, this.error, this.clock.now() - this.started);
     if (this.onEvent) {

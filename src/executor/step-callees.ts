@@ -1,4 +1,4 @@
-import { CallFailure, type Callee, type CallSite } from '../call/index.js';
+import { CallFailure, type CallContext, type Callee, type CallSite } from '../call/index.js';
 import { ToolchainError } from '../common/errors.js';
 import type { ChainPlan, PlanStep } from '../compiler/plan.js';
 import { agentMessagesPrepare, type AgentMessages } from './agent-step.js';
@@ -17,7 +17,7 @@ export function childSite(run: Run, step: PlanStep): CallSite {
   const target = step.target;
   const callee =
     target.kind === 'chain'
-      ? chainCallee(run.host, target.chain, (plan, input, signal) => run.runChild(plan, input, signal, step.name))
+      ? chainCallee(run.host, target.chain, (plan, input, ctx) => run.runChild(plan, input, ctx.signal, step.name, ctx.item === undefined ? step.name : `${step.name}[${ctx.item}]`))
       : target.kind === 'agent'
         ? agentCallee(run, step)
         : undefined;
@@ -25,8 +25,8 @@ export function childSite(run: Run, step: PlanStep): CallSite {
   return stepSite(step, callee, run.bound.fallbackTools[step.index]);
 }
 
-/** How a chain callee starts a run of the chain: a child of a step's run, or a run of its own. */
-export type StartRun = (plan: ChainPlan, input: Record<string, unknown>, signal: AbortSignal) => Promise<RunResult>;
+/** How a chain callee starts a run of the chain (a child of a step's run, or a run of its own), for one attempt. */
+export type StartRun = (plan: ChainPlan, input: Record<string, unknown>, ctx: CallContext) => Promise<RunResult>;
 
 /**
  * A chain as something to call: its input is checked like a tool's arguments (a bad one is the
@@ -47,7 +47,7 @@ export function chainCallee(host: Pick<ExecutorHost, 'chain' | 'checkInput'>, na
     async invoke(args, ctx) {
       const plan = host.chain(name);
       if (plan === undefined) throw new ToolchainError('CHAIN_NOT_FOUND', `chain '${name}' is not loaded`);
-      return outputsOf(plan, await startRun(plan, args, ctx.signal));
+      return outputsOf(plan, await startRun(plan, args, ctx));
     },
   };
 }

@@ -4,7 +4,7 @@ import type { ChainPlan } from '../compiler/plan.js';
 import type { ApproveCallback } from '../registry/types.js';
 import type { AgentRunner } from './agent-step.js';
 import type { Binder } from './call-sites.js';
-import type { EventListener, RunError } from './events.js';
+import type { EventListener, ParentRef, RunError } from './events.js';
 import type { InputResult } from './run-inputs.js';
 import type { Slots } from './slots.js';
 import type { FinalStatus, StepRecord } from './step-state.js';
@@ -19,6 +19,20 @@ export interface RunOptions {
   readonly approve?: ApproveCallback;
   /** Max steps of this run at once; the effective limit is the least of this, the chain's and the engine's. */
   readonly concurrency?: number;
+  /** The run's id (default: a new one). */
+  readonly runId?: string;
+  /** Where each step result goes the moment it is final (SPEC §7.1: what a run store keeps). */
+  readonly recorder?: StepRecorder;
+  /** Step results recorded earlier, by step key: recorded successes are not run again (SPEC §7.2). */
+  readonly restored?: ReadonlyMap<string, StepRecord>;
+}
+
+/**
+ * Receives step results. `key` is the step's name, `name[i]` for an element of a for_each, and
+ * `parent›name` for a step of a sub-chain (SPEC §7.1).
+ */
+export interface StepRecorder {
+  record(key: string, record: StepRecord): void;
 }
 
 /** One step in a run's result (SPEC §5). Step outputs are in the events and, through `outputs`, in the result. */
@@ -50,12 +64,6 @@ export interface LogEntry {
   readonly fields?: Record<string, unknown>;
 }
 
-/** A run, as the recorder of its step results sees it. */
-export interface RecordingRun {
-  readonly runId: string;
-  readonly plan: ChainPlan;
-}
-
 /**
  * What the engine lends the executor: time, randomness, the global limit, the chains for `chain:`
  * steps, the language-model runner for `agent:` steps, and its caches.
@@ -77,6 +85,16 @@ export interface ExecutorHost {
   checkInput(plan: ChainPlan, input: unknown): InputResult;
   /** Runs `agent:` steps; without it they fail. */
   readonly agents?: AgentRunner;
-  /** Receives each step result the moment it is final: what a run store persists (SPEC §7.1). */
-  readonly record?: (run: RecordingRun, record: StepRecord) => void;
+}
+
+/** Where a run sits: under which parent step, and the prefix its step keys get. */
+export interface RunScope {
+  readonly parent: ParentRef;
+  readonly keyPrefix: string;
+  readonly rootRunId: string;
+}
+
+/** Something a stopping run can cancel: an attempt, or a for_each step's group of attempts. */
+export interface Abortable {
+  abort(reason: Error): void;
 }

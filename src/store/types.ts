@@ -107,10 +107,11 @@ export interface RunStore {
    */
   claimRun(id: string, claim: Claim): Promise<ClaimOutcome>;
   /**
-   * Records step results, the first result of a key winning (a later one for the same key is
-   * ignored). Atomic per batch entry; a batch entry whose run's epoch is no longer the writer's is
-   * refused with no effect: its result is 'fenced'. Throws a ToolchainError STORE_* when the store
-   * cannot be written.
+   * Records step results. A success is final: once a key has a `succeeded` record, later records
+   * for it are ignored (of two owners that both ran a step, the first to record wins); a `failed`
+   * or `skipped` record is replaced by a later one (a redriven step that now succeeds). Atomic per
+   * batch entry; a batch entry whose run's epoch is no longer the writer's is refused with no
+   * effect: its result is 'fenced'. Throws a ToolchainError STORE_* when the store cannot be written.
    */
   recordSteps(batches: readonly StepBatch[]): Promise<readonly ('ok' | 'fenced')[]>;
   /** Ends a run: status, outputs, error; owner and lease cleared. Fenced like recordSteps. */

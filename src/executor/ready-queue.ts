@@ -1,0 +1,82 @@
+import type { ChainPlan } from '../compiler/plan.js';
+import { RunSlots } from './run-slots.js';
+import type { Slots } from './slots.js';
+
+// Which of a run's steps may start: a countdown per step of the steps it waits for (a step is
+// ready the moment its last dependency finishes), a FIFO of ready steps, and the limits — the
+// chain's `concurrency` and the engine's slots. It knows nothing of step states: the run decides
+// what a ready step becomes (started, skipped, or nothing because it was restored).
+
+export class ReadyQueue {
+  private readonly remaining: number[];
+  private readonly ready: number[] = [];
+  private head = 0;
+  private running = 0;
+  private readonly slots: RunSlots | undefined;
+
+  constructor(
+    private readonly plan: ChainPlan,
+    waitCounts: readonly number[],
+    private readonly limit: number,
+    slots: Slots | undefined,
+    wake: () => void,
+  ) {
+    this.remaining = waitCounts.slice();
+    this.slots = slots && new RunSlots(slots, wake);
+    for (const root of plan.roots) this.ready.push(root);
+  }
+
+  /** The oldest ready step, still in the queue. */
+  peek(): number | undefined {
+    return this.head < this.ready.length ? this.ready[this.head] : undefined;
+  }
+
+  /** Removes the oldest ready step without starting it (skipped, restored, or settled). */
+  drop(): void {
+    this.head++;
+  }
+
+  /** Removes the oldest ready step to start it, if the limits allow; false leaves it queued. */
+  admit(i: number): boolean {
+    if (this.running >= this.limit) return false;
+    if (this.slots && this.plan.steps[i]!.target.kind === 'tool' && !this.slots.take(i)) return false;
+    this.head++;
+    this.running++;
+    return true;
+  }
+
+  /** A step is started outside the limits (to fail at once: its `when` could not be evaluated). */
+  startOutsideLimits(): void {
+    this.head++;
+    this.running++;
+  }
+
+  /** A started step ended: its place (and slot) are free. */
+  finished(i: number): void {
+    this.slots?.free(i);
+    this.running--;
+  }
+
+  /** Step `i` is done for the steps that wait for it. */
+  release(i: number): void {
+    const dependents = this.plan.steps[i]!.dependents;
+    for (let k = 0; k < dependents.length; k++) {
+      const d = dependents[k]!;
+      if (--this.remaining[d]! === 0) this.ready.push(d);
+    }
+  }
+
+  /** After a scheduling pass; true when nothing runs and nothing is ready: the run is over. */
+  settle(starting: boolean): boolean {
+    if (this.head === this.ready.length) {
+      this.ready.length = 0;
+      this.head = 0;
+    }
+    this.slots?.settle(starting && this.ready.length > 0);
+    return this.running === 0 && this.ready.length === 0;
+  }
+
+  close(): void {
+    this.slots?.close();
+  }
+}
