@@ -7,6 +7,10 @@ import { createBinder, createInputChecker, createSlots, executeChain, systemCloc
 import { chainCallee } from './executor/step-callees.js';
 import { runAgent } from './llm/agent/index.js';
 import type { CallTargets, ChainCallOptions } from './llm/call-targets.js';
+import { DurableRuns, type StartOptions } from './runs/durable-runs.js';
+import type { RunDetail, RunSummary } from './runs/stored-result.js';
+import { openStore } from './store/open-store.js';
+import type { Durability, RunFilter, RunStore } from './store/types.js';
 import { compileSchema } from './registry/ajv-instances.js';
 import { createPluginHost, watchFiles, type PluginEvent, type PluginHost, type PluginStatus } from './plugins/index.js';
 import { createRegistry } from './registry/index.js';
@@ -47,6 +51,14 @@ export interface EngineOptions {
   readonly lazy?: boolean;
   /** Where tools' `ctx.log()` lines go (default: dropped). */
   readonly logger?: (entry: LogEntry) => void;
+  /**
+   * Where runs are recorded (SPEC §7.1): `memory:` (the default), `sqlite:FILE`, `postgres://…`,
+   * `redis://…`, or a RunStore. The engine closes a store it opened from a URL.
+   */
+  readonly store?: string | RunStore;
+  readonly durability?: Durability;
+  /** How long a run's owner holds it without renewing (default 30 s): a run whose owner died is resumable after that at the latest. */
+  readonly leaseMs?: number;
   /** Plugin loads, reloads and failures (SPEC §3.3). */
   readonly onPluginEvent?: (event: PluginEvent) => void;
   /** With `watch`: the chains folder was read again (its runnable chains and its problems). */
@@ -60,8 +72,21 @@ export interface ChainsReloadedEvent {
 }
 
 export interface Engine extends CallTargets {
-  /** Runs a chain. Resolves with the result whether the run succeeded or failed; rejects only for bad options. */
-  run(chain: string, input?: unknown, options?: RunOptions): Promise<RunResult>;
+  /**
+   * Runs a chain. Resolves with the result whether the run succeeded or failed; rejects only for
+   * bad options. With `runId` (SPEC §7.2): a finished run with that id is answered from the store,
+   * a live one refused (RUN_IN_PROGRESS), one whose owner died resumed.
+   */
+  run(chain: string, input?: unknown, options?: StartOptions): Promise<RunResult>;
+  /** Continues a run cut short (crash, kill, cancel) or failed (redrive): recorded successes are not run again. */
+  resume(runId: string, options?: StartOptions): Promise<RunResult>;
+  /** Asks a run to stop, wherever it runs (through the store); false when no such run is running. */
+  cancel(runId: string): Promise<boolean>;
+  /** The recorded runs. */
+  readonly runs: {
+    list(filter?: RunFilter): Promise<RunSummary[]>;
+    get(runId: string): Promise<RunDetail | undefined>;
+  };
   /** Adds a tool from code (SPEC §3.5); chains that use it can run at once. */
   registerTool(def: ToolDefinition): Tool;
   /** Compiles a chain from YAML text and makes it runnable; throws a ToolchainError with its diagnostics. */
@@ -114,6 +139,19 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
     checkInput: createInputChecker((schema) => compileSchema(schema, 'arguments').validate),
     agents: runAgent,
   };
+  const store = typeof options.store === 'object' ? options.store : await openStore(options.store ?? 'memory:', { durability: options.durability ?? 'normal' });
+  if (typeof options.store !== 'object') closers.push(() => store.close());
+  const durable = new DurableRuns({
+    store,
+    inProcess: store.url === 'memory:',
+    leaseMs: options.leaseMs ?? 30_000,
+    clock: host.clock,
+    newRunId: randomUUID,
+    chain: (name) => lookup(name),
+    execute: (plan, input, runOptions) => executeChain(host, plan, registry.current(), input, runOptions),
+    refuse: (chain, runId, error, input, runOptions) => failedBeforeStart(host, chain, runId, error, input, runOptions),
+  });
+  closers.push(() => durable.close());
 
   async function reloadChains(): Promise<void> {
     if (chainsDir === undefined) return;
@@ -170,9 +208,12 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
     async run(name, input, runOptions = {}) {
       checkConcurrency('concurrency', runOptions.concurrency);
       const plan = lookup(name);
-      if (plan) return executeChain(host, plan, registry.current(), input, runOptions);
-      return failedBeforeStart(host, name, unknownChain(name), input, runOptions);
+      if (plan) return durable.start(plan, input, runOptions);
+      return failedBeforeStart(host, name, runOptions.runId, unknownChain(name), input, runOptions);
     },
+    resume: (runId, runOptions = {}) => durable.resume(runId, runOptions),
+    cancel: async (runId) => (await durable.cancel(runId))?.status === 'running',
+    runs: { list: (filter) => durable.list(filter), get: (runId) => durable.get(runId) },
     registerTool: (def) => registry.register(def),
     addChain(text, file = '<memory>') {
       const catalogue = { has: (n: string) => lookup(n) !== undefined, names: () => [...added.keys(), ...set.plans.keys()] };
@@ -190,8 +231,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
       return [...all.values()];
     },
     chain: lookup,
-    chainCallee: (chain, callOptions = {}) =>
-      chainCallee(host, chain.name, (plan, input, ctx) => executeChain(host, plan, registry.current(), input, { ...callOptions, signal: ctx.signal })),
+    chainCallee: (chain, callOptions = {}) => chainCallee(host, chain.name, (plan, input, ctx) => durable.start(plan, input, { ...callOptions, signal: ctx.signal })),
     tools: () => registry.current(),
     diagnostics: () => set.diagnostics,
     plugins: () => pluginHost?.plugins() ?? [],
@@ -203,8 +243,8 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
 }
 
 /** A run that cannot start (unknown or invalid chain): the same result and events as any failed run. */
-function failedBeforeStart(host: ExecutorHost, chain: string, error: RunError, input: unknown, options: RunOptions): RunResult {
-  const run_id = host.newRunId();
+function failedBeforeStart(host: ExecutorHost, chain: string, runId: string | undefined, error: RunError, input: unknown, options: RunOptions): RunResult {
+  const run_id = runId ?? host.newRunId();
   const timestamp = host.clock.now();
   const result: RunResult = { run_id, chain, status: 'failed', outputs: null, error, steps: {}, duration_ms: 0 };
   try {

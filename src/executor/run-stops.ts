@@ -1,16 +1,22 @@
 import type { Clock } from '../common/clock.js';
-import type { ErrorCode } from '../common/errors.js';
+import { ToolchainError, type ErrorCode } from '../common/errors.js';
 import type { ChainPlan } from '../compiler/plan.js';
 import type { RunError } from './events.js';
 
 /**
  * What can stop a run from outside its steps: its chain's `timeout` (RUN_TIMEOUT) and its caller's
- * signal (ABORTED). Returns what disarms both, for when the run ends first.
+ * signal (ABORTED — or the code of the ToolchainError the signal was aborted with: a run store that
+ * cannot be written stops the run with STORE_WRITE_FAILED). Returns what disarms both, for when
+ * the run ends first.
  */
 export function armStops(plan: ChainPlan, clock: Clock, signal: AbortSignal | undefined, stop: (error: RunError, code: ErrorCode) => void): () => void {
   const ms = plan.timeoutMs;
   const deadline = ms === undefined ? undefined : clock.setTimeout(() => stop({ code: 'RUN_TIMEOUT', message: `the run of chain '${plan.name}' exceeded its timeout of ${ms} ms` }, 'RUN_TIMEOUT'), ms);
-  const onAbort = (): void => stop({ code: 'ABORTED', message: 'the run was cancelled by its caller' }, 'ABORTED');
+  const onAbort = (): void => {
+    const reason: unknown = signal!.reason;
+    if (reason instanceof ToolchainError) stop({ code: reason.code, message: reason.message }, 'ABORTED');
+    else stop({ code: 'ABORTED', message: 'the run was cancelled by its caller' }, 'ABORTED');
+  };
   signal?.addEventListener('abort', onAbort, { once: true });
   return () => {
     if (deadline !== undefined) clock.clearTimeout(deadline);

@@ -1,5 +1,5 @@
 import type { Clock } from '../common/clock.js';
-import type { StepError } from '../common/errors.js';
+import type { StepError, ToolchainError } from '../common/errors.js';
 import type { ChainPlan } from '../compiler/plan.js';
 import type { ApproveCallback } from '../registry/types.js';
 import type { AgentRunner } from './agent-step.js';
@@ -25,6 +25,16 @@ export interface RunOptions {
   readonly recorder?: StepRecorder;
   /** Step results recorded earlier, by step key: recorded successes are not run again (SPEC §7.2). */
   readonly restored?: ReadonlyMap<string, StepRecord>;
+  /**
+   * Given, when the run starts, a function that stops it with an error of the caller's choosing
+   * (a cancellation, a run store that cannot be written): what a signal does, without the cost of
+   * an AbortController per run.
+   */
+  readonly control?: RunControl;
+}
+
+export interface RunControl {
+  bind(stop: (reason: ToolchainError) => void): void;
 }
 
 /**

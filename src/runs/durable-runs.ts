@@ -1,0 +1,234 @@
+import type { Clock } from '../common/clock.js';
+import { ToolchainError, type ErrorCode } from '../common/errors.js';
+import type { ChainPlan } from '../compiler/plan.js';
+import type { StepRecord } from '../executor/step-state.js';
+import type { RunControl, RunOptions, RunResult, StepRecorder } from '../executor/types.js';
+import { isMemoryStore, type MemoryRunStore } from '../store/memory.js';
+import { storedStep } from '../store/stored-step.js';
+import type { RunFilter, RunStore, StoredRun } from '../store/types.js';
+import { asStoreError, fenced, GroupRecorder } from './group-recorder.js';
+import { newOwnerId, ownerAlive } from './owner.js';
+import { endStatus, runDetail, runSummary, storedResult, type RunDetail, type RunSummary } from './stored-result.js';
+
+// Runs that outlive a process (SPEC §7.2): every run is created in the run store before it starts
+// and its step results are recorded as they finish. A run id chosen by the caller is the run's
+// idempotency key: a finished run is answered from the store, a live one refused
+// (RUN_IN_PROGRESS), one whose owner died resumed. `resume` also redrives a failed or cancelled
+// run. Resuming replays the recorded successes into the run, which then executes only the rest.
+// While a run executes, its owner renews its lease and learns of cancellations from the store.
+
+export interface DurableSettings {
+  readonly store: RunStore;
+  /** The store keeps runs in this process (memory): no leases, cancellation is local. */
+  readonly inProcess: boolean;
+  readonly leaseMs: number;
+  readonly clock: Clock;
+  readonly newRunId: () => string;
+  readonly chain: (name: string) => ChainPlan | undefined;
+  /** Executes a plan with the engine's tools. */
+  readonly execute: (plan: ChainPlan, input: unknown, options: RunOptions) => Promise<RunResult>;
+  /** The result (and events) of a run that could not start. */
+  readonly refuse: (chain: string, runId: string | undefined, error: { code: ErrorCode; message: string }, input: unknown, options: RunOptions) => RunResult;
+}
+
+export interface StartOptions extends RunOptions {
+  /** With the id of a run whose owner died and whose chain changed since: resume it anyway. */
+  readonly allowChanged?: boolean;
+}
+
+/** A run executing here: how to stop it (bound when it starts; a stop asked for before that waits for it). */
+class Active implements RunControl {
+  private stopRun: ((reason: ToolchainError) => void) | undefined;
+  private pending: ToolchainError | undefined;
+
+  constructor(readonly epoch: number) {}
+
+  bind(stop: (reason: ToolchainError) => void): void {
+    this.stopRun = stop;
+    if (this.pending) stop(this.pending);
+  }
+
+  stop(reason: ToolchainError): void {
+    if (this.stopRun) this.stopRun(reason);
+    else this.pending ??= reason;
+  }
+}
+
+export class DurableRuns {
+  private readonly owner = newOwnerId();
+  private readonly recorder: GroupRecorder;
+  private readonly active = new Map<string, Active>();
+  private timer: ReturnType<typeof setInterval> | undefined;
+
+  constructor(private readonly s: DurableSettings) {
+    this.recorder = new GroupRecorder(s.store, s.inProcess, (runId, error) => this.active.get(runId)?.stop(error));
+  }
+
+  async start(plan: ChainPlan, input: unknown, options: StartOptions): Promise<RunResult> {
+    const store = this.s.store;
+    if (isMemoryStore(store) && options.runId === undefined) return this.startInMemory(store, plan, input, options);
+    const id = options.runId ?? this.s.newRunId();
+    // A store in this process keeps the input as given; the others write it as JSON.
+    const stored = this.s.inProcess ? input : jsonCopy(input);
+    if (stored instanceof ToolchainError) return this.s.refuse(plan.name, id, stored, input, options);
+    const now = this.s.clock.now();
+    let outcome;
+    try {
+      outcome = await this.s.store.createRun({ id, chain: plan.name, chain_hash: plan.hash, input: stored, owner: this.owner, lease_until: now + this.s.leaseMs, now });
+    } catch (error) {
+      return this.s.refuse(plan.name, id, asStoreError(error, this.s.store.url), input, options);
+    }
+    if (outcome.created) return this.execute(plan, outcome.run, stored, options, undefined);
+    const run = outcome.run;
+    // SPEC §7.2: the id names a run already — answer from the store, refuse, or take it over.
+    if (run.status !== 'running') return storedResult(run, await this.s.store.getSteps(id));
+    return this.takeOver(run, { ...options, allowChanged: options.allowChanged ?? false });
+  }
+
+  /**
+   * A new run in the memory store: the same steps as `execute`, done synchronously — the store is
+   * this process's memory, and a promise per write would cost every run several microseconds.
+   */
+  private async startInMemory(store: MemoryRunStore, plan: ChainPlan, input: unknown, options: RunOptions): Promise<RunResult> {
+    const id = this.s.newRunId();
+    const now = this.s.clock.now();
+    const recorder = store.begin({ id, chain: plan.name, chain_hash: plan.hash, input, owner: this.owner, lease_until: now + this.s.leaseMs, now });
+    const active = new Active(1);
+    this.active.set(id, active);
+    const result = await this.s.execute(plan, input, runOptions(options, id, recorder, active, undefined));
+    this.active.delete(id);
+    const status = endStatus(result);
+    store.end(id, { status, outputs: status === 'succeeded' ? result.outputs : null, error: result.error ?? null, finished_at: this.s.clock.now() });
+    return result;
+  }
+
+  /** Continues a run cut short (crash, kill, cancel) or failed (redrive). */
+  async resume(id: string, options: StartOptions): Promise<RunResult> {
+    let run: StoredRun | undefined;
+    try {
+      run = await this.s.store.getRun(id);
+    } catch (error) {
+      return this.s.refuse('(unknown)', id, asStoreError(error, this.s.store.url), undefined, options);
+    }
+    if (run === undefined) return this.s.refuse('(unknown)', id, { code: 'RUN_NOT_FOUND', message: `no run ${id} in the run store ${this.s.store.url}` }, undefined, options);
+    if (run.status === 'succeeded') return storedResult(run, await this.s.store.getSteps(id));
+    return this.takeOver(run, options);
+  }
+
+  private async takeOver(run: StoredRun, options: StartOptions): Promise<RunResult> {
+    const refuse = (code: ErrorCode, message: string): RunResult => this.s.refuse(run.chain, run.id, { code, message }, run.input, options);
+    const now = this.s.clock.now();
+    if (run.status === 'running' && (this.active.has(run.id) || ownerAlive(run, now))) {
+      return refuse('RUN_IN_PROGRESS', `run ${run.id} is in progress (owner ${run.owner}); wait for it, or cancel it with 'toolchain runs cancel ${run.id}'`);
+    }
+    const plan = this.s.chain(run.chain);
+    if (plan === undefined) return refuse('CHAIN_NOT_FOUND', `run ${run.id} ran chain '${run.chain}', which is not loaded`);
+    if (plan.hash !== run.chain_hash && options.allowChanged !== true) {
+      return refuse('CHAIN_CHANGED', `chain '${run.chain}' changed since run ${run.id} started; resume with --allow-changed (allowChanged: true) to continue with the new definition`);
+    }
+    try {
+      const claim = await this.s.store.claimRun(run.id, { owner: this.owner, lease_until: now + this.s.leaseMs, now, expected_epoch: run.epoch });
+      if (!claim.claimed) return refuse('RUN_IN_PROGRESS', `run ${run.id} was taken over by another owner at the same moment`);
+      const restored = new Map<string, StepRecord>();
+      for (const step of await this.s.store.getSteps(run.id)) if (step.status === 'succeeded') restored.set(step.key, step);
+      return this.execute(plan, claim.run, run.input, options, restored);
+    } catch (error) {
+      return refuse(asStoreError(error, this.s.store.url).code, asStoreError(error, this.s.store.url).message);
+    }
+  }
+
+  private async execute(plan: ChainPlan, run: StoredRun, input: unknown, options: StartOptions, restored: ReadonlyMap<string, StepRecord> | undefined): Promise<RunResult> {
+    const { id, epoch } = run;
+    const active = new Active(epoch);
+    this.active.set(id, active);
+    this.recorder.begin(id, epoch);
+    this.keepLeases();
+    let result: RunResult;
+    try {
+      const recorder = { record: (key: string, record: StepRecord) => this.recorder.record(id, storedStep(key, record)) };
+      result = await this.s.execute(plan, input, runOptions(options, id, recorder, active, restored));
+    } finally {
+      this.active.delete(id);
+      this.keepLeases();
+    }
+    // SPEC §7.2: reported finished only once every result it recorded is written.
+    try {
+      await this.recorder.settled(id);
+      const status = endStatus(result);
+      const end = { status, outputs: status === 'succeeded' ? result.outputs : null, error: result.error ?? null, finished_at: this.s.clock.now() };
+      if ((await this.s.store.finishRun(id, epoch, end)) === 'fenced') throw fenced(id);
+    } catch (error) {
+      const e = asStoreError(error, this.s.store.url);
+      if (result.status === 'succeeded' || result.error?.code !== e.code) result = { ...result, status: 'failed', outputs: null, error: { code: e.code, message: e.message } };
+    }
+    return result;
+  }
+
+  /** Asks a run to stop: at once if it runs here, through the store wherever it runs. */
+  async cancel(id: string): Promise<StoredRun | undefined> {
+    this.active.get(id)?.stop(cancelled(id));
+    return this.s.store.requestCancel(id, this.s.clock.now());
+  }
+
+  async list(filter: RunFilter = {}): Promise<RunSummary[]> {
+    const now = this.s.clock.now();
+    return (await this.s.store.listRuns(filter)).map((run) => runSummary(run, now));
+  }
+
+  async get(id: string): Promise<RunDetail | undefined> {
+    const run = await this.s.store.getRun(id);
+    if (run === undefined) return undefined;
+    return runDetail(run, await this.s.store.getSteps(id), this.s.chain(run.chain), this.s.clock.now());
+  }
+
+  close(): void {
+    if (this.timer !== undefined) clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  /**
+   * While runs execute against a shared store: renew their leases and look for cancellations,
+   * often enough that a `runs cancel` from another process stops a run within a second.
+   */
+  private keepLeases(): void {
+    if (this.s.inProcess) return;
+    if (this.active.size === 0) return this.close();
+    if (this.timer !== undefined) return;
+    this.timer = setInterval(() => void this.renewAll(), Math.min(500, this.s.leaseMs / 3));
+    this.timer.unref();
+  }
+
+  private async renewAll(): Promise<void> {
+    const now = this.s.clock.now();
+    await Promise.all(
+      [...this.active].map(async ([id, active]) => {
+        try {
+          const renewed = await this.s.store.renewLease(id, active.epoch, now + this.s.leaseMs, now);
+          if (renewed.result === 'fenced') active.stop(fenced(id));
+          else if (renewed.cancel_requested) active.stop(cancelled(id));
+        } catch {
+          // The store is unreachable for now: the next tick tries again, and writes report it.
+        }
+      }),
+    );
+  }
+}
+
+/** The caller's options with the run's own parts (a literal, not a spread: this is on every run's path). */
+function runOptions(o: RunOptions, runId: string, recorder: StepRecorder, control: RunControl, restored: ReadonlyMap<string, StepRecord> | undefined): RunOptions {
+  return { signal: o.signal, onEvent: o.onEvent, approve: o.approve, concurrency: o.concurrency, runId, recorder, restored, control };
+}
+
+function cancelled(id: string): ToolchainError {
+  return new ToolchainError('ABORTED', `run ${id} was cancelled`);
+}
+
+/** The input as the store keeps it (JSON), or INPUT_INVALID for one that is not JSON. */
+function jsonCopy(input: unknown): unknown {
+  try {
+    const text = JSON.stringify(input ?? {});
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    return new ToolchainError('INPUT_INVALID', `the input cannot be recorded as JSON: ${(error as Error).message}`);
+  }
+}

@@ -1,0 +1,172 @@
+import type { StepRecord } from '../executor/step-state.js';
+import { storedStep } from './stored-step.js';
+import type { Claim, ClaimOutcome, CreateOutcome, NewRun, RunEnd, RunFilter, RunStore, StepBatch, StoredRun, StoredStep } from './types.js';
+
+// The run store in memory: the library's default, so that runs can be listed, inspected and
+// cancelled in a process that set up nothing. It keeps the newest `maxRuns` finished runs (100 by
+// default: a store that holds many runs' results keeps them alive long enough for the garbage
+// collector to move them to the old generation, which costs every run). Entries are changed in
+// place and copied when read.
+
+type MutableRun = { -readonly [K in keyof StoredRun]: StoredRun[K] };
+
+interface Entry {
+  readonly run: MutableRun;
+  /** By key; kept as the executor made them (the key is added when read). */
+  readonly steps: Map<string, StepRecord>;
+}
+
+/**
+ * The memory store's synchronous side, which the engine uses for the runs it starts (its writes
+ * are assignments in this process: no promise, no batching). The async RunStore methods are the
+ * same operations for everything else.
+ */
+export interface MemoryRunStore extends RunStore {
+  readonly inProcess: true;
+  /** Creates a run that cannot exist yet (its id is new) and returns where its step results go. */
+  begin(run: NewRun): { record(key: string, record: StepRecord): void };
+  end(id: string, end: RunEnd): void;
+}
+
+export function isMemoryStore(store: RunStore): store is MemoryRunStore {
+  return (store as Partial<MemoryRunStore>).inProcess === true;
+}
+
+export function createMemoryStore(maxRuns = 100): MemoryRunStore {
+  const runs = new Map<string, Entry>();
+  /** Ids of finished runs, oldest finish first (an id may be stale: redriven or pruned since). */
+  const finishedOrder: string[] = [];
+  let head = 0;
+
+  function forgetOldest(): void {
+    while (finishedOrder.length - head > maxRuns) {
+      const id = finishedOrder[head++]!;
+      if (runs.get(id)?.run.status !== 'running') runs.delete(id);
+    }
+    if (head > 1024 && head * 2 > finishedOrder.length) {
+      finishedOrder.splice(0, head);
+      head = 0;
+    }
+  }
+
+  const owned = (id: string, epoch: number): Entry | undefined => {
+    const entry = runs.get(id);
+    return entry !== undefined && entry.run.epoch === epoch ? entry : undefined;
+  };
+
+  function create(r: NewRun): Entry {
+    const run: MutableRun = {
+        id: r.id,
+        chain: r.chain,
+        chain_hash: r.chain_hash,
+        input: r.input,
+        status: 'running',
+        created_at: r.now,
+        updated_at: r.now,
+        finished_at: null,
+        outputs: null,
+        error: null,
+        owner: r.owner,
+        lease_until: r.lease_until,
+        epoch: 1,
+      cancel_requested: false,
+    };
+    const entry: Entry = { run, steps: new Map() };
+    runs.set(r.id, entry);
+    return entry;
+  }
+
+  function finish(entry: Entry, end: RunEnd): void {
+    const run = entry.run;
+    if (run.status === 'running') finishedOrder.push(run.id);
+    run.status = end.status;
+    run.outputs = end.outputs;
+    run.error = end.error;
+    run.finished_at = run.updated_at = end.finished_at;
+    run.owner = run.lease_until = null;
+    forgetOldest();
+  }
+
+  return {
+    url: 'memory:',
+    inProcess: true,
+    begin(r) {
+      const entry = create(r);
+      return { record: (key, record) => void entry.steps.set(key, record) };
+    },
+    end(id, end) {
+      const entry = runs.get(id);
+      if (entry) finish(entry, end);
+    },
+    async createRun(r: NewRun): Promise<CreateOutcome> {
+      const existing = runs.get(r.id);
+      if (existing) return { created: false, run: { ...existing.run } };
+      return { created: true, run: { ...create(r).run } };
+    },
+    async claimRun(id: string, claim: Claim): Promise<ClaimOutcome> {
+      const entry = owned(id, claim.expected_epoch);
+      if (!entry) return { claimed: false, run: runs.has(id) ? { ...runs.get(id)!.run } : undefined };
+      Object.assign(entry.run, { status: 'running', owner: claim.owner, lease_until: claim.lease_until, updated_at: claim.now, epoch: entry.run.epoch + 1 });
+      Object.assign(entry.run, { cancel_requested: false, finished_at: null, outputs: null, error: null });
+      return { claimed: true, run: { ...entry.run } };
+    },
+    async recordSteps(batches: readonly StepBatch[]) {
+      return batches.map((batch) => {
+        const entry = owned(batch.run_id, batch.epoch);
+        if (!entry) return 'fenced';
+        for (const step of batch.steps) if (entry.steps.get(step.key)?.status !== 'succeeded') entry.steps.set(step.key, step);
+        return 'ok';
+      });
+    },
+    async finishRun(id: string, epoch: number, end: RunEnd) {
+      const entry = owned(id, epoch);
+      if (!entry) return 'fenced';
+      finish(entry, end);
+      return 'ok';
+    },
+    async renewLease(id: string, epoch: number, leaseUntil: number, now: number) {
+      const entry = owned(id, epoch);
+      if (!entry) return { result: 'fenced', cancel_requested: false };
+      entry.run.lease_until = leaseUntil;
+      entry.run.updated_at = now;
+      return { result: 'ok', cancel_requested: entry.run.cancel_requested };
+    },
+    async requestCancel(id: string, now: number) {
+      const entry = runs.get(id);
+      if (!entry) return undefined;
+      if (entry.run.status === 'running') Object.assign(entry.run, { cancel_requested: true, updated_at: now });
+      return { ...entry.run };
+    },
+    async getRun(id: string) {
+      const entry = runs.get(id);
+      return entry ? { ...entry.run } : undefined;
+    },
+    async getSteps(id: string) {
+      return [...(runs.get(id)?.steps ?? [])].map(([key, record]) => storedStep(key, record));
+    },
+    async listRuns(filter: RunFilter = {}) {
+      const out: StoredRun[] = [];
+      const all = [...runs.values()].map((e) => e.run).sort((a, b) => b.created_at - a.created_at);
+      for (const run of all) {
+        if (filter.status !== undefined && run.status !== filter.status) continue;
+        if (filter.chain !== undefined && run.chain !== filter.chain) continue;
+        out.push({ ...run });
+        if (out.length >= (filter.limit ?? 50)) break;
+      }
+      return out;
+    },
+    async prune(finishedBefore: number) {
+      let gone = 0;
+      for (const [id, entry] of runs) {
+        if (entry.run.finished_at !== null && entry.run.finished_at < finishedBefore) {
+          runs.delete(id);
+          gone++;
+        }
+      }
+      return gone;
+    },
+    async close() {
+      runs.clear();
+    },
+  };
+}
