@@ -113,7 +113,7 @@ export class Run implements AttemptOwner, AttemptSink {
       this.resolve = resolve;
     });
     if (this.onEvent) this.emit({ type: 'run:started', run_id: this.id, chain: this.plan.name, timestamp: this.started, parent: this.parent, input });
-    const checked = checkRunInput(this.plan, input);
+    const checked = checkRunInput(this.plan, input, this.host.schemas);
     if (!checked.ok) return this.endEarly('INPUT_INVALID', checked.message), promise;
     const bound = bindTools(this.plan, tools);
     if (bound instanceof ToolchainError) return this.endEarly(bound.code, bound.message), promise;

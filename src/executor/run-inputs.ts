@@ -1,5 +1,5 @@
 import type { ChainPlan } from '../compiler/plan.js';
-import { compileSchema, type ValidateFunction } from '../registry/ajv-instances.js';
+import { createSchemaCompiler, type SchemaCompiler, type ValidateFunction } from '../registry/schema-compiler.js';
 import { toProblems } from '../registry/argument-problems.js';
 import { planCopy, type CopyArgs } from '../registry/copy-args.js';
 import type { ArgumentProblem } from '../registry/types.js';
@@ -20,22 +20,25 @@ export type InputResult =
   | { readonly ok: true; readonly input: Record<string, unknown> }
   | { readonly ok: false; readonly message: string; readonly problems: readonly ArgumentProblem[] };
 
-function checkerFor(plan: ChainPlan): InputChecker {
+function checkerFor(plan: ChainPlan, schemas: SchemaCompiler | undefined): InputChecker {
   let checker = checkers.get(plan);
   if (!checker) {
-    checker = { validate: compileSchema(plan.inputs.schema, 'arguments').validate, copy: planCopy(plan.inputs.schema) };
+    // Without the engine's compiler (a caller that has none), a compiler of its own: slower, shares nothing.
+    const validate = (schemas ?? createSchemaCompiler()).compile(plan.inputs.schema, 'arguments').validate;
+    checker = { validate, copy: planCopy(plan.inputs.schema) };
     checkers.set(plan, checker);
   }
   return checker;
 }
 
-export function checkRunInput(plan: ChainPlan, input: unknown): InputResult {
+/** `schemas`: the engine's compiler (its registry's), so the validator comes from its caches. */
+export function checkRunInput(plan: ChainPlan, input: unknown, schemas?: SchemaCompiler): InputResult {
   const given = input === undefined || input === null ? {} : input;
   if (typeof given !== 'object' || Array.isArray(given)) {
     const problem = { path: '', message: 'the input must be an object of named values', expected: 'object' };
     return { ok: false, message: `invalid input for chain '${plan.name}': ${problem.message}`, problems: [problem] };
   }
-  const { validate, copy } = checkerFor(plan);
+  const { validate, copy } = checkerFor(plan, schemas);
   const copied = copy(given as Record<string, unknown>);
   if (validate(copied)) return { ok: true, input: copied };
   const problems = toProblems(validate.errors, 'the input');

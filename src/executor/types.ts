@@ -1,5 +1,6 @@
 import type { ChainPlan } from '../compiler/plan.js';
 import type { ApproveCallback, ToolSet } from '../registry/types.js';
+import type { SchemaCompiler } from '../registry/schema-compiler.js';
 import type { Clock } from '../common/clock.js';
 import type { EventListener, ParentRef, RunError } from './events.js';
 import type { Slots } from './slots.js';
@@ -58,6 +59,8 @@ export interface ExecutorHost {
   chain(name: string): ChainPlan | undefined;
   /** Where `ctx.log()` lines go. */
   log(entry: LogEntry): void;
+  /** Compiles chains' input schemas: the engine's (its registry's), so no Ajv state is shared. */
+  readonly schemas?: SchemaCompiler;
 }
 
 /** Internal: what a sub-chain's run inherits from its parent. */

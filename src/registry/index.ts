@@ -1,5 +1,6 @@
 // The registry's public surface: tools by name, validated and guarded, in immutable snapshots.
 export { createRegistry } from './create-registry.js';
+export { createSchemaCompiler, type CompiledSchema, type SchemaCompiler, type SchemaCompilerOptions, type SchemaUse } from './schema-compiler.js';
 export { buildTool, TOOL_NAME, type BuildSettings, type BuiltTool } from './build-tool.js';
 export { checkApproval, type ApprovalInfo } from './approval.js';
 export { toolNotFound } from './tool-not-found.js';
@@ -12,6 +13,9 @@ export type {
   ApprovalRequest,
   ApproveCallback,
   ArgumentProblem,
+  BuiltPlugin,
+  LoadMode,
+  PluginBuild,
   PluginToolsResult,
   PrepareResult,
   Registry,
