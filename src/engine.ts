@@ -93,15 +93,18 @@ function checkConcurrency(name: string, value: unknown): void {
 
 const noLog = (): void => undefined;
 
-function checkLoad(load: unknown, registry: Registry | undefined): void {
-  if (load === undefined) return;
-  if (load !== 'eager' && load !== 'lazy') throw new ToolchainError('USAGE', `option 'load' must be 'eager' or 'lazy', got ${JSON.stringify(load) ?? String(load)}`);
-  if (registry && registry.load !== load) throw new ToolchainError('USAGE', `option 'load' is '${load}' but the registry given was made with load '${registry.load}'`);
+function checkLoadOptions({ load, registry, cache }: EngineOptions): void {
+  const given = (v: unknown): string => JSON.stringify(v) ?? String(v);
+  if (load !== undefined && load !== 'eager' && load !== 'lazy') throw new ToolchainError('USAGE', `option 'load' must be 'eager' or 'lazy', got ${given(load)}`);
+  if (load !== undefined && registry && registry.load !== load) throw new ToolchainError('USAGE', `option 'load' is '${load}' but the registry given was made with load '${registry.load}'`);
+  if (cache !== undefined && cache !== 'off' && typeof (cache as Partial<DiskCache>).read !== 'function') {
+    throw new ToolchainError('USAGE', `option 'cache' must be 'off' or a cache from openUserCache/openDiskCache, got ${given(cache)}`);
+  }
 }
 
 export async function createEngine(options: EngineOptions = {}): Promise<Engine> {
   checkConcurrency('concurrency', options.concurrency);
-  checkLoad(options.load, options.registry);
+  checkLoadOptions(options);
   // Every cache belongs to this engine; only the disk cache's directory is shared (per user).
   const disk = options.cache === 'off' ? undefined : (options.cache ?? openUserCache());
   const registry =

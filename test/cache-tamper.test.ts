@@ -1,9 +1,11 @@
 import { execFileSync } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../src/cli/main.js';
 import { createEngine, openDiskCache } from '../src/index.js';
 import { REPO, runCli } from './helpers/run-cli.js';
 import { writeFiles } from './fixtures/plugins/helpers.js';
@@ -183,5 +185,24 @@ describe('tampered caches run nothing injected', () => {
     // The default place: ~/.cache/toolchain, the user's alone.
     const userCache = join(home, '.cache', 'toolchain');
     expect(readdirSync(userCache).sort()).toEqual(['ajv', 'key', 'modules', 'yaml']);
+  });
+});
+
+describe('an unsafe cache directory', () => {
+  it('toolchain run warns once, caches nothing, and runs as usual', async () => {
+    const dir = join(root, 'shared-cache');
+    mkdirSync(dir);
+    chmodSync(dir, 0o777);
+    let stdout = '';
+    let stderr = '';
+    const out = new PassThrough().on('data', (d: Buffer) => (stdout += d.toString()));
+    const err = new PassThrough().on('data', (d: Buffer) => (stderr += d.toString()));
+    const stdin = new PassThrough();
+    stdin.end();
+    const io = { stdout: out, stderr: err, stdin, cwd: project, env: { TOOLCHAIN_CACHE_DIR: dir } };
+    expect(await main(['run', 'greet', '--input', 'a=4'], io)).toBe(0);
+    expect(JSON.parse(stdout)).toEqual({ sum: 5, text: 'Hello world, the sum is 5' });
+    expect(stderr.split('\n').filter(Boolean)).toEqual([expect.stringMatching(/^warning: not using the cache directory .*shared-cache: it has mode 0777 .*caching is off$/)]);
+    expect(readdirSync(dir)).toEqual([]);
   });
 });

@@ -40,7 +40,7 @@ const MAC_HEX = 64;
 const MAX_ENTRIES = 2000;
 const PRUNE_EVERY = 100;
 
-export function defaultCacheWarning(message: string): void {
+function defaultCacheWarning(message: string): void {
   process.emitWarning(message, { code: 'TOOLCHAIN_CACHE' });
 }
 

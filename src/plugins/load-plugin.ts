@@ -39,9 +39,9 @@ const IMPORT_TIMEOUT_MS = 10_000;
 
 type Tool = NonNullable<PluginManifest['tools']>[number];
 
-function place(file: string, sourceMap: SourceMap, pointer: string, code: DiagnosticCode, message: string, severity: Diagnostic['severity'] = 'error'): Diagnostic {
+function place(file: string, sourceMap: SourceMap, pointer: string, code: DiagnosticCode, message: string): Diagnostic {
   const { line, col } = sourceMap.valueAt(pointer);
-  return { code, severity, message, file, pointer, line, col };
+  return { code, severity: 'error', message, file, pointer, line, col };
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
@@ -165,7 +165,6 @@ export async function loadPlugin(dir: string, options: LoadPluginOptions = {}): 
     else diagnostics.push(place(file, sourceMap, tool.handler !== undefined ? `/tools/${index}/handler` : `/tools/${index}`, loaded.code, loaded.message));
   }
   if (hasErrors(diagnostics)) return { ok: false, name, diagnostics };
-
 
   return {
     ok: true,
