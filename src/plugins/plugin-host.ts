@@ -9,10 +9,10 @@ import { firstSegment, watchFiles, type FileWatcher } from './watch-files.js';
 
 // Plugins folder ⇄ registry. A load is: read manifest → validate → import handlers
 // (load-plugin.ts, as the registry's load mode says) → the registry builds the tools once
-// (build-plugin.ts); then the whole set is reconciled: requirements decide what may be active
-// and each plugin that changed has its prebuilt tools swapped into the registry in one step. A failed load keeps the
-// folder's last good version; fixing the files activates the fix. All work runs one operation at
-// a time, so a burst of changes always ends in the state of the last one.
+// (build-plugin.ts); then the whole set is reconciled: requirements decide what may be active,
+// and each plugin that changed has its prebuilt tools swapped into the registry in one step. A
+// failed load keeps the folder's last good version; fixing the files activates the fix. All work
+// runs one operation at a time, so a burst of changes always ends in the state of the last one.
 
 interface Folder {
   readonly dir: string;
