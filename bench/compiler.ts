@@ -6,7 +6,9 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { clearCompileCache, compileChain } from '../src/index.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { compileChain, createCompileCache, openDiskCache } from '../src/index.js';
 import { median, nsPerOp, runIfMain, samplesMs, verdict, type BenchResult } from './harness.js';
 import { longChainYaml } from './workloads.js';
 
@@ -17,25 +19,22 @@ export async function benchCompiler(): Promise<BenchResult> {
   const check = compileChain(text);
   if (!check.plan) throw new Error(`bench chain does not compile: ${JSON.stringify(check.diagnostics)}`);
 
-  // Cold: no compiled plan in memory and no parse result on disk (.toolchain/cache).
-  process.env.TOOLCHAIN_CACHE = 'off';
+  // Cold: no compiled plan in memory and no parse result on disk (no cache at all).
   // A warm process with cold caches: enough runs first that the JIT has compiled the parser.
-  const cold = median(samplesMs(() => {
-    clearCompileCache();
-    compileChain(text);
-  }, 100, 30));
-  delete process.env.TOOLCHAIN_CACHE;
-  compileChain(text); // fills the disk cache
-  const coldMemory = median(samplesMs(() => {
-    clearCompileCache();
-    compileChain(text);
-  }, 40));
+  const cold = median(samplesMs(() => compileChain(text), 100, 30));
+  const dir = mkdtempSync(join(tmpdir(), 'toolchain-bench-cache-'));
+  const disk = openDiskCache(dir);
+  if (!disk) throw new Error(`cannot open a disk cache in ${dir}`);
+  compileChain(text, { cache: createCompileCache({ disk }) }); // fills the disk cache
+  const coldMemory = median(samplesMs(() => compileChain(text, { cache: createCompileCache({ disk }) }), 40));
+  rmSync(dir, { recursive: true, force: true });
   const parseOnly = median(samplesMs(() => parse(text), 100, 30));
 
   // Distinct but equal strings, as a re-read of an unchanged file gives.
   const copies = Array.from({ length: 8 }, () => Buffer.from(text).toString('utf8'));
-  compileChain(text);
-  const hitNs = nsPerOp((i) => compileChain(copies[i & 7]!), 20_000, 1_000);
+  const cache = createCompileCache();
+  compileChain(text, { cache });
+  const hitNs = nsPerOp((i) => compileChain(copies[i & 7]!, { cache }), 20_000, 1_000);
   const map = new Map([[text, check]]);
   const mapNs = nsPerOp(() => map.get(text), 20_000, 1_000);
 

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
-import { compileChain, loadChainSet, type ChainPlan, type ChainSet } from './compiler/index.js';
-import { didYouMean, formatDiagnostic, hasErrors, suggestionSuffix, ToolchainError, type Diagnostic, type ErrorCode } from './common/errors.js';
 import type { Callee } from './call/index.js';
+import { openUserCache, type DiskCache } from './cache/index.js';
+import { compileChain, createCompileCache, loadChainSet, type ChainPlan, type ChainSet } from './compiler/index.js';
+import { didYouMean, formatDiagnostic, hasErrors, suggestionSuffix, ToolchainError, type Diagnostic, type ErrorCode } from './common/errors.js';
 import { createBinder, createInputChecker, createSlots, executeChain, systemClock, type Clock, type ExecutorHost, type LogEntry, type RunError, type RunOptions, type RunResult } from './executor/index.js';
 import { chainCallee } from './executor/step-callees.js';
 import { runAgent } from './llm/agent/index.js';
@@ -11,10 +12,9 @@ import { DurableRuns, type StartOptions } from './runs/durable-runs.js';
 import type { RunDetail, RunSummary } from './runs/stored-result.js';
 import { openStore } from './store/open-store.js';
 import type { Durability, RunFilter, RunStore } from './store/types.js';
-import { compileSchema } from './registry/ajv-instances.js';
 import { createPluginHost, watchFiles, type PluginEvent, type PluginHost, type PluginStatus } from './plugins/index.js';
-import { createRegistry } from './registry/index.js';
-import type { Registry, RegistryOptions, Tool, ToolDefinition, ToolSet } from './registry/types.js';
+import { createRegistry, createSchemaCompiler } from './registry/index.js';
+import type { LoadMode, Registry, RegistryOptions, Tool, ToolDefinition, ToolSet } from './registry/types.js';
 
 // createEngine wires the stages together (STYLE 1): chain files → compiled plans, plugins and
 // code → the tool registry, and the executor, which walks a plan with the tools of the moment.
@@ -41,14 +41,21 @@ export interface EngineOptions {
   readonly random?: () => number;
   /** Use this registry instead of a new one (e.g. shared with an LLM front end). */
   readonly registry?: Registry;
-  /** Options of the registry the engine creates (result size limit, env, cache clock). */
-  readonly registryOptions?: RegistryOptions;
+  /** Options of the registry the engine creates (result size limit, env, cache clock, schema compiler). */
+  readonly registryOptions?: Omit<RegistryOptions, 'load'>;
   /**
-   * Defer loading work to first use: tool validators compile and plugin handlers are imported
-   * when a tool is first called. For one-shot processes such as `toolchain run`; a long-running
-   * engine is better off finding a broken plugin at load time (the default).
+   * When loading work happens (LoadMode): `eager` (the default) compiles validators and imports
+   * plugin handlers at load, so a long-running engine finds a broken plugin then and keeps the
+   * last good version; `lazy` defers both to a tool's first call, for one-shot processes such as
+   * `toolchain run`. With `registry`, the registry's own mode applies (and this must match it).
    */
-  readonly lazy?: boolean;
+  readonly load?: Exclude<LoadMode, 'static'>;
+  /**
+   * The disk cache for YAML parses, plugin module transforms and compiled validators: one opened
+   * with `openUserCache` / `openDiskCache`, or `'off'`. Default: `openUserCache()`, the per-user
+   * cache directory ($TOOLCHAIN_CACHE_DIR, $XDG_CACHE_HOME/toolchain or ~/.cache/toolchain).
+   */
+  readonly cache?: DiskCache | 'off';
   /** Where tools' `ctx.log()` lines go (default: dropped). */
   readonly logger?: (entry: LogEntry) => void;
   /**
@@ -117,9 +124,24 @@ function checkConcurrency(name: string, value: unknown): void {
 
 const noLog = (): void => undefined;
 
+function checkLoadOptions({ load, registry, cache }: EngineOptions): void {
+  const given = (v: unknown): string => JSON.stringify(v) ?? String(v);
+  if (load !== undefined && load !== 'eager' && load !== 'lazy') throw new ToolchainError('USAGE', `option 'load' must be 'eager' or 'lazy', got ${given(load)}`);
+  if (load !== undefined && registry && registry.load !== load) throw new ToolchainError('USAGE', `option 'load' is '${load}' but the registry given was made with load '${registry.load}'`);
+  if (cache !== undefined && cache !== 'off' && typeof (cache as Partial<DiskCache>).read !== 'function') {
+    throw new ToolchainError('USAGE', `option 'cache' must be 'off' or a cache from openUserCache/openDiskCache, got ${given(cache)}`);
+  }
+}
+
 export async function createEngine(options: EngineOptions = {}): Promise<Engine> {
   checkConcurrency('concurrency', options.concurrency);
-  const registry = options.registry ?? createRegistry({ ...options.registryOptions, ...(options.lazy ? { lazySchemas: true } : {}) });
+  checkLoadOptions(options);
+  // Every cache belongs to this engine; only the disk cache's directory is shared (per user).
+  const disk = options.cache === 'off' ? undefined : (options.cache ?? openUserCache());
+  const registry =
+    options.registry ??
+    createRegistry({ ...options.registryOptions, load: options.load ?? 'eager', schemas: options.registryOptions?.schemas ?? createSchemaCompiler(disk ? { cache: disk } : {}) });
+  const compiled = createCompileCache(disk ? { disk } : {});
   const chainsDir = options.chainsDir !== undefined ? resolve(options.chainsDir) : undefined;
   let set: ChainSet = { plans: new Map(), files: [], diagnostics: [] };
   /** Chains added from code; the folder's chains take precedence over none of them (names must not clash). */
@@ -136,7 +158,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
     chain: lookup,
     log: options.logger ?? noLog,
     binder: createBinder(),
-    checkInput: createInputChecker((schema) => compileSchema(schema, 'arguments').validate),
+    checkInput: createInputChecker((schema) => registry.schemas.compile(schema, 'arguments').validate),
     agents: runAgent,
   };
   const store = typeof options.store === 'object' ? options.store : await openStore(options.store ?? 'memory:', { durability: options.durability ?? 'normal' });
@@ -156,7 +178,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
   async function reloadChains(): Promise<void> {
     if (chainsDir === undefined) return;
     // No tool catalogue: see the linking choice at the top of this file.
-    set = keepLastGood(set, await loadChainSet(chainsDir));
+    set = keepLastGood(set, await loadChainSet(chainsDir, undefined, compiled));
   }
   await reloadChains();
 
@@ -172,7 +194,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
       dir: pluginsDir,
       registry,
       watch: options.watch === true,
-      lazy: options.lazy === true,
+      ...(disk ? { cache: disk } : {}),
       ...(options.onPluginEvent ? { onEvent: options.onPluginEvent } : {}),
     });
     closers.push(() => pluginHost!.close());
@@ -217,7 +239,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
     registerTool: (def) => registry.register(def),
     addChain(text, file = '<memory>') {
       const catalogue = { has: (n: string) => lookup(n) !== undefined, names: () => [...added.keys(), ...set.plans.keys()] };
-      const { plan, diagnostics } = compileChain(text, { file, chains: catalogue });
+      const { plan, diagnostics } = compileChain(text, { file, chains: catalogue, cache: compiled });
       if (!plan || hasErrors(diagnostics)) {
         const first = diagnostics.find((d) => d.severity === 'error');
         throw new ToolchainError(first?.code ?? 'SCHEMA_INVALID', first ? formatDiagnostic(first) : 'the chain is invalid', diagnostics);

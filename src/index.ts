@@ -29,9 +29,11 @@ export {
   loadChainSet,
   readChainSources,
   readChainFiles,
-  clearCompileCache,
+  createCompileCache,
 } from './compiler/index.js';
 export type {
+  CompileCache,
+  CompileCacheOptions,
   CompileOptions,
   CompileResult,
   NameCatalogue,
@@ -79,8 +81,24 @@ export type {
   LogEntry,
 } from './executor/index.js';
 
-export { createRegistry } from './registry/index.js';
-export type { Registry, RegistryOptions, ApproveCallback, ApprovalRequest } from './registry/index.js';
+export { openUserCache, openDiskCache, userCacheDir } from './cache/index.js';
+export type { DiskCache, OpenDiskCacheOptions, OpenUserCacheOptions, CacheEnv } from './cache/index.js';
+
+export { createRegistry, createSchemaCompiler } from './registry/index.js';
+export type {
+  Registry,
+  RegistryOptions,
+  LoadMode,
+  BuiltPlugin,
+  PluginBuild,
+  PluginToolsResult,
+  SchemaCompiler,
+  SchemaCompilerOptions,
+  SchemaUse,
+  CompiledSchema,
+  ApproveCallback,
+  ApprovalRequest,
+} from './registry/index.js';
 export { createPluginHost } from './plugins/index.js';
 export type { PluginHost, PluginHostOptions, PluginStatus, PluginEvent, PluginState } from './plugins/index.js';
 export type {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { compileChain, loadChainSet, type ChainPlan, type NameCatalogue } from '../src/index.js';
+import { compileChain, createCompileCache, loadChainSet, type ChainPlan, type NameCatalogue } from '../src/index.js';
 import { FIXTURE_TOOLS } from './helpers/bad-fixtures.js';
 
 const FIXTURES = join(import.meta.dirname, 'fixtures');
@@ -88,14 +88,20 @@ describe('compiling valid chains', () => {
     expect(Object.isFrozen(plan.inputs.schema)).toBe(true);
   });
 
-  it('returns the cached plan for the same text, and a new one when the text changes', () => {
+  it('with a compile cache, returns the cached plan for the same text, and a new one when the text changes', () => {
     const text = readFileSync(join(FIXTURES, 'valid', 'diamond.yaml'), 'utf8');
-    const a = compileChain(text, { file: 'diamond.yaml' }).plan;
-    const b = compileChain(`${text}`, { file: 'diamond.yaml' }).plan;
-    const c = compileChain(`${text}\n# edited\n`, { file: 'diamond.yaml' }).plan;
+    const cache = createCompileCache();
+    const a = compileChain(text, { file: 'diamond.yaml', cache }).plan;
+    const b = compileChain(`${text}`, { file: 'diamond.yaml', cache }).plan;
+    const c = compileChain(`${text}\n# edited\n`, { file: 'diamond.yaml', cache }).plan;
     expect(b).toBe(a);
     expect(c).not.toBe(a);
     expect(c?.hash).not.toBe(a?.hash);
+    // Caches are the caller's: nothing is shared through the module (another cache, or none, compiles anew).
+    expect(compileChain(text, { file: 'diamond.yaml', cache: createCompileCache() }).plan).not.toBe(a);
+    expect(compileChain(text, { file: 'diamond.yaml' }).plan).not.toBe(a);
+    cache.clear();
+    expect(compileChain(text, { file: 'diamond.yaml', cache }).plan).not.toBe(a);
   });
 
   it('reports every problem of a file, not only the first', () => {

@@ -52,7 +52,7 @@ describe('an engine with watch: true', () => {
   });
 });
 
-describe('an engine with lazy: true (what toolchain run uses)', () => {
+describe("an engine with load: 'lazy' (what toolchain run uses)", () => {
   it('imports a handler on its first call, and a module that fails to load fails that call', async () => {
     const root = await tempDir('toolchain-engine-lazy-');
     await writeFiles(root, {
@@ -62,7 +62,7 @@ describe('an engine with lazy: true (what toolchain run uses)', () => {
       'plugins/oracle/tools/answer.ts': 'globalThis.__oracleLoads = (globalThis.__oracleLoads ?? 0) + 1;\nexport default async () => ({ ok: true });\n',
       'plugins/oracle/tools/explode.ts': "throw new Error('boom at import');\n",
     });
-    const engine = await createEngine({ chainsDir: join(root, 'chains'), pluginsDir: join(root, 'plugins'), lazy: true });
+    const engine = await createEngine({ chainsDir: join(root, 'chains'), pluginsDir: join(root, 'plugins'), load: 'lazy' });
     try {
       const loads = (): unknown => (globalThis as { __oracleLoads?: number }).__oracleLoads;
       expect(loads()).toBeUndefined();

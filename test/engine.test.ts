@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createEngine } from '../src/engine.js';
+import { createRegistry } from '../src/registry/index.js';
 
 const CLI = join(import.meta.dirname, 'fixtures', 'executor', 'cli');
 
@@ -43,5 +44,22 @@ describe('createEngine', () => {
 
   it('checks its options up front', async () => {
     await expect(createEngine({ concurrency: 0 })).rejects.toMatchObject({ code: 'USAGE', message: expect.stringContaining("'concurrency'") });
+    const usage = (text: string) => ({ code: 'USAGE', message: expect.stringContaining(text) });
+    await expect(createEngine({ load: 'static' as 'lazy' })).rejects.toMatchObject(usage(`option 'load' must be 'eager' or 'lazy', got "static"`));
+    await expect(createEngine({ load: 'lazy', registry: createRegistry() })).rejects.toMatchObject(usage("made with load 'eager'"));
+    await expect(createEngine({ cache: '/tmp/somewhere' as 'off' })).rejects.toMatchObject(usage(`option 'cache' must be 'off' or a cache`));
+  });
+
+  it('gives each engine its own caches: plans, validators and the registry are never shared', async () => {
+    const options = { chainsDir: join(CLI, 'chains'), pluginsDir: join(CLI, 'plugins'), cache: 'off' as const };
+    const [a, b] = [await createEngine(options), await createEngine({ ...options, load: 'lazy' })];
+    try {
+      expect(a.chain('sum')).toBeDefined();
+      expect(a.chain('sum')).not.toBe(b.chain('sum'));
+      expect(a.tools().get('add')).not.toBe(b.tools().get('add'));
+      expect((await b.run('sum', { a: 1 })).outputs).toEqual((await a.run('sum', { a: 1 })).outputs);
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
   });
 });

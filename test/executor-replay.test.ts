@@ -15,7 +15,6 @@ import {
   type StepRecord,
   type StepState,
 } from '../src/executor/index.js';
-import { compileSchema } from '../src/registry/ajv-instances.js';
 import { createRegistry } from '../src/registry/index.js';
 
 // Issue 9: a recorded step result is exactly what a transition to a final state produces, so a run
@@ -47,7 +46,7 @@ function setup() {
     chain: () => undefined,
     log: () => undefined,
     binder: createBinder(),
-    checkInput: createInputChecker((schema) => compileSchema(schema, 'arguments').validate),
+    checkInput: createInputChecker((schema) => registry.schemas.compile(schema, 'arguments').validate),
   };
   return { calls, plan: plan!, host, tools: () => registry.current() };
 }

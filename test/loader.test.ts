@@ -1,10 +1,11 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Diagnostic } from '../src/common/errors.js';
 import { DEFAULT_LOAD_LIMITS, loadYamlFile, loadYamlFileSync, parseYaml } from '../src/loader/index.js';
+import { openDiskCache } from '../src/cache/index.js';
 
 const fixtures = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'loader');
 const fixture = (name: string): string => join(fixtures, name);
@@ -252,10 +253,15 @@ describe('files that cannot be read', () => {
 });
 
 describe('the parse cache', () => {
-  it('gives the same value, positions and diagnostics on a hit, under the file name asked for', async () => {
-    const { parseYaml: parse } = await import('../src/loader/index.js');
+  const cacheDir = mkdtempSync(join(tmpdir(), 'toolchain-parse-cache-'));
+  afterAll(() => rmSync(cacheDir, { recursive: true, force: true }));
+  const cache = openDiskCache(cacheDir)!;
+  const parse = (text: string, file: string) => parseYaml(text, file, undefined, cache);
+
+  it('gives the same value, positions and diagnostics on a hit, under the file name asked for', () => {
     const text = `name: cached_${Date.now()}\nsteps:\n  - name: a\n    tool: echo\n    tool: again\n`;
     const first = parse(text, 'first.yaml');
+    expect(readdirSync(join(cacheDir, 'yaml'))).toHaveLength(1);
     const second = parse(text, 'second.yaml');
     expect(second.document?.value).toEqual(first.document?.value);
     expect(second.document?.value).not.toBe(first.document?.value);
@@ -265,8 +271,7 @@ describe('the parse cache', () => {
     expect(second.diagnostics[0]).toMatchObject({ code: 'YAML_DUPLICATE_KEY', line: 5, file: 'second.yaml' });
   });
 
-  it('does not cache what JSON cannot hold', async () => {
-    const { parseYaml: parse } = await import('../src/loader/index.js');
+  it('does not cache what JSON cannot hold', () => {
     const text = `x_${Date.now()}: .inf\ny: .nan\n`;
     parse(text, 'a.yaml');
     const again = parse(text, 'a.yaml').document?.value as Record<string, number>;

@@ -1,7 +1,7 @@
 import { symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadPlugin } from '../src/plugins/index.js';
+import { buildPlugin, loadPlugin } from '../src/plugins/index.js';
 import { createRegistry } from '../src/registry/index.js';
 import { contextFor } from './fixtures/call/call-helpers.js';
 import { removeDir, tempDir, writeFiles } from './fixtures/plugins/helpers.js';
@@ -157,8 +157,8 @@ tools:
       'p/plugin.yaml': 'name: p\nversion: 1.0.0\ntools:\n  - name: t\n    parameters:\n      type: objekt\n',
       'p/tools/t.ts': 'export default () => 1;\n',
     });
-    const load = await loadPlugin(join(root, 'p'));
+    const load = buildPlugin(createRegistry(), await loadPlugin(join(root, 'p')));
     expect(load.ok).toBe(false);
-    expect(!load.ok && load.diagnostics[0]).toMatchObject({ code: 'PLUGIN_INVALID', pointer: '/tools/0/parameters', line: 6 });
+    expect(!load.ok && load.diagnostics[0]).toMatchObject({ code: 'PLUGIN_INVALID', pointer: '/tools/0/parameters', file: join(root, 'p', 'plugin.yaml'), line: 6 });
   });
 });

@@ -1,10 +1,15 @@
-import { describe, expect, it, vi } from 'vitest';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { openDiskCache } from '../src/cache/index.js';
 import { HandlerError, ToolchainError } from '../src/common/errors.js';
 import { checkApproval } from '../src/call/index.js';
 import { callOnce, contextFor, testOwner } from './fixtures/call/call-helpers.js';
 import {
   createCircuitBreaker,
   createRegistry,
+  createSchemaCompiler,
   toolNotFound,
   type ToolContext,
   type ToolDefinition,
@@ -460,11 +465,17 @@ describe('the registry and its snapshots', () => {
 });
 
 describe('validators cached on disk', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'toolchain-ajv-cache-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
   it('a validator loaded from the cache behaves like the one compiled', () => {
-    // A schema no other test uses, so the first registry compiles it and the second loads it.
-    const def: ToolDefinition = { ...weather, parameters: { ...weather.parameters, $comment: `fresh ${Date.now()} ${Math.random()}` } };
-    const compiled = createRegistry().register(def);
-    const loaded = createRegistry().register(def);
+    const cache = openDiskCache(dir)!;
+    const from: string[] = [];
+    const registry = () => createRegistry({ schemas: createSchemaCompiler({ cache, onCompile: (e) => from.push(e.from) }) });
+    const compiled = registry().register(weather);
+    const loaded = registry().register(weather);
+    expect(from).toEqual(['ajv', 'cache']);
+    expect(readdirSync(join(dir, 'ajv'))).toHaveLength(1);
     for (const args of [{ city: 'Oslo', days: '2' }, { cty: 'Oslo', unit: 'kelvin', email: 'nope', days: 0 }, {}]) {
       expect(loaded.prepare(args)).toEqual(compiled.prepare(args));
     }

@@ -1,5 +1,6 @@
 import { basename, resolve } from 'node:path';
-import { compileChainSet, readChainFiles, readChainSources, type ChainSet, type ChainSource, type NameCatalogue } from '../compiler/index.js';
+import type { DiskCache } from '../cache/index.js';
+import { compileChainSet, createCompileCache, readChainFiles, readChainSources, type ChainSet, type ChainSource, type NameCatalogue } from '../compiler/index.js';
 import type { Diagnostic } from '../common/errors.js';
 import { inspectPlugins, type PluginInspection } from '../plugins/index.js';
 import type { GlobalOptions } from './io.js';
@@ -15,14 +16,18 @@ export interface Project {
   readonly readProblems: readonly Diagnostic[];
 }
 
-/** `extraFiles`: chain files to compile beside the folder's (plugin manifests among them are skipped: the folder scan covers them). */
-export async function loadProject(globals: GlobalOptions, extraFiles: readonly string[] = []): Promise<Project> {
-  const [plugins, folder] = await Promise.all([inspectPlugins(globals.plugins), readChainSources(globals.chains)]);
+/**
+ * `extraFiles`: chain files to compile beside the folder's (plugin manifests among them are
+ * skipped: the folder scan covers them). `disk`: where YAML parses are cached.
+ */
+export async function loadProject(globals: GlobalOptions, disk: DiskCache | 'off', extraFiles: readonly string[] = []): Promise<Project> {
+  const cache = disk === 'off' ? undefined : disk;
+  const [plugins, folder] = await Promise.all([inspectPlugins(globals.plugins, cache), readChainSources(globals.chains)]);
   const byFile = new Map<string, ChainSource>(folder.sources.map((s) => [resolve(s.file), s]));
   const extra = await readChainFiles(extraFiles.filter((f) => !isManifest(f)));
   for (const s of extra.sources) byFile.set(resolve(s.file), s);
   const tools: NameCatalogue = { has: (n) => plugins.toolNames.has(n), names: () => plugins.bareToolNames };
-  return { chains: compileChainSet([...byFile.values()], tools), plugins, readProblems: [...folder.diagnostics, ...extra.diagnostics] };
+  return { chains: compileChainSet([...byFile.values()], tools, createCompileCache(cache ? { disk: cache } : {})), plugins, readProblems: [...folder.diagnostics, ...extra.diagnostics] };
 }
 
 export function isManifest(file: string): boolean {

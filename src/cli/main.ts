@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { Command, CommanderError } from 'commander';
+import { openUserCache, type DiskCache } from '../cache/index.js';
 import { ToolchainError, formatDiagnostic } from '../common/errors.js';
 import { packageVersion } from '../schemas/schema-files.js';
 import { registerCommands } from './commands/index.js';
@@ -9,6 +10,11 @@ import { EXIT_RUN_FAILED, EXIT_USAGE, type CliIO, type GlobalOptions } from './i
 export interface CommandContext {
   readonly io: CliIO;
   globals(): GlobalOptions;
+  /**
+   * The per-user disk cache, opened on first use from the CLI's environment (TOOLCHAIN_CACHE_DIR,
+   * XDG_CACHE_HOME, HOME); 'off' when disabled or refused (a refusal is one warning on stderr).
+   */
+  diskCache(): DiskCache | 'off';
   /** A command's action returns its exit code through this. */
   exit(code: number): void;
 }
@@ -27,8 +33,10 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
       writeOut: (s) => io.stdout.write(s),
       writeErr: (s) => io.stderr.write(s),
     });
+  let diskCache: DiskCache | 'off' | undefined;
   const ctx: CommandContext = {
     io,
+    diskCache: () => (diskCache ??= openUserCache({ env: io.env, onWarning: (m) => io.stderr.write(`warning: ${m}\n`) }) ?? 'off'),
     globals: () => {
       const o = program.opts<{ chains: string; plugins: string; debug: boolean }>();
       return { chains: resolve(io.cwd, o.chains), plugins: resolve(io.cwd, o.plugins), debug: o.debug };

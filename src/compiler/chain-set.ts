@@ -4,8 +4,8 @@ import { Graph as DagGraph, alg } from '@dagrejs/graphlib';
 import type { Diagnostic } from '../common/errors.js';
 import { readTextFile } from '../loader/index.js';
 import { checkTargets, type NameCatalogue } from './check-targets.js';
-import { compileCached } from './compile-cache.js';
-import type { CompiledFile, TargetRef } from './compile-chain.js';
+import type { CompileCache } from './compile-cache.js';
+import { compileText, type CompiledFile, type TargetRef } from './compile-chain.js';
 import type { ChainPlan } from './plan.js';
 
 /** Every chain of a folder, compiled and checked against each other and the installed tools. */
@@ -46,8 +46,9 @@ export async function readChainFiles(files: readonly string[]): Promise<{ source
   return { sources, diagnostics };
 }
 
-export function compileChainSet(sources: readonly ChainSource[], tools?: NameCatalogue): ChainSet {
-  const files = sources.map((s) => compileCached(s.text, s.file));
+/** `cache`: the caller's compile cache (an unchanged file is then a look-up); without one every file compiles afresh. */
+export function compileChainSet(sources: readonly ChainSource[], tools?: NameCatalogue, cache?: CompileCache): ChainSet {
+  const files = sources.map((s) => (cache ? cache.compile(s.text, s.file) : compileText(s.text, s.file)));
   const diagnostics: Diagnostic[] = files.flatMap((f) => f.diagnostics);
   const byName = new Map<string, CompiledFile>();
   for (const f of files) {
@@ -93,9 +94,9 @@ export function compileChainSet(sources: readonly ChainSource[], tools?: NameCat
   return { plans, files, diagnostics };
 }
 
-export async function loadChainSet(dir: string, tools?: NameCatalogue): Promise<ChainSet> {
+export async function loadChainSet(dir: string, tools?: NameCatalogue, cache?: CompileCache): Promise<ChainSet> {
   const { sources, diagnostics } = await readChainSources(dir);
-  const set = compileChainSet(sources, tools);
+  const set = compileChainSet(sources, tools, cache);
   return diagnostics.length ? { ...set, diagnostics: [...diagnostics, ...set.diagnostics] } : set;
 }
 

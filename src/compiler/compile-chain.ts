@@ -3,6 +3,7 @@ import { didYouMean, hasErrors, suggestionSuffix, type Diagnostic } from '../com
 import { compileValue } from '../expr/index.js';
 import { parseDuration } from '../expr/duration.js';
 import type { CompiledValue, PathRef } from '../expr/types.js';
+import type { DiskCache } from '../cache/disk-cache.js';
 import { parseYaml } from '../loader/index.js';
 import type { LoadedYaml } from '../loader/types.js';
 import { buildGraph, orderEdges, type Edge, type StepNode } from './build-graph.js';
@@ -48,9 +49,9 @@ export function hashText(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
 
-/** Parses and compiles one chain text. Pure: the same text and file name give the same result. */
-export function compileText(text: string, file: string, hash = hashText(text)): CompiledFile {
-  const { document, diagnostics } = parseYaml(text, file);
+/** Parses and compiles one chain text. Pure: the same text and file name give the same result. `disk` keeps the parse. */
+export function compileText(text: string, file: string, hash = hashText(text), disk?: DiskCache): CompiledFile {
+  const { document, diagnostics } = parseYaml(text, file, undefined, disk);
   if (!document) return { file, hash, diagnostics, targets: [] };
   const compiled = compileDocument(document, hash);
   if (!diagnostics.length) return compiled;

@@ -1,12 +1,13 @@
 import type { Diagnostic } from '../common/errors.js';
-import { loadYamlFile } from '../loader/index.js';
+import { readTextFile } from '../loader/index.js';
 import { checkTargets, type NameCatalogue } from './check-targets.js';
-import { compileCached } from './compile-cache.js';
+import { compileText } from './compile-chain.js';
+import type { CompileCache } from './compile-cache.js';
 import type { ChainPlan } from './plan.js';
 
 export type { NameCatalogue } from './check-targets.js';
 export { compileChainSet, loadChainSet, readChainFiles, readChainSources, type ChainSet, type ChainSource } from './chain-set.js';
-export { clearCompileCache } from './compile-cache.js';
+export { createCompileCache, type CompileCache, type CompileCacheOptions } from './compile-cache.js';
 export type { CompiledFile, TargetRef } from './compile-chain.js';
 export type * from './plan.js';
 export type { ToolchainChain as ChainFile } from './chain-file.generated.js';
@@ -14,6 +15,8 @@ export type { ToolchainChain as ChainFile } from './chain-file.generated.js';
 export interface CompileOptions {
   /** Shown in diagnostics; also part of the cache key. Default `<memory>`. */
   readonly file?: string;
+  /** Memoises compiles (see createCompileCache); without one the text is compiled afresh. */
+  readonly cache?: CompileCache;
   /** When given, `tool:` names are checked against it. */
   readonly tools?: NameCatalogue;
   /** When given, `chain:` names are checked against it. */
@@ -26,9 +29,10 @@ export interface CompileResult {
   readonly diagnostics: readonly Diagnostic[];
 }
 
-/** Parses and compiles a chain from its YAML text. Cached by content: compiling the same text again is a look-up. */
+/** Parses and compiles a chain from its YAML text. With `cache`, compiling the same text again is a look-up. */
 export function compileChain(text: string, options: CompileOptions = {}): CompileResult {
-  const compiled = compileCached(text, options.file ?? '<memory>');
+  const file = options.file ?? '<memory>';
+  const compiled = options.cache ? options.cache.compile(text, file) : compileText(text, file);
   if (!options.tools && !options.chains) return compiled.plan ? { plan: compiled.plan, diagnostics: compiled.diagnostics } : { diagnostics: compiled.diagnostics };
   const linked = checkTargets(compiled, options.tools, options.chains);
   const diagnostics = linked.length ? [...compiled.diagnostics, ...linked] : compiled.diagnostics;
@@ -37,7 +41,7 @@ export function compileChain(text: string, options: CompileOptions = {}): Compil
 
 /** Reads a chain file and compiles it. */
 export async function loadChain(path: string, options: Omit<CompileOptions, 'file'> = {}): Promise<CompileResult> {
-  const loaded = await loadYamlFile(path);
-  if (!loaded.document) return { diagnostics: loaded.diagnostics };
-  return compileChain(loaded.document.text, { ...options, file: path });
+  const read = await readTextFile(path);
+  if (!('text' in read)) return { diagnostics: read.diagnostics };
+  return compileChain(read.text, { ...options, file: path });
 }

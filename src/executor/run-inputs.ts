@@ -1,6 +1,6 @@
 import type { ChainPlan } from '../compiler/plan.js';
 import type { JsonSchema } from '../common/json.js';
-import type { ValidateFunction } from '../registry/ajv-instances.js';
+import type { ValidateFunction } from '../registry/schema-compiler.js';
 import { toProblems } from '../registry/argument-problems.js';
 import { planCopy, type CopyArgs } from '../registry/copy-args.js';
 import type { ArgumentProblem } from '../registry/types.js';

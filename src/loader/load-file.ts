@@ -4,6 +4,7 @@ import { open, stat } from 'node:fs/promises';
 import type { Diagnostic } from '../common/errors.js';
 import { loadDiagnostic, START } from './diagnostic.js';
 import { resolveLimits } from './limits.js';
+import type { DiskCache } from '../cache/disk-cache.js';
 import { parseYaml } from './parse-yaml.js';
 import type { LoadLimits, LoadResult } from './types.js';
 
@@ -44,9 +45,10 @@ export async function readTextFile(path: string, limits?: Partial<LoadLimits>): 
   }
 }
 
-export async function loadYamlFile(path: string, limits?: Partial<LoadLimits>): Promise<LoadResult> {
+/** `cache`: see parseYaml. */
+export async function loadYamlFile(path: string, limits?: Partial<LoadLimits>, cache?: DiskCache): Promise<LoadResult> {
   const read = await readTextFile(path, limits);
-  return 'text' in read ? parseYaml(read.text, path, resolveLimits(limits)) : { diagnostics: read.diagnostics };
+  return 'text' in read ? parseYaml(read.text, path, resolveLimits(limits), cache) : { diagnostics: read.diagnostics };
 }
 
 export function loadYamlFileSync(path: string, limits?: Partial<LoadLimits>): LoadResult {

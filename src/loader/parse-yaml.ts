@@ -3,7 +3,7 @@ import type { Diagnostic } from '../common/errors.js';
 import { findDepthViolation } from './depth-check.js';
 import { loadDiagnostic, START } from './diagnostic.js';
 import { walkDocument, type DocumentFacts } from './document-walk.js';
-import { cacheKey, readCached, writeCached } from '../disk-cache.js';
+import { cacheKey, type DiskCache } from '../cache/disk-cache.js';
 import { resolveLimits } from './limits.js';
 import { toPlainValue } from './safe-value.js';
 import { OffsetSourceMap, positionAt } from './source-map.js';
@@ -13,21 +13,23 @@ import type { LoadLimits, LoadResult } from './types.js';
  * Parses one YAML document safely. `document` is present whenever a value could be built
  * (duplicate keys, forbidden keys and extra documents still leave a usable first document, so
  * later stages can add their own diagnostics); it is absent after size, depth, alias or syntax
- * errors, where any value would be a guess.
+ * errors, where any value would be a guess. With a `cache` (a DiskCache, see openUserCache),
+ * the result is kept there by content hash and a later parse of the same text reads it back;
+ * without one nothing is written anywhere.
  */
-export function parseYaml(text: string, file: string, limits?: Partial<LoadLimits>): LoadResult {
+export function parseYaml(text: string, file: string, limits?: Partial<LoadLimits>, cache?: DiskCache): LoadResult {
   const lim = resolveLimits(limits);
   // Size first: a huge text is refused before it is hashed, let alone parsed.
-  if (text.length > lim.maxBytes) return parseUncached(text, file, lim).result;
+  if (!cache || text.length > lim.maxBytes) return parseUncached(text, file, lim).result;
   const key = cacheKey(CACHE_FORMAT, String(lim.maxBytes), String(lim.maxDepth), String(lim.maxAliases), text);
-  const cached = readCached('yaml', key);
+  const cached = cache.read('yaml', key);
   if (cached !== undefined) {
     const hit = fromCache(cached, text, file);
     if (hit) return hit;
   }
   const { result, facts, lineCounter } = parseUncached(text, file, lim);
   const entry = toCache(result, facts, lineCounter);
-  if (entry !== undefined) writeCached('yaml', key, entry);
+  if (entry !== undefined) cache.write('yaml', key, entry);
   return result;
 }
 
@@ -149,8 +151,10 @@ function parseTokens(tokens: readonly string[], lineCounter: LineCounter): Docum
 
 // Parsing is the slow part of loading (the yaml library runs at about a megabyte a second before
 // the JIT warms up), and a cold CLI start parses every chain and manifest. So results are kept
-// on disk by content hash (disk-cache.ts): the plain value, the diagnostics, and the offsets
-// behind the source map. Bump the format when any of those change shape.
+// on disk by content hash (cache/disk-cache.ts): the plain value, the diagnostics, and the offsets
+// behind the source map. Bump the format when any of those change shape. An entry is data, never
+// code, and everything after the parse (schema check, compile) checks it again; the cache only
+// returns entries this user's engine wrote (HMAC), so a planted one cannot change what runs.
 const CACHE_FORMAT = 'yaml-2.9/loader/1';
 
 interface CacheEntry {

@@ -5,6 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { compileFunction } from 'node:vm';
 import type { Jiti } from 'jiti';
 import { resolveLocal } from './resolve-local.js';
+import type { DiskCache } from '../cache/disk-cache.js';
 import { IMPORT_META_PARAM, transformModule } from './transform-module.js';
 import { importModule } from '../common/import-module.js';
 
@@ -48,6 +49,8 @@ interface ModuleRecord {
 /** One load: modules are shared (and cycles resolved) within it, never across loads. */
 class LoadSession {
   private readonly records = new Map<string, ModuleRecord>();
+  constructor(private readonly cache: DiskCache | undefined) {}
+
   private begin(file: string): { record: ModuleRecord; source: string } | { done: unknown } {
     const existing = this.records.get(file);
     if (existing) return { done: existing.exports };
@@ -88,7 +91,7 @@ class LoadSession {
     if ('done' in started) return started.done;
     const { record, source } = started;
     await this.preloadEsmPackages(source, file);
-    const code = transformModule(file, source);
+    const code = transformModule(file, source, this.cache);
     // compileFunction has no async option: an async arrow inside carries top-level await.
     const run = compileFunction(`return (async () => {${code}\n})();`, PARAMS, { filename: file });
     await (run.apply(record.exports, this.args(record)) as Promise<unknown>);
@@ -120,7 +123,7 @@ class LoadSession {
     const started = this.begin(file);
     if ('done' in started) return started.done;
     const { record, source } = started;
-    const code = transformModule(file, source);
+    const code = transformModule(file, source, this.cache);
     const run = compileFunction(code, PARAMS, { filename: file });
     run.apply(record.exports, this.args(record));
     return this.finish(record);
@@ -136,8 +139,13 @@ export interface ModuleLoader {
   evaluate(file: string): Promise<unknown>;
 }
 
+export interface ModuleLoaderOptions {
+  /** Where transformed modules are kept between processes (default: nowhere). */
+  readonly cache?: DiskCache;
+}
+
 /** A loader for one plugin load: the plugin's modules share instances with each other only. */
-export function createModuleLoader(): ModuleLoader {
-  const session = new LoadSession();
+export function createModuleLoader(options: ModuleLoaderOptions = {}): ModuleLoader {
+  const session = new LoadSession(options.cache);
   return { evaluate: (file) => session.evaluate(file) };
 }

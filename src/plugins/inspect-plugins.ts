@@ -1,5 +1,8 @@
 import { join } from 'node:path';
 import type { Diagnostic } from '../common/errors.js';
+import type { DiskCache } from '../cache/disk-cache.js';
+import { createRegistry } from '../registry/create-registry.js';
+import { buildPlugin } from './build-plugin.js';
 import { loadPlugin } from './load-plugin.js';
 import { listPluginFolders } from './plugin-folders.js';
 import { resolveRequirements, type Candidate } from './requirements.js';
@@ -7,7 +10,8 @@ import type { PluginState } from './types.js';
 
 // A static look at a plugins folder, for `validate` and `list`: manifests, handler locations,
 // schemas and requirements are checked, but no handler is imported, so checking a project never
-// runs its code and stays fast. The engine's plugin host does the real loading.
+// runs its code and stays fast. The same load and build steps as the engine's plugin host, with a
+// registry of its own in the `static` mode (schemas meta-checked, nothing installed).
 
 export interface PluginReport {
   readonly name: string;
@@ -27,9 +31,12 @@ export interface PluginInspection {
   readonly bareToolNames: ReadonlySet<string>;
 }
 
-export async function inspectPlugins(dir: string): Promise<PluginInspection> {
+/** `cache`: where manifests' parses are kept (default: nowhere). */
+export async function inspectPlugins(dir: string, cache?: DiskCache): Promise<PluginInspection> {
   const entries = await listPluginFolders(dir);
-  const loads = await Promise.all(entries.map((e) => loadPlugin(join(dir, e), { importHandlers: false })));
+  const registry = createRegistry({ load: 'static' });
+  const options = { mode: 'static' as const, ...(cache ? { cache } : {}) };
+  const loads = await Promise.all(entries.map(async (e) => buildPlugin(registry, await loadPlugin(join(dir, e), options))));
   const candidates: Candidate[] = [];
   loads.forEach((load, k) => {
     if (!load.ok) return;

@@ -1,9 +1,10 @@
 import { realpath } from 'node:fs/promises';
 import { relative } from 'node:path';
+import { raceTimeout } from '../common/race.js';
 import { type Diagnostic, type ErrorCode, hasErrors, ToolchainError } from '../common/errors.js';
 import type { SourceMap } from '../loader/index.js';
-import { buildTool } from '../registry/build-tool.js';
-import type { ToolDefinition } from '../registry/types.js';
+import type { DiskCache } from '../cache/disk-cache.js';
+import type { LoadMode, ToolDefinition } from '../registry/types.js';
 import { createModuleLoader, type ModuleLoader } from './evaluate-module.js';
 import { pickExport } from './pick-export.js';
 import type { Requirement } from './parse-requirement.js';
@@ -11,7 +12,8 @@ import { readManifest, type PluginManifest } from './read-manifest.js';
 import { resolveHandler } from './resolve-handler.js';
 
 // One plugin folder → its tool definitions, or every reason it cannot load. Nothing here touches
-// the registry: the host decides what becomes active (requirements) and swaps it in one step.
+// the registry or compiles a schema: the host has the registry build the tools once
+// (build-plugin.ts), decides what becomes active (requirements) and swaps it in one step.
 
 export interface LoadedPlugin {
   /** The folder as the host names it. */
@@ -23,8 +25,10 @@ export interface LoadedPlugin {
   readonly requirements: readonly Requirement[];
   readonly env: readonly string[];
   readonly tools: readonly ToolDefinition[];
-  /** Non-fatal problems (e.g. an unknown JSON Schema keyword), placed in the manifest. */
+  /** Non-fatal problems found reading the manifest, placed in it. */
   readonly warnings: readonly Diagnostic[];
+  /** The manifest's positions, to place later diagnostics (`/tools/<i>/…`) in it. */
+  readonly sourceMap: SourceMap;
 }
 
 export type PluginLoad =
@@ -36,18 +40,9 @@ const IMPORT_TIMEOUT_MS = 10_000;
 
 type Tool = NonNullable<PluginManifest['tools']>[number];
 
-function place(file: string, sourceMap: SourceMap, pointer: string, code: ErrorCode, message: string, severity: Diagnostic['severity'] = 'error'): Diagnostic {
+function place(file: string, sourceMap: SourceMap, pointer: string, code: ErrorCode, message: string): Diagnostic {
   const { line, col } = sourceMap.valueAt(pointer);
-  return { code, severity, message, file, pointer, line, col };
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not finish loading within ${ms / 1000}s`)), ms);
-    timer.unref();
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+  return { code, severity: 'error', message, file, pointer, line, col };
 }
 
 /** Stands in for a handler that a static check located but did not import. */
@@ -58,21 +53,21 @@ const NOT_IMPORTED: ToolDefinition['handler'] = () => {
 type HandlerOutcome = { ok: true; handler: ToolDefinition['handler'] } | { ok: false; code: ErrorCode; message: string };
 
 /**
- * Locates a tool's handler (refusing escapes) and imports it: now, on the tool's first call
- * (`defer`), or never (no loader: a static check).
+ * Locates a tool's handler (refusing escapes) and imports it as the mode says: now (`eager`), on
+ * the tool's first call (`lazy`), or never (`static`).
  */
 async function loadHandler(
-  loader: ModuleLoader | undefined,
+  loader: ModuleLoader,
   realDir: string,
   tool: Tool,
   modules: Map<string, Promise<unknown>>,
-  defer: boolean,
+  mode: LoadMode,
 ): Promise<HandlerOutcome> {
   const location = await resolveHandler(realDir, tool.name, tool.handler);
   if (!location.ok) return location;
-  if (!loader) return { ok: true, handler: NOT_IMPORTED };
+  if (mode === 'static') return { ok: true, handler: NOT_IMPORTED };
   const load = (): Promise<HandlerOutcome> => importHandler(loader, realDir, tool, location.file, location.exportName, modules);
-  if (!defer) return load();
+  if (mode === 'eager') return load();
   let pending: Promise<ToolDefinition['handler']> | undefined;
   const handler: ToolDefinition['handler'] = (args, ctx) => {
     pending ??= load().then((loaded) => {
@@ -95,7 +90,7 @@ async function importHandler(
   const shown = relative(realDir, file);
   let pending = modules.get(file);
   if (!pending) {
-    pending = withTimeout(loader.evaluate(file), IMPORT_TIMEOUT_MS, shown);
+    pending = raceTimeout(loader.evaluate(file), IMPORT_TIMEOUT_MS, () => new Error(`${shown} did not finish loading within ${IMPORT_TIMEOUT_MS / 1000}s`));
     modules.set(file, pending);
   }
   let exports: unknown;
@@ -125,39 +120,20 @@ function definition(tool: Tool, handler: ToolDefinition['handler']): ToolDefinit
   };
 }
 
-/**
- * Build each tool once here, so a bad JSON Schema fails the load (and keeps the old version).
- * With `lazySchemas` the schemas are only checked against the meta-schema, which is enough to
- * refuse a broken one and costs microseconds; compiling also reports strict-mode warnings.
- */
-function checkTools(plugin: string, version: string, env: readonly string[], defs: readonly ToolDefinition[], file: string, sourceMap: SourceMap, lazySchemas: boolean): { errors: Diagnostic[]; warnings: Diagnostic[] } {
-  const errors: Diagnostic[] = [];
-  const warnings: Diagnostic[] = [];
-  defs.forEach((def, index) => {
-    try {
-      const built = buildTool(def, { plugin, version, env }, { limitBytes: 1, env: {}, now: Date.now, lazySchemas });
-      for (const w of built.warnings) warnings.push(place(file, sourceMap, `/tools/${index}${w.pointer ?? ''}`, w.code, w.message, 'warning'));
-    } catch (error) {
-      if (!(error instanceof ToolchainError)) throw error;
-      for (const d of error.diagnostics) errors.push(place(file, sourceMap, `/tools/${index}${d.pointer ?? ''}`, d.code, d.message));
-    }
-  });
-  return { errors, warnings };
-}
-
 export interface LoadPluginOptions {
-  /** See PluginHostOptions.lazy: schemas only meta-checked, handlers imported on first call. */
-  readonly lazy?: boolean;
   /**
-   * false: locate every handler (and refuse escapes) without importing it — what `toolchain
-   * validate` does, so that checking a project never runs its code. The tools it returns cannot
-   * be called. Default true.
+   * When handlers are imported (see LoadMode): `eager` now (the default), `lazy` on each tool's
+   * first call, `static` never (every handler is still located and escapes refused; the tools
+   * cannot be called): what `toolchain validate` does, so that checking a project runs no code.
    */
-  readonly importHandlers?: boolean;
+  readonly mode?: LoadMode;
+  /** Where the manifest's parse and the modules' transforms are cached (default: nowhere). */
+  readonly cache?: DiskCache;
 }
 
 export async function loadPlugin(dir: string, options: LoadPluginOptions = {}): Promise<PluginLoad> {
-  const read = await readManifest(dir);
+  const mode = options.mode ?? 'eager';
+  const read = await readManifest(dir, options.cache);
   const { manifest, sourceMap, file } = read;
   if (!manifest || !sourceMap) return { ok: false, diagnostics: read.diagnostics };
   const name = manifest.name;
@@ -169,22 +145,18 @@ export async function loadPlugin(dir: string, options: LoadPluginOptions = {}): 
     return { ok: false, name, diagnostics: [{ code: 'FILE_UNREADABLE', severity: 'error', message: `cannot read plugin folder: ${(error as Error).message}`, file }] };
   }
 
-  const loader = options.importHandlers === false ? undefined : createModuleLoader();
+  const loader = createModuleLoader(options.cache ? { cache: options.cache } : {});
   const modules = new Map<string, Promise<unknown>>();
   const tools = manifest.tools ?? [];
   const diagnostics: Diagnostic[] = [...read.diagnostics];
   const defs: ToolDefinition[] = [];
   // In manifest order, one at a time: module side effects run in a predictable order.
   for (const [index, tool] of tools.entries()) {
-    const loaded = await loadHandler(loader, realDir, tool, modules, options.lazy === true);
+    const loaded = await loadHandler(loader, realDir, tool, modules, mode);
     if (loaded.ok) defs.push(definition(tool, loaded.handler));
     else diagnostics.push(place(file, sourceMap, tool.handler !== undefined ? `/tools/${index}/handler` : `/tools/${index}`, loaded.code, loaded.message));
   }
   if (hasErrors(diagnostics)) return { ok: false, name, diagnostics };
-
-  const env = manifest.env ?? [];
-  const checked = checkTools(name, manifest.version, env, defs, file, sourceMap, options.lazy === true || options.importHandlers === false);
-  if (checked.errors.length > 0) return { ok: false, name, diagnostics: [...diagnostics, ...checked.errors] };
 
   return {
     ok: true,
@@ -195,9 +167,10 @@ export async function loadPlugin(dir: string, options: LoadPluginOptions = {}): 
       version: manifest.version,
       capabilities: manifest.capabilities ?? [],
       requirements: read.requirements,
-      env,
+      env: manifest.env ?? [],
       tools: defs,
-      warnings: [...diagnostics, ...checked.warnings],
+      warnings: diagnostics,
+      sourceMap,
     },
   };
 }

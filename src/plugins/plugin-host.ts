@@ -1,20 +1,22 @@
 import { basename, join } from 'node:path';
 import type { Diagnostic } from '../common/errors.js';
-import { loadPlugin, type LoadedPlugin } from './load-plugin.js';
+import { buildPlugin, type ReadyPlugin } from './build-plugin.js';
+import { loadPlugin } from './load-plugin.js';
 import { hasManifest, listPluginFolders } from './plugin-folders.js';
 import { resolveRequirements, type Candidate, type Resolution } from './requirements.js';
 import type { PluginEvent, PluginHost, PluginHostOptions, PluginState, PluginStatus } from './types.js';
 import { firstSegment, watchFiles, type FileWatcher } from './watch-files.js';
 
-// Plugins folder ⇄ registry. A load is: read manifest → validate → import handlers → build tools
-// (load-plugin.ts); then the whole set is reconciled: requirements decide what may be active
-// and each plugin that changed is swapped into the registry in one step. A failed load keeps the
-// folder's last good version; fixing the files activates the fix. All work runs one operation at
-// a time, so a burst of changes always ends in the state of the last one.
+// Plugins folder ⇄ registry. A load is: read manifest → validate → import handlers
+// (load-plugin.ts, as the registry's load mode says) → the registry builds the tools once
+// (build-plugin.ts); then the whole set is reconciled: requirements decide what may be active,
+// and each plugin that changed has its prebuilt tools swapped into the registry in one step. A
+// failed load keeps the folder's last good version; fixing the files activates the fix. All work
+// runs one operation at a time, so a burst of changes always ends in the state of the last one.
 
 interface Folder {
   readonly dir: string;
-  good?: LoadedPlugin;
+  good?: ReadyPlugin;
   /** Diagnostics of the latest attempt, when it failed. */
   failure?: { readonly name?: string; readonly diagnostics: readonly Diagnostic[] };
   /** Last reported state, to report only changes. */
@@ -22,10 +24,10 @@ interface Folder {
 }
 
 export function createPluginHost(options: PluginHostOptions): PluginHost {
-  const { dir, registry } = options;
+  const { dir, registry, cache } = options;
   const folders = new Map<string, Folder>();
   /** Plugin name → the version in the registry now. */
-  const installed = new Map<string, LoadedPlugin>();
+  const installed = new Map<string, ReadyPlugin>();
   let resolution: Resolution = new Map();
   let queue: Promise<void> = Promise.resolve();
   let watcher: FileWatcher | undefined;
@@ -53,7 +55,7 @@ export function createPluginHost(options: PluginHostOptions): PluginHost {
     }
     const folder = folders.get(entry) ?? { dir: folderDir };
     folders.set(entry, folder);
-    const load = await loadPlugin(folderDir, { lazy: options.lazy ?? false });
+    const load = buildPlugin(registry, await loadPlugin(folderDir, { mode: registry.load, ...(cache ? { cache } : {}) }));
     if (load.ok) {
       folder.good = load.plugin;
       folder.failure = undefined;
@@ -66,7 +68,7 @@ export function createPluginHost(options: PluginHostOptions): PluginHost {
   function candidates(): Candidate[] {
     const list = [...folders.entries()].filter(([, f]) => f.good).map(([entry, f]) => ({ entry, plugin: f.good! }));
     // The version already serving keeps its name in a clash: nothing that works stops working.
-    const serving = (p: LoadedPlugin): number => (installed.get(p.name)?.dir === p.dir ? 0 : 1);
+    const serving = (p: ReadyPlugin): number => (installed.get(p.name)?.dir === p.dir ? 0 : 1);
     list.sort((a, b) => serving(a.plugin) - serving(b.plugin) || a.entry.localeCompare(b.entry));
     return list.map(({ entry, plugin }) => ({
       key: entry,
@@ -80,22 +82,22 @@ export function createPluginHost(options: PluginHostOptions): PluginHost {
 
   function reconcile(): void {
     resolution = resolveRequirements(candidates());
-    const desired = new Map<string, LoadedPlugin>();
+    const desired = new Map<string, ReadyPlugin>();
     for (const [entry, problems] of resolution) {
       const plugin = folders.get(entry)?.good;
       if (plugin && problems.length === 0) desired.set(plugin.name, plugin);
     }
     for (const [name, plugin] of installed) {
       if (desired.has(name)) continue;
-      registry.setPluginTools(name, plugin.version, undefined);
+      registry.removePluginTools(name);
       installed.delete(name);
       const stillThere = [...folders.values()].some((f) => f.good?.name === name);
       if (!stillThere) emit({ type: 'plugin:removed', plugin: name, dir: plugin.dir, version: plugin.version });
     }
     for (const [name, plugin] of desired) {
       if (installed.get(name) === plugin) continue;
-      // Tools were compiled once during the load, so this does not throw for a loaded plugin.
-      registry.setPluginTools(name, plugin.version, plugin.tools, plugin.env);
+      // Built (and compiled) once during the load: installing compiles nothing.
+      registry.installPluginTools(plugin.built);
       installed.set(name, plugin);
     }
     for (const [entry, folder] of inFolderOrder()) report(entry, folder);

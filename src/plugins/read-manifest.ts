@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { hasErrors, type Diagnostic } from '../common/errors.js';
+import type { DiskCache } from '../cache/disk-cache.js';
 import { loadYamlFile, type SourceMap } from '../loader/index.js';
 import { checkManifestSchema } from './check-manifest-schema.js';
 import type { ToolchainPluginManifest } from './manifest.generated.js';
@@ -26,10 +27,10 @@ function at(file: string, sourceMap: SourceMap, pointer: string, code: Diagnosti
   return { code, severity: 'error', message, file, pointer, line, col };
 }
 
-/** `dir` is the plugin folder as the caller names it; diagnostics name `dir/plugin.yaml`. */
-export async function readManifest(dir: string): Promise<ReadManifest> {
+/** `dir` is the plugin folder as the caller names it; diagnostics name `dir/plugin.yaml`. `cache` keeps the parse. */
+export async function readManifest(dir: string, cache?: DiskCache): Promise<ReadManifest> {
   const file = join(dir, MANIFEST_FILE);
-  const loaded = await loadYamlFile(file);
+  const loaded = await loadYamlFile(file, undefined, cache);
   const document = loaded.document;
   if (!document || hasErrors(loaded.diagnostics)) return { file, requirements: [], diagnostics: loaded.diagnostics };
   const { sourceMap } = document;

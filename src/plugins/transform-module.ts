@@ -1,10 +1,12 @@
 import { createRequire } from 'node:module';
-import { cacheKey, readCached, writeCached } from '../disk-cache.js';
+import { cacheKey, type DiskCache } from '../cache/disk-cache.js';
 
 // A plugin file's source → CommonJS-shaped code that vm.compileFunction can run: TypeScript types
 // stripped and ES module syntax rewritten by sucrase (a few ms a file; jiti's Babel took ~250 ms
-// to load and ~25 ms a file). Results are kept on disk by content hash (disk-cache.ts), so a
-// cold `toolchain run` of unchanged plugins transforms nothing and never loads sucrase.
+// to load and ~25 ms a file). Results are kept in the per-user disk cache by content hash, so a
+// cold `toolchain run` of unchanged plugins transforms nothing and never loads sucrase. The cache
+// authenticates its entries (cache/disk-cache.ts): code read back is code this user's engine
+// transformed from the same source, never text someone else left in a folder.
 
 const require = createRequire(import.meta.url);
 type Sucrase = typeof import('sucrase');
@@ -18,13 +20,14 @@ const FORMAT = 'sucrase-3/cjs-es2022/import-meta-param/1';
 const IMPORT_META = /\bimport\.meta\b/g;
 export const IMPORT_META_PARAM = '__import_meta';
 
-export function transformModule(file: string, source: string): string {
+export function transformModule(file: string, source: string, cache?: DiskCache): string {
   const isTs = /\.[cm]?tsx?$/.test(file);
+  if (!cache) return transformNow(file, source, isTs);
   const key = cacheKey(FORMAT, isTs ? 'ts' : 'js', source);
-  const cached = readCached('modules', key);
+  const cached = cache.read('modules', key);
   if (cached !== undefined) return cached;
   const code = transformNow(file, source, isTs);
-  writeCached('modules', key, code);
+  cache.write('modules', key, code);
   return code;
 }
 

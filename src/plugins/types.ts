@@ -1,4 +1,5 @@
 import type { Diagnostic } from '../common/errors.js';
+import type { DiskCache } from '../cache/disk-cache.js';
 import type { Registry } from '../registry/types.js';
 
 // The plugin host's public contract: options in, statuses and events out.
@@ -6,20 +7,15 @@ import type { Registry } from '../registry/types.js';
 export interface PluginHostOptions {
   /** The plugins folder: every subfolder with a plugin.yaml is a plugin. */
   readonly dir: string;
+  /** Where tools go; its load mode (`registry.load`) also says when handlers are imported. */
   readonly registry: Registry;
   /** Reload on changes (chokidar). Default false. */
   readonly watch?: boolean;
   /** Quiet time after the last change in a plugin folder before it reloads (default 50 ms). */
   readonly debounceMs?: number;
   readonly onEvent?: (event: PluginEvent) => void;
-  /**
-   * Defer work to first use, for one-shot processes (`toolchain run`) that call a few of many
-   * tools: schemas are only checked against the meta-schema (compiling is the registry's, see
-   * RegistryOptions.lazySchemas), and a handler module is imported on the tool's first call, when
-   * a module that fails to load fails that call with HANDLER_LOAD. Default false: everything is
-   * loaded and checked up front, so a broken edit is caught at reload and the old version kept.
-   */
-  readonly lazy?: boolean;
+  /** Where manifests' parses and modules' transforms are cached (default: nowhere). */
+  readonly cache?: DiskCache;
 }
 
 export type PluginState =

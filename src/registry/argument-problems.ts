@@ -1,5 +1,5 @@
 import { didYouMean, type ErrorCode, ToolchainError } from '../common/errors.js';
-import type { ErrorObject } from './ajv-instances.js';
+import type { ErrorObject } from './schema-compiler.js';
 import { escapeToken, pointerTokens } from '../common/json-pointer.js';
 import type { ArgumentProblem } from './types.js';
 

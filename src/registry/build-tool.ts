@@ -1,7 +1,7 @@
 import type { JsonSchema } from '../common/json.js';
 import { type Diagnostic, ToolchainError } from '../common/errors.js';
 import type { ValidateFunction } from 'ajv';
-import { checkSchema, compileSchema, type CompiledSchema, type SchemaUse } from './ajv-instances.js';
+import type { CompiledSchema, SchemaCompiler, SchemaUse } from './schema-compiler.js';
 import { toProblems } from './argument-problems.js';
 import { createCircuitBreaker } from './circuit-breaker.js';
 import { planCopy } from './copy-args.js';
@@ -9,7 +9,7 @@ import { durationMs } from './duration-ms.js';
 import { createInvoke } from './invoke-tool.js';
 import { restrictEnv } from './restrict-env.js';
 import { createResultCache } from './result-cache.js';
-import type { PrepareResult, Tool, ToolDefinition, ToolOwner } from './types.js';
+import type { LoadMode, PrepareResult, Tool, ToolDefinition, ToolOwner } from './types.js';
 
 // A ToolDefinition becomes a Tool once: validators compiled, copy strategy chosen, cache and
 // circuit breaker created. Everything a call needs afterwards is a closure on the Tool object,
@@ -19,7 +19,9 @@ export interface BuildSettings {
   readonly limitBytes: number;
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly now: () => number;
-  readonly lazySchemas: boolean;
+  /** `eager` compiles validators now; otherwise schemas are meta-checked now and compiled on first use. */
+  readonly load: LoadMode;
+  readonly schemas: SchemaCompiler;
 }
 
 export interface BuiltTool {
@@ -46,23 +48,24 @@ interface SchemaHandle {
   readonly warnings: readonly string[];
 }
 
-function compile(name: string, schema: unknown, key: 'parameters' | 'returns', use: SchemaUse, lazy: boolean): SchemaHandle {
+function compile(name: string, schema: unknown, key: 'parameters' | 'returns', use: SchemaUse, settings: BuildSettings): SchemaHandle {
   if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
     fail(`tool '${name}': \`${key}\` must be a JSON Schema object`, `/${key}`);
   }
   const invalid = (error: unknown): never => fail(`tool '${name}': \`${key}\` is not a valid JSON Schema: ${(error as Error).message}`, `/${key}`);
-  if (lazy) {
+  const { schemas } = settings;
+  if (settings.load !== 'eager') {
     try {
-      checkSchema(schema);
+      schemas.check(schema);
     } catch (error) {
       invalid(error);
     }
     let compiled: ValidateFunction | undefined;
-    return { get: () => (compiled ??= compileSchema(schema, use).validate), warnings: [] };
+    return { get: () => (compiled ??= schemas.compile(schema, use).validate), warnings: [] };
   }
   let compiled: CompiledSchema;
   try {
-    compiled = compileSchema(schema, use);
+    compiled = schemas.compile(schema, use);
   } catch (error) {
     return invalid(error);
   }
@@ -85,8 +88,8 @@ export function buildTool(def: ToolDefinition, owner: ToolOwner | undefined, set
   const qualifiedName = owner ? `${owner.plugin}/${name}` : name;
 
   const parameters = def.parameters ?? DEFAULT_PARAMETERS;
-  const params = compile(qualifiedName, parameters, 'parameters', 'arguments', settings.lazySchemas);
-  const returns = def.returns === undefined ? undefined : compile(qualifiedName, def.returns, 'returns', 'results', settings.lazySchemas);
+  const params = compile(qualifiedName, parameters, 'parameters', 'arguments', settings);
+  const returns = def.returns === undefined ? undefined : compile(qualifiedName, def.returns, 'returns', 'results', settings);
   const timeoutMs = optionalMs(qualifiedName, def.timeout, 'timeout');
   const ttlMs = def.cache === undefined ? undefined : optionalMs(qualifiedName, def.cache.ttl, 'cache.ttl');
   const breakerDef = def.circuit_breaker;

@@ -1,5 +1,5 @@
 import { ToolchainError } from '../common/errors.js';
-import type { ValidateFunction } from './ajv-instances.js';
+import type { ValidateFunction } from './schema-compiler.js';
 import { problemsError, toProblems } from './argument-problems.js';
 import { checkJson } from './check-json.js';
 import { truncateResult } from './truncate-result.js';

@@ -1,13 +1,17 @@
 import { type Diagnostic, ToolchainError } from '../common/errors.js';
 import { buildTool, type BuildSettings, type BuiltTool } from './build-tool.js';
+import { createSchemaCompiler } from './schema-compiler.js';
 import { createToolSet } from './tool-set.js';
-import type { Registry, RegistryOptions, Tool, ToolDefinition, ToolOwner, ToolSet } from './types.js';
+import type { BuiltPlugin, LoadMode, PluginBuild, PluginToolsResult, Registry, RegistryOptions, Tool, ToolDefinition, ToolOwner, ToolSet } from './types.js';
 
 // The one mutable place tools live. Every change builds the new tools first and swaps them in
 // with a single assignment, so a reader sees the old set or the new one, never a mix. Readers
 // take `current()`: an immutable snapshot, built lazily and reused until the next change.
+// A plugin's tools are built once per version (buildPluginTools) and installed as they are, as
+// often as requirements come and go (installPluginTools): a schema is compiled once.
 
 const MIB = 1024 * 1024;
+const LOAD_MODES: readonly LoadMode[] = ['eager', 'lazy', 'static'];
 
 interface PluginEntry {
   readonly version: string;
@@ -19,15 +23,26 @@ function withPointerPrefix(diagnostics: readonly Diagnostic[], prefix: string): 
   return diagnostics.map((d) => ({ ...d, pointer: `${prefix}${d.pointer ?? ''}` }));
 }
 
+function checkLoadMode(value: unknown): LoadMode {
+  if (value === undefined) return 'eager';
+  if (LOAD_MODES.includes(value as LoadMode)) return value as LoadMode;
+  throw new ToolchainError('USAGE', `option 'load' must be one of ${LOAD_MODES.map((m) => `'${m}'`).join(', ')}, got ${JSON.stringify(value) ?? String(value)}`);
+}
+
 export function createRegistry(options: RegistryOptions = {}): Registry {
+  const load = checkLoadMode(options.load);
+  const schemas = options.schemas ?? createSchemaCompiler();
   const settings: BuildSettings = {
     limitBytes: options.resultLimitBytes ?? MIB,
     env: options.env ?? process.env,
     now: options.now ?? Date.now,
-    lazySchemas: options.lazySchemas ?? false,
+    load,
+    schemas,
   };
   const codeTools = new Map<string, BuiltTool>();
   const plugins = new Map<string, PluginEntry>();
+  /** The tools of each BuiltPlugin this registry made: only those may be installed (they carry its settings). */
+  const ours = new WeakMap<BuiltPlugin, ReadonlyMap<string, BuiltTool>>();
   const former = new Map<string, string>();
   const listeners = new Set<(tools: ToolSet) => void>();
   let version = 0;
@@ -72,48 +87,78 @@ export function createRegistry(options: RegistryOptions = {}): Registry {
     }
   }
 
-  function buildAll(plugin: string, version: string, defs: readonly ToolDefinition[], env: readonly string[]): Map<string, BuiltTool> {
-    const owner: ToolOwner = { plugin, version, env };
-    const built = new Map<string, BuiltTool>();
+  function install(plugin: string, entry: PluginEntry): void {
+    const previous = plugins.get(plugin);
+    if (previous) forget(plugin, [...previous.tools.keys()].filter((name) => !entry.tools.has(name)));
+    remember(plugin, entry.tools.keys());
+    plugins.set(plugin, entry);
+    changed();
+  }
+
+  function buildPluginTools(owner: ToolOwner, defs: readonly ToolDefinition[]): PluginBuild {
+    const env = owner.env ?? [];
+    const tools = new Map<string, BuiltTool>();
     const problems: Diagnostic[] = [];
     defs.forEach((def, index) => {
       try {
-        const result = buildTool(def, owner, settings);
-        if (built.has(result.tool.name)) {
-          const message = `plugin '${plugin}' defines tool '${result.tool.name}' twice`;
+        const result = buildTool(def, { ...owner, env }, settings);
+        if (tools.has(result.tool.name)) {
+          const message = `plugin '${owner.plugin}' defines tool '${result.tool.name}' twice`;
           problems.push({ code: 'DUPLICATE_NAME', severity: 'error', message, pointer: `/tools/${index}/name` });
           return;
         }
-        built.set(result.tool.name, { tool: result.tool, warnings: withPointerPrefix(result.warnings, `/tools/${index}`) });
+        tools.set(result.tool.name, { tool: result.tool, warnings: withPointerPrefix(result.warnings, `/tools/${index}`) });
       } catch (error) {
         if (!(error instanceof ToolchainError)) throw error;
         problems.push(...withPointerPrefix(error.diagnostics, `/tools/${index}`));
       }
     });
-    if (problems.length > 0) {
-      const detail = problems.map((p) => p.message).join('; ');
-      throw new ToolchainError('PLUGIN_INVALID', `plugin '${plugin}' has invalid tools: ${detail}`, problems);
-    }
-    return built;
+    if (problems.length > 0) return { ok: false, diagnostics: problems };
+    const list = [...tools.values()];
+    const result: BuiltPlugin = Object.freeze({
+      plugin: owner.plugin,
+      version: owner.version,
+      env,
+      tools: Object.freeze(list.map((b) => b.tool)),
+      warnings: Object.freeze(list.flatMap((b) => b.warnings)),
+    });
+    ours.set(result, tools);
+    return { ok: true, built: result };
+  }
+
+  function installPluginTools(plugin: BuiltPlugin): PluginToolsResult {
+    const tools = ours.get(plugin);
+    if (!tools) throw new TypeError(`plugin '${plugin.plugin}': these tools were not built by this registry`);
+    install(plugin.plugin, { version: plugin.version, env: plugin.env, tools });
+    return { tools: plugin.tools, warnings: plugin.warnings };
+  }
+
+  function removePluginTools(plugin: string): void {
+    const previous = plugins.get(plugin);
+    if (!previous) return;
+    plugins.delete(plugin);
+    forget(plugin, previous.tools.keys());
+    changed();
   }
 
   return {
+    load,
+    schemas,
+
     register(def: ToolDefinition, owner?: ToolOwner): Tool {
       if (!owner) {
-        const built = buildTool(def, undefined, settings);
-        codeTools.set(built.tool.name, built);
+        const made = buildTool(def, undefined, settings);
+        codeTools.set(made.tool.name, made);
         changed();
-        return built.tool;
+        return made.tool;
       }
       const entry = plugins.get(owner.plugin);
       const env = [...new Set([...(entry?.env ?? []), ...(owner.env ?? [])])];
-      const built = buildTool(def, { ...owner, env }, settings);
+      const made = buildTool(def, { ...owner, env }, settings);
       const tools = new Map(entry?.tools);
-      tools.set(built.tool.name, built);
-      plugins.set(owner.plugin, { version: owner.version, env, tools });
-      remember(owner.plugin, [built.tool.name]);
-      changed();
-      return built.tool;
+      tools.set(made.tool.name, made);
+      install(owner.plugin, { version: owner.version, env, tools });
+      return made.tool;
     },
 
     unregister(name: string): boolean {
@@ -122,22 +167,21 @@ export function createRegistry(options: RegistryOptions = {}): Registry {
       return removed;
     },
 
+    buildPluginTools,
+    installPluginTools,
+    removePluginTools,
+
     setPluginTools(plugin, version, defs, env = []) {
-      const previous = plugins.get(plugin);
       if (defs === undefined) {
-        if (!previous) return { tools: [], warnings: [] };
-        plugins.delete(plugin);
-        forget(plugin, previous.tools.keys());
-        changed();
+        removePluginTools(plugin);
         return { tools: [], warnings: [] };
       }
-      const tools = buildAll(plugin, version, defs, env);
-      if (previous) forget(plugin, [...previous.tools.keys()].filter((name) => !tools.has(name)));
-      remember(plugin, tools.keys());
-      plugins.set(plugin, { version, env, tools });
-      changed();
-      const built = [...tools.values()];
-      return { tools: built.map((b) => b.tool), warnings: built.flatMap((b) => b.warnings) };
+      const result = buildPluginTools({ plugin, version, env }, defs);
+      if (!result.ok) {
+        const detail = result.diagnostics.map((p) => p.message).join('; ');
+        throw new ToolchainError('PLUGIN_INVALID', `plugin '${plugin}' has invalid tools: ${detail}`, result.diagnostics);
+      }
+      return installPluginTools(result.built);
     },
 
     current,

@@ -1,5 +1,6 @@
 // The registry's public surface: tools by name, validated and guarded, in immutable snapshots.
 export { createRegistry } from './create-registry.js';
+export { createSchemaCompiler, type CompiledSchema, type SchemaCompiler, type SchemaCompilerOptions, type SchemaUse } from './schema-compiler.js';
 export { buildTool, TOOL_NAME, type BuildSettings, type BuiltTool } from './build-tool.js';
 export { toolNotFound } from './tool-not-found.js';
 export { formatProblems, problemsError, toProblems, fieldLabel } from './argument-problems.js';
@@ -11,6 +12,9 @@ export type {
   ApprovalRequest,
   ApproveCallback,
   ArgumentProblem,
+  BuiltPlugin,
+  LoadMode,
+  PluginBuild,
   PluginToolsResult,
   PrepareResult,
   Registry,

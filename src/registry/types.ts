@@ -1,5 +1,6 @@
 import type { JsonSchema } from '../common/json.js';
 import type { Diagnostic } from '../common/errors.js';
+import type { SchemaCompiler } from './schema-compiler.js';
 
 // The narrow contract between tools and the rest of the engine. A tool is
 // `{ name, parameters, returns?, handler }`; the registry compiles its validators once and hands
@@ -108,6 +109,21 @@ export interface ToolOwner {
   readonly env?: readonly string[];
 }
 
+/**
+ * How much loading work happens up front. One value, chosen where the engine is made:
+ * - `eager`: validators compile when a tool is registered and plugin handlers are imported when
+ *   their plugin loads, so a broken edit (a bad `$ref`, a module that throws) is reported at load
+ *   and the last good version kept; strict-mode warnings appear at load. For long-running engines.
+ * - `lazy`: schemas are only checked against the meta-schema at registration and compile on a
+ *   tool's first call; handlers are located (escapes refused) and imported on first call, where a
+ *   module that fails to load fails that call with HANDLER_LOAD. For one-shot processes
+ *   (`toolchain run`) that call a few of many tools.
+ * - `static`: like `lazy`, but handlers are never imported: tools can be listed and checked, and a
+ *   call fails with HANDLER_LOAD. What `toolchain validate` and `list` use, so that checking a
+ *   project never runs its code.
+ */
+export type LoadMode = 'eager' | 'lazy' | 'static';
+
 export interface RegistryOptions {
   /** Largest result accepted, in bytes of JSON (default 1 MiB). */
   readonly resultLimitBytes?: number;
@@ -115,16 +131,32 @@ export interface RegistryOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** The clock of caches and circuit breakers, in ms (default `Date.now`); tests inject one. */
   readonly now?: () => number;
-  /**
-   * Compile a tool's validators on its first call instead of when it is registered (schemas are
-   * still checked against the meta-schema up front). For one-shot processes such as `toolchain
-   * run`, which call a few of many tools: compiling costs milliseconds per schema. Default false,
-   * which also reports strict-mode warnings (unknown keywords) at load time.
-   */
-  readonly lazySchemas?: boolean;
+  /** When validators compile (and, for the plugin host, when handlers load); default `eager`. */
+  readonly load?: LoadMode;
+  /** Compiles tools' schemas; default a new one of the registry's own, without a disk cache. */
+  readonly schemas?: SchemaCompiler;
 }
 
+/** A plugin's tools built (validators compiled once) but not yet in the registry: see Registry.buildPluginTools. */
+export interface BuiltPlugin {
+  readonly plugin: string;
+  readonly version: string;
+  readonly env: readonly string[];
+  readonly tools: readonly Tool[];
+  /** Non-fatal problems, e.g. an unknown JSON Schema keyword; pointers are `/tools/<index>/…`. */
+  readonly warnings: readonly Diagnostic[];
+}
+
+export type PluginBuild =
+  | { readonly ok: true; readonly built: BuiltPlugin }
+  /** One diagnostic per problem (PLUGIN_INVALID, DUPLICATE_NAME), pointers `/tools/<index>/…`. */
+  | { readonly ok: false; readonly diagnostics: readonly Diagnostic[] };
+
 export interface Registry {
+  /** Fixed when the registry is made; the plugin host follows it too. */
+  readonly load: LoadMode;
+  /** The registry's schema compiler; the executor compiles chains' input schemas with it. */
+  readonly schemas: SchemaCompiler;
   /**
    * Add a tool from code (qualifiedName = name) or, with `owner`, into that plugin's tools
    * (qualifiedName = `plugin/name`). Registering a name again replaces the earlier tool.
@@ -134,9 +166,20 @@ export interface Registry {
   /** Remove a tool registered from code; true when there was one. */
   unregister(name: string): boolean;
   /**
-   * Replace every tool of a plugin in one step (`undefined` removes them, and the plugin is then
-   * remembered as the former provider of each). Either all definitions build or nothing changes:
-   * throws a ToolchainError (PLUGIN_INVALID) with one diagnostic per bad tool.
+   * Build a plugin's tools without installing them: each schema compiled (or, when not eager,
+   * meta-checked) exactly once for this version. Never throws for a bad definition.
+   */
+  buildPluginTools(owner: ToolOwner, defs: readonly ToolDefinition[]): PluginBuild;
+  /**
+   * Swap a plugin's prebuilt tools in, in one step, replacing its earlier version (throws a
+   * TypeError for a BuiltPlugin this registry did not build). Nothing is compiled here.
+   */
+  installPluginTools(built: BuiltPlugin): PluginToolsResult;
+  /** Remove every tool of a plugin; it is then remembered as the former provider of each. */
+  removePluginTools(plugin: string): void;
+  /**
+   * buildPluginTools then installPluginTools (`undefined` removes them). Either all definitions
+   * build or nothing changes: throws a ToolchainError (PLUGIN_INVALID) with one diagnostic per bad tool.
    */
   setPluginTools(
     plugin: string,

@@ -12,7 +12,7 @@ export function registerGraph(program: Command, ctx: CommandContext): void {
     .argument('<chain>', 'chain name')
     .addOption(new Option('--format <format>', 'output format').choices(['mermaid', 'dot']).default('mermaid'))
     .action(async (name: string, options: { format: GraphFormat }) => {
-      const project = await loadProject(ctx.globals());
+      const project = await loadProject(ctx.globals(), ctx.diskCache());
       ctx.io.stdout.write(renderGraph(findChain(project, name), options.format));
       ctx.exit(EXIT_OK);
     });

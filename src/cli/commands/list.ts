@@ -13,7 +13,7 @@ export function registerList(program: Command, ctx: CommandContext): void {
     .addArgument(new Argument('<what>', 'what to list').choices(['chains', 'tools', 'plugins']))
     .option('--json', 'print JSON', false)
     .action(async (what: What, options: { json: boolean }) => {
-      const project = await loadProject(ctx.globals());
+      const project = await loadProject(ctx.globals(), ctx.diskCache());
       const rows = ROWS[what](project, ctx.io);
       if (options.json) ctx.io.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
       else for (const r of rows) ctx.io.stdout.write(`${TEXT[what](r as never)}\n`);

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { createEngine } from '../../engine.js';
 import type { Diagnostic } from '../../common/errors.js';
 import { createMcpServer, serveStdio } from '../../llm/mcp/index.js';
-import { createRegistry } from '../../registry/index.js';
+import { createRegistry, createSchemaCompiler } from '../../registry/index.js';
 import { EXIT_OK } from '../io.js';
 import { approvedBy, collect } from '../shared-options.js';
 import type { CommandContext } from '../main.js';
@@ -42,7 +42,8 @@ async function serveMcp(ctx: CommandContext, flags: McpFlags): Promise<number> {
   const restoreConsole = consoleToStderr(io.stderr);
   // Refreshes are deferred: the registry reports a change from inside its own update.
   let refresh: () => void = () => undefined;
-  const registry = createRegistry();
+  const cache = ctx.diskCache();
+  const registry = createRegistry({ schemas: createSchemaCompiler(cache === 'off' ? {} : { cache }) });
   const unsubscribe = registry.onChange(() => setImmediate(() => refresh()));
   try {
     const engine = await createEngine({
@@ -50,6 +51,7 @@ async function serveMcp(ctx: CommandContext, flags: McpFlags): Promise<number> {
       pluginsDir: globals.plugins,
       watch: flags.watch,
       registry,
+      cache,
       logger: (entry) => io.stderr.write(`${JSON.stringify(entry)}\n`),
       onPluginEvent: (e) => {
         if (e.type !== 'plugin:loaded') say(`plugin ${e.plugin}${e.version ? ` ${e.version}` : ''}: ${e.type.slice('plugin:'.length)}`);

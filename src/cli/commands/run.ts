@@ -52,7 +52,7 @@ async function runCommand(ctx: CommandContext, chainName: string, flags: RunFlag
   }
   // One run calls a few of the installed tools: compile their validators and import their
   // handlers on first use only.
-  const engine = await createEngine({ chainsDir: globals.chains, pluginsDir: globals.plugins, lazy: true });
+  const engine = await createEngine({ chainsDir: globals.chains, pluginsDir: globals.plugins, load: 'lazy', cache: ctx.diskCache() });
   try {
     const input = await readInput(io, flags, engine.chain(chainName));
     const approved = approvedBy(flags.approve);

@@ -40,7 +40,7 @@ async function exportCommand(ctx: CommandContext, flags: ExportFlags): Promise<n
   if (flags.strict && flags.format !== 'openai') throw new ToolchainError('USAGE', '--strict applies to --format openai only');
   const globals = ctx.globals();
   // Nothing is called: compiling validators would only cost time.
-  const engine = await createEngine({ chainsDir: globals.chains, pluginsDir: globals.plugins, lazy: true });
+  const engine = await createEngine({ chainsDir: globals.chains, pluginsDir: globals.plugins, load: 'lazy', cache: ctx.diskCache() });
   try {
     warnAboutFailures(ctx.io, engine.diagnostics(), engine.plugins());
     const options: ExportOptions = { tools: !flags.chainsOnly, chains: !flags.toolsOnly };

@@ -16,7 +16,7 @@ export function registerValidate(program: Command, ctx: CommandContext): void {
       const named = files.map((f) => resolve(ctx.io.cwd, f));
       // A manifest named on the command line is checked as part of its plugins folder.
       const pluginsDir = named.filter(isManifest).map((f) => dirname(dirname(f)))[0] ?? globals.plugins;
-      const project = await loadProject({ ...globals, plugins: pluginsDir }, named);
+      const project = await loadProject({ ...globals, plugins: pluginsDir }, ctx.diskCache(), named);
       let problems: Diagnostic[] = [
         ...project.readProblems,
         ...project.plugins.plugins.flatMap((p) => p.diagnostics),

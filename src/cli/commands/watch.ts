@@ -24,6 +24,7 @@ export function registerWatch(program: Command, ctx: CommandContext): void {
         chainsDir: globals.chains,
         pluginsDir: globals.plugins,
         watch: true,
+        cache: ctx.diskCache(),
         onPluginEvent: (e) => {
           say(describePlugin(e));
           problems(e.diagnostics ?? []);
