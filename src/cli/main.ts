@@ -38,6 +38,13 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
     },
   };
   registerCommands(program, ctx);
+  // Tools learn where the engine's own folders are from these (the files plugin's write_file
+  // refuses to write into them): the folders this command really uses, not the defaults.
+  program.hook('preAction', () => {
+    const { chains, plugins } = ctx.globals();
+    process.env.TOOLCHAIN_CHAINS_DIR = chains;
+    process.env.TOOLCHAIN_PLUGINS_DIR = plugins;
+  });
   try {
     await program.parseAsync(argv, { from: 'user' });
     return exitCode;
