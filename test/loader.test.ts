@@ -21,8 +21,8 @@ function where(d: Diagnostic | undefined): { code?: string; line?: number; col?:
 }
 
 describe('DEFAULT_LOAD_LIMITS', () => {
-  it('is 1 MiB, 64 levels, 100 aliases', () => {
-    expect(DEFAULT_LOAD_LIMITS).toEqual({ maxBytes: 1024 * 1024, maxDepth: 64, maxAliases: 100 });
+  it('is 1 MiB, 64 levels, 100 aliases, 100 diagnostics', () => {
+    expect(DEFAULT_LOAD_LIMITS).toEqual({ maxBytes: 1024 * 1024, maxDepth: 64, maxAliases: 100, maxDiagnostics: 100 });
   });
 });
 

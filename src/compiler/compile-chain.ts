@@ -3,7 +3,7 @@ import { didYouMean, hasErrors, suggestionSuffix, type Diagnostic } from '../err
 import { compileValue } from '../expr/index.js';
 import { parseDuration } from '../expr/duration.js';
 import type { CompiledValue, PathRef } from '../expr/types.js';
-import { parseYaml } from '../loader/index.js';
+import { capDiagnostics, DEFAULT_LOAD_LIMITS, parseYaml } from '../loader/index.js';
 import type { LoadedYaml } from '../loader/types.js';
 import { buildGraph, orderEdges, type Edge, type StepNode } from './build-graph.js';
 import type { ToolchainChain } from './chain-file.generated.js';
@@ -51,14 +51,20 @@ export function hashText(text: string): string {
 /** Parses and compiles one chain text. Pure: the same text and file name give the same result. */
 export function compileText(text: string, file: string, hash = hashText(text)): CompiledFile {
   const { document, diagnostics } = parseYaml(text, file);
-  if (!document) return { file, hash, diagnostics, targets: [] };
-  const compiled = compileDocument(document, hash);
+  const max = DEFAULT_LOAD_LIMITS.maxDiagnostics;
+  // Past the limit the file is noise already (the loader counted the rest): no compile on top.
+  if (!document || diagnostics.length > max) return { file, hash, diagnostics, targets: [] };
+  const compiled = capped(compileDocument(document, hash), max);
   if (!diagnostics.length) return compiled;
   // The loader still hands over a value after duplicate or forbidden keys so that the rest of the
   // file gets checked too; such a file never yields a plan.
   const { plan, ...rest } = compiled;
-  const all = [...diagnostics, ...compiled.diagnostics];
+  const all = capDiagnostics([...diagnostics, ...compiled.diagnostics], max, file);
   return hasErrors(diagnostics) || !plan ? { ...rest, diagnostics: all } : { ...compiled, diagnostics: all };
+}
+
+function capped(compiled: CompiledFile, max: number): CompiledFile {
+  return compiled.diagnostics.length > max ? { ...compiled, diagnostics: capDiagnostics([...compiled.diagnostics], max, compiled.file) } : compiled;
 }
 
 export function compileDocument(doc: LoadedYaml, hash: string): CompiledFile {
