@@ -20,7 +20,7 @@ export type MappedValue = unknown;
  */
 export type Name = string;
 /**
- * A number of seconds, or a string such as 250ms, 2s, 1.5m, 1h.
+ * A duration: a number of seconds, or a number with a unit (250ms, 2s, 1.5m, 1h) without spaces; greater than zero and at most 24 days (576h).
  */
 export type Duration = number | string;
 /**
@@ -70,7 +70,7 @@ export interface ToolchainChain {
    */
   concurrency?: number;
   /**
-   * A number of seconds, or a string such as 250ms, 2s, 1.5m, 1h.
+   * A duration: a number of seconds, or a number with a unit (250ms, 2s, 1.5m, 1h) without spaces; greater than zero and at most 24 days (576h).
    */
   timeout?: number | string;
 }

@@ -6,6 +6,7 @@ import { childPointer, pointerTokens, valueAtPointer } from '../json-pointer.js'
 import type { DiagnosticSink } from '../diagnostic-sink.js';
 import { unknownKey } from '../schema-errors.js';
 import { isRecord } from '../json-value.js';
+import { DURATION_RULE } from '../expr/duration.js';
 
 // The chain schema is the source of truth for the shape of a chain file: the compiler checks it
 // with ajv, then turns ajv's errors into diagnostics a person can act on (one per problem, with
@@ -28,7 +29,7 @@ function describe(e: ErrorObject, root: unknown, add: Add): void {
   const where = describePointer(root, at);
   const sp = e.schemaPath;
   if (sp.includes('/definitions/duration')) {
-    add('BAD_DURATION', at, `${where} is not a duration: expected seconds as a number, or a string like 250ms, 2s, 1.5m, 1h`);
+    add('BAD_DURATION', at, `${where} is not a duration (${JSON.stringify(valueAtPointer(root, at))}): expected ${DURATION_RULE}`);
     return;
   }
   if (sp.includes('/definitions/stepKind')) {

@@ -1,6 +1,7 @@
 import type { ErrorObject } from 'ajv';
 import { DiagnosticSink } from '../diagnostic-sink.js';
 import type { Diagnostic, DiagnosticCode } from '../errors.js';
+import { DURATION_RULE } from '../expr/duration.js';
 import type { SourceMap } from '../loader/index.js';
 import { pointerTokens } from '../json-pointer.js';
 import { unknownKey } from '../schema-errors.js';
@@ -32,7 +33,7 @@ function describe(e: ErrorObject): Problem | undefined {
   }
   if (e.schemaPath.includes('/definitions/duration')) {
     if (e.keyword !== 'oneOf') return undefined;
-    return { code: 'BAD_DURATION', pointer: at, message: `${where} is not a duration: give seconds as a number, or a string like 250ms, 2s, 1.5m, 1h` };
+    return { code: 'BAD_DURATION', pointer: at, message: `${where} is not a duration (${JSON.stringify(e.data)}): give ${DURATION_RULE}` };
   }
   const params = e.params as Record<string, unknown>;
   switch (e.keyword) {

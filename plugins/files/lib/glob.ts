@@ -61,7 +61,7 @@ export function compileGlob(pattern: string, options: GlobOptions = {}): (path: 
 
 /** The static folder a pattern starts with ('' when it starts with a wildcard): where a walk can begin. */
 export function staticBase(pattern: string): string {
-  const scan = picomatch.scan(pattern, { noextglob: true });
+  const scan = picomatch.scan(pattern);
   if (scan.isGlob) return scan.base;
   // A plain path names a file: walk its folder.
   const slash = scan.base.lastIndexOf('/');
