@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { ToolchainError, formatDiagnostic } from '../errors.js';
+import { printable } from '../printable.js';
 import { packageVersion } from '../schemas.js';
 import { registerCommands } from './commands/index.js';
 import { EXIT_RUN_FAILED, EXIT_USAGE, type CliIO, type GlobalOptions } from './io.js';
@@ -56,9 +57,9 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
     const debug = argv.includes('--debug');
     if (err instanceof ToolchainError) {
       for (const d of err.diagnostics) io.stderr.write(`${formatDiagnostic(d)}\n`);
-      if (!err.diagnostics.length) io.stderr.write(`error: ${err.code} ${err.message}\n`);
+      if (!err.diagnostics.length) io.stderr.write(`${printable(`error: ${err.code} ${err.message}`)}\n`);
     } else {
-      io.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);
+      io.stderr.write(`${printable(`error: ${err instanceof Error ? err.message : String(err)}`)}\n`);
     }
     if (debug && err instanceof Error && err.stack) io.stderr.write(`${err.stack}\n`);
     // A ToolchainError is something the user can fix (exit 2); anything else is our failure.
