@@ -47,7 +47,7 @@ export async function readChainFiles(files: readonly string[]): Promise<{ source
 }
 
 export function compileChainSet(sources: readonly ChainSource[], tools?: NameCatalogue): ChainSet {
-  const files = sources.map((s) => compileCached(s.text, s.file));
+  const files = sources.map((s) => compileGuarded(s.text, s.file));
   const diagnostics: Diagnostic[] = files.flatMap((f) => f.diagnostics);
   const byName = new Map<string, CompiledFile>();
   for (const f of files) {
@@ -91,6 +91,19 @@ export function compileChainSet(sources: readonly ChainSource[], tools?: NameCat
   const plans = new Map<string, ChainPlan>();
   for (const [name, f] of byName) if (f.plan && !broken.has(name)) plans.set(name, f.plan);
   return { plans, files, diagnostics };
+}
+
+/**
+ * One file's compile, held to that file: should the compiler ever throw on some input (a bug,
+ * never the user's fault), the file gets a diagnostic and the rest of the folder still loads.
+ */
+function compileGuarded(text: string, file: string): CompiledFile {
+  try {
+    return compileCached(text, file);
+  } catch (error) {
+    const message = `the compiler failed on this file (${error instanceof Error ? error.message : String(error)}); please report it with the file`;
+    return { file, hash: '', diagnostics: [{ code: 'SCHEMA_INVALID', severity: 'error', message, file, line: 1, col: 1 }], targets: [] };
+  }
 }
 
 export async function loadChainSet(dir: string, tools?: NameCatalogue): Promise<ChainSet> {

@@ -14,6 +14,7 @@ import { DiagnosticSink } from '../diagnostic-sink.js';
 import { normaliseInputs } from './normalise-inputs.js';
 import type { ChainPlan, PlanStep } from './plan.js';
 import { checkChainSchema } from './schema-check.js';
+import { dropIllTyped } from './drop-ill-typed.js';
 import { isRecord } from '../json-value.js';
 
 /**
@@ -69,8 +70,10 @@ function capped(compiled: CompiledFile, max: number): CompiledFile {
 
 export function compileDocument(doc: LoadedYaml, hash: string): CompiledFile {
   const sink = new DiagnosticSink(doc.file, doc.sourceMap);
-  const schemaOk = checkChainSchema(doc.value, sink);
-  const raw = doc.value as Partial<ToolchainChain> | null;
+  const schemaErrors = checkChainSchema(doc.value, sink);
+  const schemaOk = schemaErrors.length === 0;
+  // What the schema refused is left out of what gets compiled (reported already, never a crash).
+  const raw = dropIllTyped(doc.value, schemaErrors) as Partial<ToolchainChain> | null;
   const name = typeof raw?.name === 'string' && /^[A-Za-z_][A-Za-z0-9_]*$/.test(raw.name) ? raw.name : undefined;
   const base = { file: doc.file, hash, ...(name ? { name, namePosition: doc.sourceMap.valueAt('/name') } : {}) };
   if (!raw || typeof raw !== 'object' || !Array.isArray(raw.steps)) return { ...base, diagnostics: sink.diagnostics, targets: [] };

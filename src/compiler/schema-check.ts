@@ -12,14 +12,15 @@ import { DURATION_RULE } from '../expr/duration.js';
 // with ajv, then turns ajv's errors into diagnostics a person can act on (one per problem, with
 // did-you-mean for unknown keys) instead of ajv's cascade of oneOf/anyOf branch failures.
 
-/** Reports every schema problem of a chain document into `sink`; returns whether it passed. */
-export function checkChainSchema(value: unknown, sink: DiagnosticSink): boolean {
+/** Reports every schema problem of a chain document into `sink`; returns ajv's errors (none: it passed). */
+export function checkChainSchema(value: unknown, sink: DiagnosticSink): readonly ErrorObject[] {
   const validate = validateChainFile;
-  if (validate(value)) return true;
+  if (validate(value)) return [];
+  const errors = [...(validate.errors ?? [])];
   const add: Add = (code, pointer, message, atKey = false, suggestion) =>
     sink.error(code, pointer, message, { atKey, ...(suggestion ? { suggestion } : {}) });
-  for (const e of validate.errors ?? []) describe(e, value, add);
-  return false;
+  for (const e of errors) describe(e, value, add);
+  return errors;
 }
 
 type Add = (code: DiagnosticCode, pointer: string, message: string, atKey?: boolean, suggestion?: string) => void;
@@ -61,7 +62,8 @@ function describe(e: ErrorObject, root: unknown, add: Add): void {
       return; // reported by the 'pattern' error on the name itself
     case 'pattern': {
       if (sp.includes('/definitions/name')) {
-        const propertyName = (e.params as { propertyName?: string }).propertyName;
+        // A name that breaks `propertyNames` is the key itself: ajv names it in e.propertyName.
+        const propertyName = e.propertyName;
         const pointer = propertyName === undefined ? at : childPointer(at, propertyName);
         const name = propertyName ?? String(e.data);
         add('BAD_NAME', pointer, `'${name}' is not a valid name: use a letter or underscore, then letters, digits and underscores`, propertyName !== undefined);
