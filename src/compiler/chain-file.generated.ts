@@ -104,7 +104,7 @@ export interface Step {
    */
   parallel?: boolean;
   /**
-   * A condition; when false the step is skipped. JSONPaths, literals, == != < <= > >= && || ! ( ) in.
+   * A condition; when false the step is skipped. JSONPaths, literals (numbers, quoted strings, true, false, null, lists such as ['JP', 'FR']), == != < <= > >= && || ! ( ) in.
    */
   when?: string;
   /**
