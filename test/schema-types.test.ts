@@ -6,7 +6,7 @@ import { generate, targets } from '../scripts/gen-types.js';
 // @ts-expect-error -- a plain JS build script without type declarations
 import { generateValidators, OUT } from '../scripts/gen-validators.js';
 // @ts-expect-error -- a plain JS build script without type declarations
-import { GRAMMAR_OUT, SCHEMAS, generateGrammar, generateSchema } from '../scripts/gen-durations.js';
+import { GRAMMAR_OUT, SCHEMAS, generateGrammar, generateSchema } from '../scripts/gen-grammars.js';
 
 const REPO = join(import.meta.dirname, '..');
 

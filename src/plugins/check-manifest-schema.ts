@@ -31,6 +31,9 @@ function describe(e: ErrorObject): Problem | undefined {
   if (at === '/version') {
     return { code: 'BAD_SEMVER', pointer: at, message: `version ${JSON.stringify(e.data)} is not a semantic version like 1.2.0 (quote it in YAML: "1.2")` };
   }
+  if (/^\/requires\/\d+$/.test(at) && e.keyword === 'pattern') {
+    return { code: 'BAD_SEMVER', pointer: at, message: `requirement ${JSON.stringify(e.data)} must be a plugin or capability name, optionally followed by a semver range (text >= 1.0.0, ^1.2 or 1.x)` };
+  }
   if (e.schemaPath.includes('/definitions/duration')) {
     if (e.keyword !== 'oneOf') return undefined;
     return { code: 'BAD_DURATION', pointer: at, message: `${where} is not a duration (${JSON.stringify(e.data)}): give ${DURATION_RULE}` };
