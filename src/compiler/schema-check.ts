@@ -47,6 +47,17 @@ function describe(e: ErrorObject, root: unknown, add: Add): void {
     add('BAD_TYPE', at, `input ${where} must be a type name (${types.join(', ')}) or a JSON Schema object${suggestionSuffix(suggestion)}`, false, suggestion);
     return;
   }
+  // The same words as compile-step, which finds these too: the sink keeps one of each.
+  if (e.keyword === 'dependencies') {
+    const prop = String((e.params as { property?: string }).property);
+    add('BAD_VALUE', childPointer(at, prop), `step ${stepName(valueAtPointer(root, at))} sets ${prop} without ${String((e.params as { missingProperty?: string }).missingProperty)}`);
+    return;
+  }
+  if (e.keyword === 'if') return; // reported by the 'not' below it
+  if (e.keyword === 'not' && sp.endsWith('/then/not')) {
+    add('BAD_VALUE', childPointer(at, 'input_map'), `step ${stepName(valueAtPointer(root, at))} is an agent: its message comes from agent.prompt (a template or JSONPath), not input_map`);
+    return;
+  }
   switch (e.keyword) {
     case 'additionalProperties': {
       const u = unknownKey(e, where);
