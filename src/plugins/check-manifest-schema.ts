@@ -23,6 +23,8 @@ interface Problem {
   readonly message: string;
   readonly atKey?: boolean;
   readonly suggestion?: string;
+  /** Report only the first problem at this pointer. */
+  readonly once?: boolean;
 }
 
 function describe(e: ErrorObject): Problem | undefined {
@@ -30,6 +32,13 @@ function describe(e: ErrorObject): Problem | undefined {
   const where = label(at);
   if (at === '/version') {
     return { code: 'BAD_SEMVER', pointer: at, message: `version ${JSON.stringify(e.data)} is not a semantic version like 1.2.0 (quote it in YAML: "1.2")` };
+  }
+  // A tool's `parameters` or `returns` that breaks the JSON Schema meta-schema: one line at the
+  // key (the meta-schema's anyOf cascade says the same thing several ways).
+  const schemaKey = /^(\/tools\/\d+\/(?:parameters|returns))(\/.*)?$/.exec(at);
+  if (schemaKey && !e.schemaPath.startsWith('#/definitions/tool/')) {
+    const inner = schemaKey[2] ? `'${pointerTokens(schemaKey[2]).join('.')}' ` : '';
+    return { code: 'PLUGIN_INVALID', pointer: schemaKey[1]!, message: `${label(schemaKey[1]!)} is not a valid JSON Schema: ${inner}${e.message ?? 'is invalid'}`, once: true };
   }
   if (/^\/requires\/\d+$/.test(at) && e.keyword === 'pattern') {
     return { code: 'BAD_SEMVER', pointer: at, message: `requirement ${JSON.stringify(e.data)} must be a plugin or capability name, optionally followed by a semver range (text >= 1.0.0, ^1.2 or 1.x)` };
@@ -57,8 +66,13 @@ function describe(e: ErrorObject): Problem | undefined {
 export function checkManifestSchema(value: unknown, file: string, sourceMap: SourceMap): Diagnostic[] {
   if (validatePluginManifest(value)) return [];
   const sink = new DiagnosticSink(file, sourceMap);
+  const reported = new Set<string>();
   for (const error of validatePluginManifest.errors ?? []) {
     const p = describe(error);
+    if (p?.once) {
+      if (reported.has(p.pointer)) continue;
+      reported.add(p.pointer);
+    }
     if (p) sink.error(p.code, p.pointer, p.message, { ...(p.atKey ? { atKey: true } : {}), ...(p.suggestion ? { suggestion: p.suggestion } : {}) });
   }
   return sink.diagnostics;
