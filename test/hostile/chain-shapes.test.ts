@@ -67,6 +67,14 @@ describe('wrongly typed values are diagnostics of their file', () => {
   });
 });
 
+describe('YAML merge keys', () => {
+  it("'<<' is an unknown key with a message that says merge keys are not supported", () => {
+    const { diagnostics } = compileChain('name: c\nsteps:\n  - &base\n    name: a\n    tool: t\n  - <<: *base\n    name: b\n', { file: 'm.yaml' });
+    expect(diagnostics[0]).toMatchObject({ code: 'UNKNOWN_KEY', line: 6, col: 5 });
+    expect(diagnostics[0]!.message).toContain('merge keys are not supported');
+  });
+});
+
 describe('the schemas explain every key', () => {
   for (const name of ['chain.schema.json', 'plugin.schema.json']) {
     it(`every property in ${name} has a description`, async () => {
