@@ -22,6 +22,8 @@ export async function generateValidators() {
   });
   // Read by json-schema-to-typescript when deriving the types.
   ajv.addKeyword({ keyword: 'tsType', schemaType: 'string' });
+  // Shown by the YAML language server when a pattern fails; no meaning for validation.
+  ajv.addKeyword({ keyword: 'patternErrorMessage', schemaType: 'string' });
   const load = async (name) => JSON.parse(await readFile(join(REPO, 'schemas', name), 'utf8'));
   ajv.addSchema(await load('chain.schema.json'), 'chain');
   ajv.addSchema(await load('plugin.schema.json'), 'plugin');

@@ -485,16 +485,14 @@ describe('parseDuration', () => {
   it('reads seconds and unit strings as milliseconds', () => {
     expect(parseDuration(2)).toBe(2000);
     expect(parseDuration(0.25)).toBe(250);
-    expect(parseDuration(0)).toBe(0);
     expect(parseDuration('250ms')).toBe(250);
     expect(parseDuration('2s')).toBe(2000);
     expect(parseDuration('1.5m')).toBe(90_000);
     expect(parseDuration('1h')).toBe(3_600_000);
-    expect(parseDuration(' 10s ')).toBe(10_000);
   });
 
   it('rejects anything else', () => {
-    for (const bad of ['', '5', '2 s', '-1s', '1d', '500us', 's', '1.s', 'abc', '1e3s', -1, Number.NaN, Infinity, null, undefined, {}, [], true, '1000h']) {
+    for (const bad of ['', '5', '2 s', '-1s', '1d', '500us', 's', '1.s', 'abc', '1e3s', -1, Number.NaN, Infinity, null, undefined, {}, [], true, '1000h', 0, '0s', ' 10s ', '597h']) {
       expect(parseDuration(bad), String(bad)).toBeUndefined();
     }
   });

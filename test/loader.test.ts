@@ -22,8 +22,8 @@ function where(d: Diagnostic | undefined): { code?: string; line?: number; col?:
 }
 
 describe('DEFAULT_LOAD_LIMITS', () => {
-  it('is 1 MiB, 64 levels, 100 aliases', () => {
-    expect(DEFAULT_LOAD_LIMITS).toEqual({ maxBytes: 1024 * 1024, maxDepth: 64, maxAliases: 100 });
+  it('is 1 MiB, 64 levels, 100 aliases, 100 diagnostics', () => {
+    expect(DEFAULT_LOAD_LIMITS).toEqual({ maxBytes: 1024 * 1024, maxDepth: 64, maxAliases: 100, maxDiagnostics: 100 });
   });
 });
 
@@ -258,8 +258,8 @@ describe('the parse cache', () => {
   const cache = openDiskCache(cacheDir)!;
   const parse = (text: string, file: string) => parseYaml(text, file, undefined, cache);
 
-  it('gives the same value, positions and diagnostics on a hit, under the file name asked for', () => {
-    const text = `name: cached_${Date.now()}\nsteps:\n  - name: a\n    tool: echo\n    tool: again\n`;
+  it('gives the same value and positions on a hit, under the file name asked for; a file with errors is not kept', () => {
+    const text = `name: cached_${Date.now()}\nsteps:\n  - name: a\n    tool: echo\n`;
     const first = parse(text, 'first.yaml');
     expect(readdirSync(join(cacheDir, 'yaml'))).toHaveLength(1);
     const second = parse(text, 'second.yaml');
@@ -267,8 +267,10 @@ describe('the parse cache', () => {
     expect(second.document?.value).not.toBe(first.document?.value);
     expect(second.document?.sourceMap.valueAt('/steps/0/tool')).toEqual(first.document?.sourceMap.valueAt('/steps/0/tool'));
     expect(second.document?.sourceMap.keyAt('/steps/0/name')).toEqual({ line: 3, col: 5 });
-    expect(second.diagnostics).toEqual(first.diagnostics.map((d) => ({ ...d, file: 'second.yaml' })));
-    expect(second.diagnostics[0]).toMatchObject({ code: 'YAML_DUPLICATE_KEY', line: 5, file: 'second.yaml' });
+    expect(second.diagnostics).toEqual([]);
+    const broken = parse(`${text}    tool: again\n`, 'broken.yaml');
+    expect(broken.diagnostics[0]).toMatchObject({ code: 'YAML_DUPLICATE_KEY', line: 5, file: 'broken.yaml' });
+    expect(readdirSync(join(cacheDir, 'yaml'))).toHaveLength(1);
   });
 
   it('does not cache what JSON cannot hold', () => {

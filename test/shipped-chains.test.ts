@@ -90,7 +90,7 @@ beforeAll(async () => {
   await cp(FIXTURE, filesRoot, { recursive: true });
   // One file that cannot be read as text: word_stats fails on it with NOT_TEXT.
   await writeFile(join(filesRoot, 'notes', 'scan.txt'), Buffer.from([0x25, 0x50, 0x44, 0x46, 0x00, 0x01, 0x02]));
-  const registry = createRegistry({ env: { ...process.env, TOOLCHAIN_FILES_ROOT: filesRoot } });
+  const registry = createRegistry({ env: { ...process.env, TOOLCHAIN_FILES_ROOT: filesRoot, TOOLCHAIN_HTTP_ALLOW: '127.0.0.1' } });
   engine = await createEngine({ chainsDir: CHAINS, pluginsDir: PLUGINS, registry });
   if (!engine.tools().has('find_city')) {
     // The engine does not load plugins itself (yet): load them into its registry here.

@@ -361,6 +361,8 @@ describe('files: confined to the root', () => {
 describe('http', () => {
   let server: Server;
   let base: string;
+  // The test server is on 127.0.0.1, which http_request refuses unless it is allowed.
+  const local = context({ TOOLCHAIN_HTTP_ALLOW: '127.0.0.1' });
 
   beforeAll(async () => {
     server = createServer((req, res) => {
@@ -413,43 +415,43 @@ describe('http', () => {
   });
 
   it('returns status, lower-case headers and a parsed JSON body', async () => {
-    const res = await httpRequest({ url: `${base}/json` }, context());
+    const res = await httpRequest({ url: `${base}/json` }, local);
     expect(res).toMatchObject({ status: 200, body: { city: 'Osaka', n: 1 }, url: `${base}/json` });
     expect(res.headers['content-type']).toContain('application/json');
     expect(res.elapsed_ms).toBeGreaterThanOrEqual(0);
-    expect((await httpRequest({ url: `${base}/text` })).body).toBe('hello');
-    expect((await httpRequest({ url: `${base}/json`, response_type: 'text' })).body).toBe('{"city":"Osaka","n":1}');
+    expect((await httpRequest({ url: `${base}/text` }, local)).body).toBe('hello');
+    expect((await httpRequest({ url: `${base}/json`, response_type: 'text' }, local)).body).toBe('{"city":"Osaka","n":1}');
   });
 
   it('sends JSON bodies, strings and headers', async () => {
-    const json = await httpRequest({ url: `${base}/echo`, method: 'POST', body: { a: 1 }, headers: { 'x-token': 't' } });
+    const json = await httpRequest({ url: `${base}/echo`, method: 'POST', body: { a: 1 }, headers: { 'x-token': 't' } }, local);
     expect(json.body).toEqual({ method: 'POST', type: 'application/json', token: 't', body: '{"a":1}' });
-    const text = await httpRequest({ url: `${base}/echo`, method: 'PUT', body: 'plain', headers: { 'content-type': 'text/plain' } });
+    const text = await httpRequest({ url: `${base}/echo`, method: 'PUT', body: 'plain', headers: { 'content-type': 'text/plain' } }, local);
     expect(text.body).toMatchObject({ method: 'PUT', type: 'text/plain', body: 'plain' });
-    expect(await codeOf(httpRequest({ url: `${base}/echo`, body: 'x' }))).toBe('BAD_ARGUMENT');
+    expect(await codeOf(httpRequest({ url: `${base}/echo`, body: 'x' }, local))).toBe('BAD_ARGUMENT');
   });
 
   it('fails 5xx, 408 and 429 with HTTP_ERROR and returns other 4xx unless asked', async () => {
-    expect(await codeOf(httpRequest({ url: `${base}/status?code=503` }))).toBe('HTTP_ERROR');
-    expect(await messageOf(httpRequest({ url: `${base}/status?code=500` }))).toContain('500');
-    expect(await codeOf(httpRequest({ url: `${base}/status?code=429` }))).toBe('HTTP_ERROR');
-    expect(await httpRequest({ url: `${base}/status?code=404` })).toMatchObject({ status: 404, body: 'status 404' });
-    expect(await codeOf(httpRequest({ url: `${base}/status?code=404`, fail_on_4xx: true }))).toBe('HTTP_CLIENT_ERROR');
+    expect(await codeOf(httpRequest({ url: `${base}/status?code=503` }, local))).toBe('HTTP_ERROR');
+    expect(await messageOf(httpRequest({ url: `${base}/status?code=500` }, local))).toContain('500');
+    expect(await codeOf(httpRequest({ url: `${base}/status?code=429` }, local))).toBe('HTTP_ERROR');
+    expect(await httpRequest({ url: `${base}/status?code=404` }, local)).toMatchObject({ status: 404, body: 'status 404' });
+    expect(await codeOf(httpRequest({ url: `${base}/status?code=404`, fail_on_4xx: true }, local))).toBe('HTTP_CLIENT_ERROR');
   });
 
   it('stops reading at max_bytes, whether or not the size is declared', async () => {
     const started = Date.now();
-    expect(await codeOf(httpRequest({ url: `${base}/stream`, max_bytes: 200_000 }))).toBe('RESPONSE_TOO_LARGE');
-    expect(await codeOf(httpRequest({ url: `${base}/declared`, max_bytes: 1024 }))).toBe('RESPONSE_TOO_LARGE');
+    expect(await codeOf(httpRequest({ url: `${base}/stream`, max_bytes: 200_000 }, local))).toBe('RESPONSE_TOO_LARGE');
+    expect(await codeOf(httpRequest({ url: `${base}/declared`, max_bytes: 1024 }, local))).toBe('RESPONSE_TOO_LARGE');
     expect(Date.now() - started).toBeLessThan(3000);
   });
 
   it('times out through timeout_ms (TIMEOUT) and through the step signal', async () => {
-    expect(await codeOf(httpRequest({ url: `${base}/slow`, timeout_ms: 100 }))).toBe('TIMEOUT');
+    expect(await codeOf(httpRequest({ url: `${base}/slow`, timeout_ms: 100 }, local))).toBe('TIMEOUT');
     const controller = new AbortController();
     setTimeout(() => controller.abort(Object.assign(new Error('step deadline'), { code: 'STEP_DEADLINE' })), 100);
     const started = Date.now();
-    expect(await codeOf(httpRequest({ url: `${base}/slow` }, context({}, controller.signal)))).toBe('STEP_DEADLINE');
+    expect(await codeOf(httpRequest({ url: `${base}/slow` }, context({ TOOLCHAIN_HTTP_ALLOW: '127.0.0.1' }, controller.signal)))).toBe('STEP_DEADLINE');
     expect(Date.now() - started).toBeLessThan(2000);
   });
 
@@ -460,9 +462,9 @@ describe('http', () => {
     const port = (closed.address() as AddressInfo).port;
     closed.close();
     await once(closed, 'close');
-    expect(await codeOf(httpRequest({ url: `http://127.0.0.1:${port}/` }))).toBe('NETWORK_ERROR');
-    expect(await codeOf(httpRequest({ url: 'file:///etc/passwd' }))).toBe('BAD_URL');
-    expect(await codeOf(httpRequest({ url: 'not a url' }))).toBe('BAD_URL');
+    expect(await codeOf(httpRequest({ url: `http://127.0.0.1:${port}/` }, local))).toBe('NETWORK_ERROR');
+    expect(await codeOf(httpRequest({ url: 'file:///etc/passwd' }, local))).toBe('BAD_URL');
+    expect(await codeOf(httpRequest({ url: 'not a url' }, local))).toBe('BAD_URL');
   });
 });
 

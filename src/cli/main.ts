@@ -3,6 +3,7 @@ import { Command, CommanderError } from 'commander';
 import { openUserCache, type DiskCache } from '../cache/index.js';
 import { ToolchainError, formatDiagnostic } from '../common/errors.js';
 import { packageVersion } from '../schemas/schema-files.js';
+import { printable } from '../common/printable.js';
 import { registerCommands } from './commands/index.js';
 import { EXIT_RUN_FAILED, EXIT_USAGE, type CliIO, type GlobalOptions } from './io.js';
 
@@ -46,6 +47,13 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
     },
   };
   registerCommands(program, ctx);
+  // Tools learn where the engine's own folders are from these (the files plugin's write_file
+  // refuses to write into them): the folders this command really uses, not the defaults.
+  program.hook('preAction', () => {
+    const { chains, plugins } = ctx.globals();
+    process.env.TOOLCHAIN_CHAINS_DIR = chains;
+    process.env.TOOLCHAIN_PLUGINS_DIR = plugins;
+  });
   try {
     await program.parseAsync(argv, { from: 'user' });
     return exitCode;
@@ -57,9 +65,9 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
     const debug = argv.includes('--debug');
     if (err instanceof ToolchainError) {
       for (const d of err.diagnostics) io.stderr.write(`${formatDiagnostic(d)}\n`);
-      if (!err.diagnostics.length) io.stderr.write(`error: ${err.code} ${err.message}\n`);
+      if (!err.diagnostics.length) io.stderr.write(`${printable(`error: ${err.code} ${err.message}`)}\n`);
     } else {
-      io.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);
+      io.stderr.write(`${printable(`error: ${err instanceof Error ? err.message : String(err)}`)}\n`);
     }
     if (debug && err instanceof Error && err.stack) io.stderr.write(`${err.stack}\n`);
     // A ToolchainError is something the user can fix (exit 2); anything else is our failure.

@@ -1,3 +1,5 @@
+import { printable } from './printable.js';
+
 // Diagnostics are data: a closed set of codes, a place in a file, and a message. Only the CLI
 // turns them into `FILE:LINE:COL CODE message` lines; tests assert codes and positions.
 
@@ -170,7 +172,7 @@ export function hasErrors(diagnostics: readonly Diagnostic[]): boolean {
 /** `FILE:LINE:COL CODE message` — the one line format of the CLI and of thrown compile errors. */
 export function formatDiagnostic(d: Diagnostic): string {
   const where = d.file ? `${d.file}:${d.line ?? 1}:${d.col ?? 1} ` : '';
-  return `${where}${d.code} ${d.message}`;
+  return printable(`${where}${d.code} ${d.message}`);
 }
 
 /**

@@ -6,9 +6,20 @@
 export type Input =
   | TypeName
   | {
+      /**
+       * The JSON Schema type: a type name, "null", or a list of them.
+       */
       type?: TypeName | 'null' | string[];
+      /**
+       * What the input is; shown to people and to language models.
+       */
       description?: string;
-      default?: unknown;
+      /**
+       * The value used when the input is not given; an input without a default is required.
+       */
+      default?: {
+        [k: string]: unknown;
+      };
     };
 export type TypeName = 'string' | 'number' | 'integer' | 'boolean' | 'object' | 'array';
 /**
@@ -19,10 +30,6 @@ export type MappedValue = unknown;
  * A letter or underscore, then letters, digits and underscores.
  */
 export type Name = string;
-/**
- * A number of seconds, or a string such as 250ms, 2s, 1.5m, 1h.
- */
-export type Duration = number | string;
 /**
  * Exactly one of `tool`, `chain` or `agent`.
  */
@@ -70,7 +77,7 @@ export interface ToolchainChain {
    */
   concurrency?: number;
   /**
-   * A number of seconds, or a string such as 250ms, 2s, 1.5m, 1h.
+   * Deadline of the whole run.
    */
   timeout?: number | string;
 }
@@ -88,6 +95,9 @@ export interface Step {
    */
   chain?: string;
   agent?: Agent;
+  /**
+   * What the step does; for people reading the chain.
+   */
   description?: string;
   /**
    * The tool's arguments: JSONPaths, templates and literals.
@@ -104,7 +114,7 @@ export interface Step {
    */
   parallel?: boolean;
   /**
-   * A condition; when false the step is skipped. JSONPaths, literals, == != < <= > >= && || ! ( ) in.
+   * A condition; when false the step is skipped. JSONPaths, literals (numbers, quoted strings, true, false, null, lists such as ['JP', 'FR']), == != < <= > >= && || ! ( ) in.
    */
   when?: string;
   /**
@@ -167,6 +177,9 @@ export interface Agent {
    */
   budget_tokens?: number;
 }
+/**
+ * Retry the step on failure: max_attempts, backoff, retry_on, fallback.
+ */
 export interface Retry {
   /**
    * Total attempts, the first included.
@@ -180,12 +193,24 @@ export interface Retry {
   fallback?: Fallback;
 }
 /**
- * Delay between attempts: initial × factor^(attempt−1), at most max; `full` jitter picks uniformly below that.
+ * How long to wait between attempts.
  */
 export interface Backoff {
-  initial?: Duration;
+  /**
+   * The wait before the second attempt (default 1s).
+   */
+  initial?: number | string;
+  /**
+   * Each wait is the one before times this (default 2; at least 1).
+   */
   factor?: number;
-  max?: Duration;
+  /**
+   * The longest wait between attempts (default 30s).
+   */
+  max?: number | string;
+  /**
+   * full (default): wait a uniformly random part of the delay, so retries of many runs spread out; none: wait exactly.
+   */
   jitter?: 'none' | 'full';
 }
 /**
@@ -208,7 +233,7 @@ export interface Fallback {
   output?: unknown;
 }
 /**
- * Tried once after the last attempt fails: input overrides, another tool, or a fixed output.
+ * Tried once after the step fails for good, for a step without retry (under retry it is retry.fallback): input overrides, another tool, or a fixed output.
  */
 export interface Fallback1 {
   /**

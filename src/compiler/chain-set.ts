@@ -48,7 +48,7 @@ export async function readChainFiles(files: readonly string[]): Promise<{ source
 
 /** `cache`: the caller's compile cache (an unchanged file is then a look-up); without one every file compiles afresh. */
 export function compileChainSet(sources: readonly ChainSource[], tools?: NameCatalogue, cache?: CompileCache): ChainSet {
-  const files = sources.map((s) => (cache ? cache.compile(s.text, s.file) : compileText(s.text, s.file)));
+  const files = sources.map((s) => compileGuarded(s.text, s.file, cache));
   const diagnostics: Diagnostic[] = files.flatMap((f) => f.diagnostics);
   const byName = new Map<string, CompiledFile>();
   for (const f of files) {
@@ -92,6 +92,19 @@ export function compileChainSet(sources: readonly ChainSource[], tools?: NameCat
   const plans = new Map<string, ChainPlan>();
   for (const [name, f] of byName) if (f.plan && !broken.has(name)) plans.set(name, f.plan);
   return { plans, files, diagnostics };
+}
+
+/**
+ * One file's compile, held to that file: should the compiler ever throw on some input (a bug,
+ * never the user's fault), the file gets a diagnostic and the rest of the folder still loads.
+ */
+function compileGuarded(text: string, file: string, cache: CompileCache | undefined): CompiledFile {
+  try {
+    return cache ? cache.compile(text, file) : compileText(text, file);
+  } catch (error) {
+    const message = `the compiler failed on this file (${error instanceof Error ? error.message : String(error)}); please report it with the file`;
+    return { file, hash: '', diagnostics: [{ code: 'SCHEMA_INVALID', severity: 'error', message, file, line: 1, col: 1 }], targets: [] };
+  }
 }
 
 export async function loadChainSet(dir: string, tools?: NameCatalogue, cache?: CompileCache): Promise<ChainSet> {

@@ -4,7 +4,7 @@ import { compileValue } from '../expr/index.js';
 import { parseDuration } from '../expr/duration.js';
 import type { CompiledValue, PathRef } from '../expr/types.js';
 import type { DiskCache } from '../cache/disk-cache.js';
-import { parseYaml } from '../loader/index.js';
+import { capDiagnostics, DEFAULT_LOAD_LIMITS, parseYaml } from '../loader/index.js';
 import type { LoadedYaml } from '../loader/types.js';
 import { buildGraph, orderEdges, type Edge, type StepNode } from './build-graph.js';
 import type { ToolchainChain } from './chain-file.generated.js';
@@ -16,6 +16,7 @@ import { normaliseInputs } from './normalise-inputs.js';
 import type { ChainPlan, PlanStep } from './plan.js';
 import { checkChainSchema } from './schema-check.js';
 import { isRecord } from '../common/json.js';
+import { dropIllTyped } from './drop-ill-typed.js';
 
 /**
  * A `tool:` or `chain:` name a chain uses, and where, for checks against what is installed.
@@ -52,20 +53,28 @@ export function hashText(text: string): string {
 /** Parses and compiles one chain text. Pure: the same text and file name give the same result. `disk` keeps the parse. */
 export function compileText(text: string, file: string, hash = hashText(text), disk?: DiskCache): CompiledFile {
   const { document, diagnostics } = parseYaml(text, file, undefined, disk);
-  if (!document) return { file, hash, diagnostics, targets: [] };
-  const compiled = compileDocument(document, hash);
+  const max = DEFAULT_LOAD_LIMITS.maxDiagnostics;
+  // Past the limit the file is noise already (the loader counted the rest): no compile on top.
+  if (!document || diagnostics.length > max) return { file, hash, diagnostics, targets: [] };
+  const compiled = capped(compileDocument(document, hash), max);
   if (!diagnostics.length) return compiled;
   // The loader still hands over a value after duplicate or forbidden keys so that the rest of the
   // file gets checked too; such a file never yields a plan.
   const { plan, ...rest } = compiled;
-  const all = [...diagnostics, ...compiled.diagnostics];
+  const all = capDiagnostics([...diagnostics, ...compiled.diagnostics], max, file);
   return hasErrors(diagnostics) || !plan ? { ...rest, diagnostics: all } : { ...compiled, diagnostics: all };
+}
+
+function capped(compiled: CompiledFile, max: number): CompiledFile {
+  return compiled.diagnostics.length > max ? { ...compiled, diagnostics: capDiagnostics([...compiled.diagnostics], max, compiled.file) } : compiled;
 }
 
 export function compileDocument(doc: LoadedYaml, hash: string): CompiledFile {
   const sink = new DiagnosticSink(doc.file, doc.sourceMap);
-  const schemaOk = checkChainSchema(doc.value, sink);
-  const raw = doc.value as Partial<ToolchainChain> | null;
+  const schemaErrors = checkChainSchema(doc.value, sink);
+  const schemaOk = schemaErrors.length === 0;
+  // What the schema refused is left out of what gets compiled (reported already, never a crash).
+  const raw = dropIllTyped(doc.value, schemaErrors) as Partial<ToolchainChain> | null;
   const name = typeof raw?.name === 'string' && /^[A-Za-z_][A-Za-z0-9_]*$/.test(raw.name) ? raw.name : undefined;
   const base = { file: doc.file, hash, ...(name ? { name, namePosition: doc.sourceMap.valueAt('/name') } : {}) };
   if (!raw || typeof raw !== 'object' || !Array.isArray(raw.steps)) return { ...base, diagnostics: sink.diagnostics, targets: [] };

@@ -6,19 +6,21 @@ import { childPointer, pointerTokens, valueAtPointer } from '../common/json-poin
 import type { DiagnosticSink } from '../loader/diagnostic-sink.js';
 import { unknownKey } from '../schemas/unknown-key.js';
 import { isRecord } from '../common/json.js';
+import { DURATION_RULE } from '../expr/duration.js';
 
 // The chain schema is the source of truth for the shape of a chain file: the compiler checks it
 // with ajv, then turns ajv's errors into diagnostics a person can act on (one per problem, with
 // did-you-mean for unknown keys) instead of ajv's cascade of oneOf/anyOf branch failures.
 
-/** Reports every schema problem of a chain document into `sink`; returns whether it passed. */
-export function checkChainSchema(value: unknown, sink: DiagnosticSink): boolean {
+/** Reports every schema problem of a chain document into `sink`; returns ajv's errors (none: it passed). */
+export function checkChainSchema(value: unknown, sink: DiagnosticSink): readonly ErrorObject[] {
   const validate = validateChainFile;
-  if (validate(value)) return true;
+  if (validate(value)) return [];
+  const errors = [...(validate.errors ?? [])];
   const add: Add = (code, pointer, message, atKey = false, suggestion) =>
     sink.error(code, pointer, message, { atKey, ...(suggestion ? { suggestion } : {}) });
-  for (const e of validate.errors ?? []) describe(e, value, add);
-  return false;
+  for (const e of errors) describe(e, value, add);
+  return errors;
 }
 
 type Add = (code: ErrorCode, pointer: string, message: string, atKey?: boolean, suggestion?: string) => void;
@@ -28,7 +30,7 @@ function describe(e: ErrorObject, root: unknown, add: Add): void {
   const where = describePointer(root, at);
   const sp = e.schemaPath;
   if (sp.includes('/definitions/duration')) {
-    add('BAD_DURATION', at, `${where} is not a duration: expected seconds as a number, or a string like 250ms, 2s, 1.5m, 1h`);
+    add('BAD_DURATION', at, `${where} is not a duration (${JSON.stringify(valueAtPointer(root, at))}): expected ${DURATION_RULE}`);
     return;
   }
   if (sp.includes('/definitions/stepKind')) {
@@ -43,6 +45,17 @@ function describe(e: ErrorObject, root: unknown, add: Add): void {
     const types = ['string', 'number', 'integer', 'boolean', 'object', 'array'];
     const suggestion = typeof given === 'string' ? didYouMean(given, types) : undefined;
     add('BAD_TYPE', at, `input ${where} must be a type name (${types.join(', ')}) or a JSON Schema object${suggestionSuffix(suggestion)}`, false, suggestion);
+    return;
+  }
+  // The same words as compile-step, which finds these too: the sink keeps one of each.
+  if (e.keyword === 'dependencies') {
+    const prop = String((e.params as { property?: string }).property);
+    add('BAD_VALUE', childPointer(at, prop), `step ${stepName(valueAtPointer(root, at))} sets ${prop} without ${String((e.params as { missingProperty?: string }).missingProperty)}`);
+    return;
+  }
+  if (e.keyword === 'if') return; // reported by the 'not' below it
+  if (e.keyword === 'not' && sp.endsWith('/then/not')) {
+    add('BAD_VALUE', childPointer(at, 'input_map'), `step ${stepName(valueAtPointer(root, at))} is an agent: its message comes from agent.prompt (a template or JSONPath), not input_map`);
     return;
   }
   switch (e.keyword) {
@@ -60,7 +73,8 @@ function describe(e: ErrorObject, root: unknown, add: Add): void {
       return; // reported by the 'pattern' error on the name itself
     case 'pattern': {
       if (sp.includes('/definitions/name')) {
-        const propertyName = (e.params as { propertyName?: string }).propertyName;
+        // A name that breaks `propertyNames` is the key itself: ajv names it in e.propertyName.
+        const propertyName = e.propertyName;
         const pointer = propertyName === undefined ? at : childPointer(at, propertyName);
         const name = propertyName ?? String(e.data);
         add('BAD_NAME', pointer, `'${name}' is not a valid name: use a letter or underscore, then letters, digits and underscores`, propertyName !== undefined);

@@ -1,6 +1,7 @@
 // Tokens of the `when` language (SPEC §2.4). Hand-written: the language is small and its error
 // messages should name the column and what was expected.
 //
+// `[`, `]` and `,` outside a path are the brackets and commas of a list literal (`['JP', 'FR']`).
 // A JSONPath operand starts with `$` and runs to the first whitespace or operator character
 // (`= ! < > & | ( )`) that is outside brackets and quotes, so `$.a[?(@.x > 1)]` and
 // `$['a b']` are single tokens.
@@ -13,7 +14,7 @@ export type Token =
   | { readonly kind: 'path'; readonly text: string; readonly at: number }
   | { readonly kind: 'literal'; readonly value: string | number | boolean | null; readonly at: number }
   | { readonly kind: 'op'; readonly op: Operator; readonly at: number }
-  | { readonly kind: 'in' | '(' | ')' | 'end'; readonly at: number };
+  | { readonly kind: 'in' | '(' | ')' | '[' | ']' | ',' | 'end'; readonly at: number };
 
 const OPERATOR_CHARS = '=!<>&|()';
 const NUMBER = /-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
@@ -35,7 +36,7 @@ export function tokenize(source: string): Token[] {
       i = end;
       continue;
     }
-    if (ch === '(' || ch === ')') {
+    if (ch === '(' || ch === ')' || ch === '[' || ch === ']' || ch === ',') {
       tokens.push({ kind: ch, at: i });
       i += 1;
       continue;

@@ -3,7 +3,8 @@
 //   and     := compare ('&&' compare)*
 //   compare := unary (('==' | '!=' | '<' | '<=' | '>' | '>=' | 'in') unary)?   -- no chaining
 //   unary   := '!' unary | primary
-//   primary := PATH | literal | '(' or ')'
+//   primary := PATH | literal | list | '(' or ')'
+//   list    := '[' (literal (',' literal)*)? ']'         -- e.g. ['JP', 'FR'], for `in` and `==`
 // As in JavaScript, `!` binds tighter than comparison: `!$.a == 1` is `(!$.a) == 1`.
 // `&&` and `||` chains become one n-ary node, so a long flat chain costs no recursion; nesting
 // (parentheses, `!`) is limited to MAX_DEPTH so a hostile file can't exhaust the stack.
@@ -14,11 +15,13 @@ import type { CompiledPath } from './types.js';
 
 export const MAX_DEPTH = 64;
 
+export type Scalar = string | number | boolean | null;
+
 export type Comparison = '==' | '!=' | '<' | '<=' | '>' | '>=' | 'in';
 
 export type Expr =
   | { readonly type: 'path'; readonly path: CompiledPath }
-  | { readonly type: 'literal'; readonly value: string | number | boolean | null }
+  | { readonly type: 'literal'; readonly value: Scalar | readonly Scalar[] }
   | { readonly type: 'not'; readonly operand: Expr }
   | { readonly type: 'and' | 'or'; readonly operands: readonly Expr[] }
   | { readonly type: 'compare'; readonly op: Comparison; readonly left: Expr; readonly right: Expr };
@@ -116,6 +119,8 @@ export function parseCondition(tokens: readonly Token[], compilePath: PathCompil
         }
       case 'literal':
         return { type: 'literal', value: t.value };
+      case '[':
+        return { type: 'literal', value: parseList() };
       case '(': {
         enter(t);
         const inner = parseOr();
@@ -125,7 +130,24 @@ export function parseCondition(tokens: readonly Token[], compilePath: PathCompil
         return inner;
       }
       default:
-        return fail("a JSONPath ($…), a literal, '!' or '('", t);
+        return fail("a JSONPath ($…), a literal, a list, '!' or '('", t);
+    }
+  }
+
+  /** The elements of a list literal, after its `[`: literals only, so a list is a constant. */
+  function parseList(): readonly Scalar[] {
+    const items: Scalar[] = [];
+    if (peek().kind === ']') {
+      next();
+      return Object.freeze(items);
+    }
+    for (;;) {
+      const t = next();
+      if (t.kind !== 'literal') fail("a literal (a number, a quoted string, true, false or null) in the list", t);
+      items.push(t.value);
+      const after = next();
+      if (after.kind === ']') return Object.freeze(items);
+      if (after.kind !== ',') fail("',' or ']'", after);
     }
   }
 

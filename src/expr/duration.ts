@@ -1,25 +1,31 @@
+import { DURATION_PATTERN, DURATION_RULE, MAX_DURATION_MS, MAX_DURATION_SECONDS } from './duration-grammar.generated.js';
+
 // Durations (SPEC §2.1): a number of seconds, or a string such as `250ms`, `2s`, `1.5m`, `1h`.
-// Returns milliseconds, rounded to a whole number, or undefined when the value is not a valid
-// duration: negative, not finite, an unknown unit, a unitless string, or longer than the
-// largest delay Node's timers honour (2^31 - 1 ms, about 24.8 days; a longer setTimeout fires
-// at once, which would turn a generous timeout into an immediate one).
+// The grammar is generated (scripts/gen-grammars.js) into both JSON Schemas and the file
+// imported above, so that what an editor accepts and what the engine accepts are the same set:
+// greater than zero, at most 24 days (under the 2^31 - 1 ms Node's timers can wait; a longer
+// setTimeout fires at once), no spaces. Anything else is undefined, which callers report as
+// BAD_DURATION: a value is never silently read as "no timeout".
 
-const MAX_MS = 2 ** 31 - 1;
+const PATTERN = new RegExp(DURATION_PATTERN, 'u');
+const PARTS = /^([0-9.]+)(ms|s|m|h)$/;
 const UNIT_MS: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-const PATTERN = /^(\d+(?:\.\d+)?|\.\d+)(ms|s|m|h)$/;
 
+export { DURATION_RULE, MAX_DURATION_MS };
+
+/** Milliseconds (a whole number, at least 1), or undefined when the value is not a duration. */
 export function parseDuration(value: unknown): number | undefined {
   let ms: number;
   if (typeof value === 'number') {
+    // The same comparisons as the schema's exclusiveMinimum and maximum; NaN fails both.
+    if (!(value > 0 && value <= MAX_DURATION_SECONDS)) return undefined;
     ms = value * 1000;
-  } else if (typeof value === 'string') {
-    const m = PATTERN.exec(value.trim());
-    if (!m) return undefined;
-    ms = Number(m[1]) * (UNIT_MS[m[2] as string] as number);
+  } else if (typeof value === 'string' && PATTERN.test(value)) {
+    const [, amount, unit] = PARTS.exec(value) as RegExpExecArray;
+    ms = Number(amount) * (UNIT_MS[unit as string] as number);
   } else {
     return undefined;
   }
-  if (!Number.isFinite(ms) || ms < 0) return undefined;
-  const rounded = Math.round(ms);
-  return rounded <= MAX_MS ? rounded : undefined;
+  // A positive amount below half a millisecond still means "wait", not "no wait".
+  return Math.min(MAX_DURATION_MS, Math.max(1, Math.round(ms)));
 }

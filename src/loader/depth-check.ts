@@ -5,8 +5,15 @@ import type { SourcePosition } from './types.js';
 // that takes the whole process down (not a catchable RangeError, also in a worker). So depth is
 // bounded first, on the Lexer's token stream: the Lexer is a flat loop, and counting brackets and
 // indentation over its tokens needs no recursion either.
+//
+// The same pass finds where a second document starts, so that only the first is ever parsed (a
+// chain or manifest is one document): a megabyte of `[`×60 + `---` repeated is 17,000 documents,
+// each just under the depth limit, whose parse took a minute and 2.9 GB. Unclosed brackets are
+// also counted across documents: the Lexer gives up on an unclosed flow collection at a document
+// marker (FLOW_END), but the brackets were still opened.
 
 // Control tokens the Lexer emits that are not slices of the source.
+const BOM = '\ufeff';
 const DOC_MODE = '\x02';
 const FLOW_END = '\x18';
 const SCALAR = '\x1f';
@@ -18,13 +25,20 @@ interface OpenBlock {
   readonly kind: BlockKind;
 }
 
+export interface TokenScan {
+  /** Where the first collection nested deeper than the limit opens. */
+  readonly tooDeep?: SourcePosition;
+  /** Where a second document starts; `tokens` then ends before it. */
+  readonly secondDocument?: SourcePosition & { readonly offset: number };
+}
+
 /**
- * The position of the first token that opens a collection nested deeper than `maxDepth`,
- * or undefined. Block nesting is estimated from indicator columns (`-`, `?`, and the column of
+ * Lexes `text` once into `tokens`, stopping at a collection nested deeper than `maxDepth` or at
+ * the start of a second document. Block nesting is estimated from indicator columns (`-`, `?`, and the column of
  * the key before `:`), which is what the parser's indentation rules decide nesting by; it never
  * overcounts valid YAML by more than a level per column, so real chains are far from the limit.
  */
-export function findDepthViolation(text: string, maxDepth: number, tokens?: string[]): SourcePosition | undefined {
+export function scanTokens(text: string, maxDepth: number, tokens: string[] = []): TokenScan {
   const blocks: OpenBlock[] = [];
   let flow = 0;
   let offset = 0;
@@ -33,6 +47,9 @@ export function findDepthViolation(text: string, maxDepth: number, tokens?: stri
   // Column where the current block-context node began: the key's column when a `:` follows.
   let nodeCol = -1;
   let scalarNext = false;
+  // Documents: one has started once content or a `---` was seen; `...` ends it.
+  let documents = 0;
+  let inDocument = false;
 
   const tooDeep = (): boolean => blocks.length + flow > maxDepth;
 
@@ -52,7 +69,13 @@ export function findDepthViolation(text: string, maxDepth: number, tokens?: stri
   };
 
   for (const token of new Lexer().lex(text)) {
-    tokens?.push(token);
+    if (startsDocument(token, inDocument)) {
+      documents++;
+      if (documents > 1) return { secondDocument: { line, col: offset - lineStart + 1, offset } };
+    }
+    if (token === '...') inDocument = false;
+    else if (token === '---' || isContent(token)) inDocument = true;
+    tokens.push(token);
     if (scalarNext) {
       scalarNext = false;
       if (flow === 0 && nodeCol < 0) nodeCol = offset - lineStart;
@@ -62,7 +85,7 @@ export function findDepthViolation(text: string, maxDepth: number, tokens?: stri
       scalarNext = true;
       continue;
     } else if (token === FLOW_END) {
-      flow = 0;
+      // The Lexer abandoned unclosed brackets (an error); they still count towards the depth.
       continue;
     } else {
       const col = offset - lineStart;
@@ -71,7 +94,7 @@ export function findDepthViolation(text: string, maxDepth: number, tokens?: stri
         case '{':
           if (flow === 0 && nodeCol < 0) nodeCol = col;
           flow++;
-          if (tooDeep()) return { line, col: col + 1 };
+          if (tooDeep()) return { tooDeep: { line, col: col + 1 } };
           break;
         case ']':
         case '}':
@@ -85,13 +108,12 @@ export function findDepthViolation(text: string, maxDepth: number, tokens?: stri
             const at = token === ':' && nodeCol >= 0 ? nodeCol : col;
             openBlock(at, kind);
             nodeCol = -1;
-            if (tooDeep()) return { line, col: at + 1 };
+            if (tooDeep()) return { tooDeep: { line, col: at + 1 } };
           }
           break;
         case '---':
         case '...':
           blocks.length = 0;
-          flow = 0;
           nodeCol = -1;
           break;
         case '\n':
@@ -114,5 +136,18 @@ export function findDepthViolation(text: string, maxDepth: number, tokens?: stri
     }
     offset += token.length;
   }
-  return undefined;
+  return {};
+}
+
+/** Tokens that are not document content: stream control, spacing, comments, directives. */
+function isContent(token: string): boolean {
+  if (token === DOC_MODE || token === BOM || token === FLOW_END || token === '\n' || token === '\r\n') return false;
+  const first = token[0];
+  if (first === '#' || first === '%') return false;
+  return !/^[ \t]*$/.test(token);
+}
+
+/** Every `---` starts a document; so does content after `...` or at the very start. */
+function startsDocument(token: string, inDocument: boolean): boolean {
+  return token === '---' || (!inDocument && token !== '...' && isContent(token));
 }

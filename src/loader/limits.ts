@@ -5,6 +5,7 @@ export const DEFAULT_LOAD_LIMITS: LoadLimits = Object.freeze({
   maxBytes: 1024 * 1024,
   maxDepth: 64,
   maxAliases: 100,
+  maxDiagnostics: 100,
 });
 
 export function resolveLimits(limits: Partial<LoadLimits> | undefined): LoadLimits {
@@ -13,5 +14,6 @@ export function resolveLimits(limits: Partial<LoadLimits> | undefined): LoadLimi
     maxBytes: limits?.maxBytes ?? DEFAULT_LOAD_LIMITS.maxBytes,
     maxDepth: limits?.maxDepth ?? DEFAULT_LOAD_LIMITS.maxDepth,
     maxAliases: limits?.maxAliases ?? DEFAULT_LOAD_LIMITS.maxAliases,
+    maxDiagnostics: limits?.maxDiagnostics ?? DEFAULT_LOAD_LIMITS.maxDiagnostics,
   };
 }

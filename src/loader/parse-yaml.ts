@@ -1,6 +1,7 @@
 import { Composer, LineCounter, Parser, type Document } from 'yaml';
-import type { Diagnostic } from '../common/errors.js';
-import { findDepthViolation } from './depth-check.js';
+import { hasErrors, type Diagnostic } from '../common/errors.js';
+import { scanTokens } from './depth-check.js';
+import { capDiagnostics } from './cap-diagnostics.js';
 import { loadDiagnostic, START } from './diagnostic.js';
 import { walkDocument, type DocumentFacts } from './document-walk.js';
 import { cacheKey, type DiskCache } from '../cache/disk-cache.js';
@@ -21,16 +22,24 @@ export function parseYaml(text: string, file: string, limits?: Partial<LoadLimit
   const lim = resolveLimits(limits);
   // Size first: a huge text is refused before it is hashed, let alone parsed.
   if (!cache || text.length > lim.maxBytes) return parseUncached(text, file, lim).result;
-  const key = cacheKey(CACHE_FORMAT, String(lim.maxBytes), String(lim.maxDepth), String(lim.maxAliases), text);
+  const key = yamlCacheKey(text, lim);
   const cached = cache.read('yaml', key);
   if (cached !== undefined) {
     const hit = fromCache(cached, text, file);
     if (hit) return hit;
   }
   const { result, facts, lineCounter } = parseUncached(text, file, lim);
+  // A file with errors is not cached: it is about to be edited, and its diagnostics could be many.
+  if (hasErrors(result.diagnostics)) return result;
   const entry = toCache(result, facts, lineCounter);
   if (entry !== undefined) cache.write('yaml', key, entry);
   return result;
+}
+
+/** The disk-cache key of a parse: the text and every limit that shapes the result. */
+export function yamlCacheKey(text: string, limits?: Partial<LoadLimits>): string {
+  const lim = resolveLimits(limits);
+  return cacheKey(CACHE_FORMAT, String(lim.maxBytes), String(lim.maxDepth), String(lim.maxAliases), String(lim.maxDiagnostics), text);
 }
 
 interface Parsed {
@@ -46,16 +55,18 @@ function parseUncached(text: string, file: string, lim: LoadLimits): Parsed {
   }
 
   // The depth check lexes the text anyway; its tokens feed the parser so the text is lexed once.
+  // They end where a second document starts: only the first is parsed.
   const tokens: string[] = [];
-  const tooDeep = findDepthViolation(text, lim.maxDepth, tokens);
+  const { tooDeep, secondDocument } = scanTokens(text, lim.maxDepth, tokens);
   if (tooDeep) {
     return { result: { diagnostics: [loadDiagnostic('YAML_LIMIT', `collections nested deeper than ${lim.maxDepth} levels`, file, tooDeep)] } };
   }
 
   const lineCounter = new LineCounter();
   let docs: Document[];
+  let stopped = false;
   try {
-    docs = parseTokens(tokens, lineCounter);
+    ({ docs, stopped } = parseTokens(tokens, lineCounter, lim.maxDiagnostics * 10));
   } catch (error) {
     // yaml reports problems as data; a throw here is a bug or an exhausted stack, not user input.
     return { result: { diagnostics: [loadDiagnostic('YAML_LIMIT', `YAML could not be parsed: ${messageOf(error)}`, file, START)] } };
@@ -72,27 +83,24 @@ function parseUncached(text: string, file: string, lim: LoadLimits): Parsed {
   for (const doc of docs) {
     for (const error of doc.errors) {
       const offset = error.pos[0];
-      if (error.code === 'DUPLICATE_KEY') {
-        const pointer = doc === first ? sourceMap.pointerOfKeyAt(offset) : undefined;
-        diagnostics.push(loadDiagnostic('YAML_DUPLICATE_KEY', 'duplicate key: map keys must be unique', file, at(offset), pointer));
-      } else {
-        fatal = true;
-        diagnostics.push(loadDiagnostic('YAML_SYNTAX', error.message, file, at(offset)));
-      }
+      fatal = true;
+      diagnostics.push(loadDiagnostic('YAML_SYNTAX', error.message, file, at(offset)));
     }
     for (const warning of doc.warnings) {
       diagnostics.push(loadDiagnostic('YAML_SYNTAX', warning.message, file, at(warning.pos[0]), undefined, 'warning'));
     }
   }
 
-  const second = docs[1];
-  if (second) {
+  if (secondDocument) {
     diagnostics.push(
-      loadDiagnostic('YAML_MULTI_DOCUMENT', 'a file holds exactly one YAML document; a second one starts here', file, at(second.range?.[0] ?? 0)),
+      loadDiagnostic('YAML_MULTI_DOCUMENT', 'a file holds exactly one YAML document; a second one starts here (nothing after it is read)', file, secondDocument),
     );
   }
 
   if (facts) {
+    for (const d of facts.duplicates) {
+      diagnostics.push(loadDiagnostic('YAML_DUPLICATE_KEY', 'duplicate key: map keys must be unique', file, at(d.offset), d.pointer));
+    }
     for (const f of facts.forbidden) {
       diagnostics.push(loadDiagnostic('FORBIDDEN_KEY', `the key '${f.key}' is not allowed`, file, at(f.offset), f.pointer));
     }
@@ -110,7 +118,7 @@ function parseUncached(text: string, file: string, lim: LoadLimits): Parsed {
     }
   }
 
-  if (fatal) return { result: { diagnostics } };
+  if (fatal) return { result: { diagnostics: capDiagnostics(diagnostics, lim.maxDiagnostics, file, stopped) } };
 
   let value: unknown = null;
   if (first) {
@@ -125,28 +133,55 @@ function parseUncached(text: string, file: string, lim: LoadLimits): Parsed {
           ? `aliases expand beyond the limit of ${lim.maxAliases} (${messageOf(error)})`
           : `the document could not be converted: ${messageOf(error)}`;
       diagnostics.push(loadDiagnostic('YAML_LIMIT', message, file, where, alias?.pointer));
-      return { result: { diagnostics } };
+      return { result: { diagnostics: capDiagnostics(diagnostics, lim.maxDiagnostics, file, stopped) } };
     }
   }
 
-  return { result: { document: { file, text, value, sourceMap }, diagnostics }, ...(facts ? { facts } : {}), lineCounter };
+  return {
+    result: { document: { file, text, value, sourceMap }, diagnostics: capDiagnostics(diagnostics, lim.maxDiagnostics, file, stopped) },
+    ...(facts ? { facts } : {}),
+    lineCounter,
+  };
 }
 
 /** What yaml's parseAllDocuments does, from tokens already lexed. */
-function parseTokens(tokens: readonly string[], lineCounter: LineCounter): Document[] {
+function parseTokens(tokens: readonly string[], lineCounter: LineCounter, maxSyntaxErrors: number): { docs: Document[]; stopped: boolean } {
   const parser = new Parser(lineCounter.addNewLine);
   const composer = new Composer({
-    uniqueKeys: true,
+    // Duplicates are found by walkDocument in linear time (yaml's check is quadratic).
+    uniqueKeys: false,
     strict: true,
     // Collection keys would otherwise print a warning to the console during toJS.
     logLevel: 'error',
   });
+  // Past this many syntax errors the rest of the text is not parsed: every one beyond the
+  // diagnostics limit is only counted, and a megabyte of `]` is a million of them.
+  let errors = 0;
+  let stopped = false;
   function* cst() {
     lineCounter.addNewLine(0);
-    for (const token of tokens) yield* parser.next(token);
+    for (const token of tokens) {
+      for (const node of parser.next(token)) {
+        yield node;
+        if (node.type === 'error' && ++errors >= maxSyntaxErrors) {
+          stopped = true;
+          yield* parser.end();
+          return;
+        }
+      }
+    }
     yield* parser.end();
   }
-  return Array.from(composer.compose(cst()));
+  // yaml reports each problem as an Error, and capturing a stack trace for each of a million
+  // errors (a megabyte of `]`) was three quarters of the parse: the parse is synchronous, so the
+  // stack depth is lowered for exactly its duration. The diagnostics carry positions, not stacks.
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return { docs: Array.from(composer.compose(cst())), stopped };
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
 }
 
 // Parsing is the slow part of loading (the yaml library runs at about a megabyte a second before
@@ -155,7 +190,7 @@ function parseTokens(tokens: readonly string[], lineCounter: LineCounter): Docum
 // behind the source map. Bump the format when any of those change shape. An entry is data, never
 // code, and everything after the parse (schema check, compile) checks it again; the cache only
 // returns entries this user's engine wrote (HMAC), so a planted one cannot change what runs.
-const CACHE_FORMAT = 'yaml-2.9/loader/1';
+const CACHE_FORMAT = 'yaml-2.9/loader/2';
 
 interface CacheEntry {
   readonly diagnostics: readonly Diagnostic[];

@@ -37,10 +37,4 @@ export class OffsetSourceMap implements SourceMap {
     const offset = this.keys.get(pointer);
     return offset === undefined ? this.valueAt(pointer) : positionAt(this.lineCounter, offset);
   }
-
-  /** The pointer of the key starting at `offset`, to attach to diagnostics yaml reports by offset. */
-  pointerOfKeyAt(offset: number): string | undefined {
-    for (const [pointer, o] of this.keys) if (o === offset) return pointer;
-    return undefined;
-  }
 }

@@ -21,6 +21,8 @@ export interface LoadLimits {
   readonly maxDepth: number;
   /** Most alias nodes resolved in one document (alias bombs). */
   readonly maxAliases: number;
+  /** Most diagnostics reported for one file; the rest are counted in one last diagnostic. */
+  readonly maxDiagnostics: number;
 }
 
 export interface LoadedYaml {

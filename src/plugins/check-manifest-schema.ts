@@ -1,6 +1,7 @@
 import type { ErrorObject } from 'ajv';
 import { DiagnosticSink } from '../loader/diagnostic-sink.js';
 import type { Diagnostic, ErrorCode } from '../common/errors.js';
+import { DURATION_RULE } from '../expr/duration.js';
 import type { SourceMap } from '../loader/index.js';
 import { pointerTokens } from '../common/json-pointer.js';
 import { unknownKey } from '../schemas/unknown-key.js';
@@ -22,6 +23,8 @@ interface Problem {
   readonly message: string;
   readonly atKey?: boolean;
   readonly suggestion?: string;
+  /** Report only the first problem at this pointer. */
+  readonly once?: boolean;
 }
 
 function describe(e: ErrorObject): Problem | undefined {
@@ -30,9 +33,19 @@ function describe(e: ErrorObject): Problem | undefined {
   if (at === '/version') {
     return { code: 'BAD_SEMVER', pointer: at, message: `version ${JSON.stringify(e.data)} is not a semantic version like 1.2.0 (quote it in YAML: "1.2")` };
   }
+  // A tool's `parameters` or `returns` that breaks the JSON Schema meta-schema: one line at the
+  // key (the meta-schema's anyOf cascade says the same thing several ways).
+  const schemaKey = /^(\/tools\/\d+\/(?:parameters|returns))(\/.*)?$/.exec(at);
+  if (schemaKey && !e.schemaPath.startsWith('#/definitions/tool/')) {
+    const inner = schemaKey[2] ? `'${pointerTokens(schemaKey[2]).join('.')}' ` : '';
+    return { code: 'PLUGIN_INVALID', pointer: schemaKey[1]!, message: `${label(schemaKey[1]!)} is not a valid JSON Schema: ${inner}${e.message ?? 'is invalid'}`, once: true };
+  }
+  if (/^\/requires\/\d+$/.test(at) && e.keyword === 'pattern') {
+    return { code: 'BAD_SEMVER', pointer: at, message: `requirement ${JSON.stringify(e.data)} must be a plugin or capability name, optionally followed by a semver range (text >= 1.0.0, ^1.2 or 1.x)` };
+  }
   if (e.schemaPath.includes('/definitions/duration')) {
     if (e.keyword !== 'oneOf') return undefined;
-    return { code: 'BAD_DURATION', pointer: at, message: `${where} is not a duration: give seconds as a number, or a string like 250ms, 2s, 1.5m, 1h` };
+    return { code: 'BAD_DURATION', pointer: at, message: `${where} is not a duration (${JSON.stringify(e.data)}): give ${DURATION_RULE}` };
   }
   const params = e.params as Record<string, unknown>;
   switch (e.keyword) {
@@ -53,8 +66,13 @@ function describe(e: ErrorObject): Problem | undefined {
 export function checkManifestSchema(value: unknown, file: string, sourceMap: SourceMap): Diagnostic[] {
   if (validatePluginManifest(value)) return [];
   const sink = new DiagnosticSink(file, sourceMap);
+  const reported = new Set<string>();
   for (const error of validatePluginManifest.errors ?? []) {
     const p = describe(error);
+    if (p?.once) {
+      if (reported.has(p.pointer)) continue;
+      reported.add(p.pointer);
+    }
     if (p) sink.error(p.code, p.pointer, p.message, { ...(p.atKey ? { atKey: true } : {}), ...(p.suggestion ? { suggestion: p.suggestion } : {}) });
   }
   return sink.diagnostics;

@@ -5,6 +5,7 @@ import { createRegistry } from '../registry/create-registry.js';
 import { buildPlugin } from './build-plugin.js';
 import { loadPlugin } from './load-plugin.js';
 import { listPluginFolders } from './plugin-folders.js';
+import { readManifest } from './read-manifest.js';
 import { resolveRequirements, type Candidate } from './requirements.js';
 import type { PluginState } from './types.js';
 
@@ -46,6 +47,9 @@ export async function inspectPlugins(dir: string, cache?: DiskCache): Promise<Pl
   const resolution = resolveRequirements(candidates);
   const toolNames = new Set<string>();
   const bareToolNames = new Set<string>();
+  /** Bare tool name → the active plugin that has it, first in folder order (as the engine registers them). */
+  const holders = new Map<string, string>();
+  const collisions = new Map<number, { index: number; tool: string; holder: string }[]>();
   const plugins = loads.map((load, k): PluginReport => {
     const folder = join(dir, entries[k]!);
     if (!load.ok) return { name: load.name ?? entries[k]!, dir: folder, status: 'error', tools: [], diagnostics: load.diagnostics };
@@ -53,12 +57,41 @@ export async function inspectPlugins(dir: string, cache?: DiskCache): Promise<Pl
     const why = resolution.get(entries[k]!) ?? [];
     const tools = p.tools.map((t) => ({ name: t.name, description: t.description ?? '', dangerous: t.dangerous === true }));
     if (!why.length) {
-      for (const t of tools) {
+      tools.forEach((t, index) => {
         toolNames.add(t.name).add(`${p.name}/${t.name}`);
         bareToolNames.add(t.name);
-      }
+        const holder = holders.get(t.name);
+        if (holder === undefined) holders.set(t.name, p.name);
+        else collisions.set(k, [...(collisions.get(k) ?? []), { index, tool: t.name, holder }]);
+      });
     }
     return { name: p.name, version: p.version, dir: folder, status: why.length ? 'inactive' : 'ok', tools, diagnostics: [...p.warnings, ...why] };
   });
+  for (const [k, list] of collisions) {
+    const report = plugins[k]!;
+    plugins[k] = { ...report, diagnostics: [...report.diagnostics, ...(await collisionWarnings(report, list))] };
+  }
   return { plugins, toolNames, bareToolNames };
+}
+
+/**
+ * The warning the README promises when two plugins provide one bare tool name: the first plugin
+ * (folder order) keeps the bare name, the other stays reachable as `plugin/tool`. Placed at the
+ * second plugin's tool name; the manifest is read again for that, only when there is a clash.
+ */
+async function collisionWarnings(report: PluginReport, list: readonly { index: number; tool: string; holder: string }[]): Promise<Diagnostic[]> {
+  const { sourceMap, file } = await readManifest(report.dir);
+  return list.map(({ index, tool, holder }) => {
+    const pointer = `/tools/${index}/name`;
+    const at = sourceMap?.valueAt(pointer) ?? { line: 1, col: 1 };
+    return {
+      code: 'NAME_COLLISION',
+      severity: 'warning',
+      message: `tool '${tool}' is also provided by plugin '${holder}', which comes first and keeps the name '${tool}'; call this one '${report.name}/${tool}'`,
+      file,
+      pointer,
+      line: at.line,
+      col: at.col,
+    };
+  });
 }

@@ -43,6 +43,8 @@ export interface ToolchainPluginManifest {
   capabilities?: PluginName[];
   /**
    * Plugins or capabilities this plugin needs, each a name with an optional semver range: `text`, `text >= 1.0.0`, `text ^1.2`.
+   *
+   * Items: A plugin or capability name, optionally followed by a semver range.
    */
   requires?: string[];
   /**

@@ -12,8 +12,12 @@ function exportNames(exports: unknown): string {
 }
 
 export function pickExport(exports: unknown, toolName: string, exportName: string | undefined): PickedExport {
+  // Own exports only: `#constructor`, `#toString` or `#call` would otherwise find Object's or
+  // Function's inherited methods, and the engine would call them as the tool.
   const get = (key: string): unknown =>
-    exports !== null && (typeof exports === 'object' || typeof exports === 'function') ? (exports as Record<string, unknown>)[key] : undefined;
+    exports !== null && (typeof exports === 'object' || typeof exports === 'function') && Object.hasOwn(exports, key)
+      ? (exports as Record<string, unknown>)[key]
+      : undefined;
   if (exportName !== undefined) {
     const named = get(exportName);
     if (typeof named === 'function') return { ok: true, handler: named as ToolHandler };

@@ -100,7 +100,11 @@ export function createPluginHost(options: PluginHostOptions): PluginHost {
       registry.installPluginTools(plugin.built);
       installed.set(name, plugin);
     }
-    for (const [entry, folder] of inFolderOrder()) report(entry, folder);
+    for (const [entry, folder] of inFolderOrder()) {
+      // Tools of an inactive plugin: TOOL_NOT_FOUND names the plugin and its unmet requirement.
+      if (folder.good) registry.setInactive?.(folder.good.name, folder.good.tools.map((t) => t.name), resolution.get(entry)?.[0]?.message);
+      report(entry, folder);
+    }
   }
 
   function statusOf(entry: string, folder: Folder): PluginStatus {

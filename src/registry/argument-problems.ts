@@ -117,11 +117,10 @@ export function toProblems(errors: readonly ErrorObject[] | null | undefined, su
   return problems;
 }
 
-/** One paragraph listing every problem, for error messages and for a model to read back. */
+/** One line listing every problem (SPEC §5: errors are one line each), for people and for a model to read back. */
 export function formatProblems(tool: string, problems: readonly ArgumentProblem[], what = 'arguments'): string {
-  const lines = problems.map((p) => `- ${p.message}`);
   const count = problems.length === 1 ? '1 problem' : `${problems.length} problems`;
-  return `Invalid ${what} for tool '${tool}' (${count}):\n${lines.join('\n')}`;
+  return `Invalid ${what} for tool '${tool}' (${count}): ${problems.map((p) => p.message).join('; ')}`;
 }
 
 /** The ToolchainError for failed arguments (VALIDATION_FAILED) or results (RESULT_INVALID). */

@@ -44,6 +44,7 @@ export function createRegistry(options: RegistryOptions = {}): Registry {
   /** The tools of each BuiltPlugin this registry made: only those may be installed (they carry its settings). */
   const ours = new WeakMap<BuiltPlugin, ReadonlyMap<string, BuiltTool>>();
   const former = new Map<string, string>();
+  const inactive = new Map<string, { readonly plugin: string; readonly reason: string }>();
   const listeners = new Set<(tools: ToolSet) => void>();
   let version = 0;
   let snapshot: ToolSet | undefined;
@@ -54,6 +55,7 @@ export function createRegistry(options: RegistryOptions = {}): Registry {
       codeTools: [...codeTools.values()].map((b) => b.tool),
       pluginTools: [...plugins.values()].map((p) => [...p.tools.values()].map((b) => b.tool)),
       former: new Map(former),
+      inactive: new Map(inactive),
       warnings: [...codeTools.values(), ...[...plugins.values()].flatMap((p) => [...p.tools.values()])].flatMap((b) => b.warnings),
     });
     return snapshot;
@@ -185,6 +187,17 @@ export function createRegistry(options: RegistryOptions = {}): Registry {
     },
 
     current,
+
+    setInactive(plugin, tools, reason) {
+      for (const [name, entry] of [...inactive]) if (entry.plugin === plugin) inactive.delete(name);
+      if (reason !== undefined) {
+        for (const tool of tools) {
+          inactive.set(tool, { plugin, reason });
+          inactive.set(`${plugin}/${tool}`, { plugin, reason });
+        }
+      }
+      snapshot = undefined;
+    },
 
     onChange(listener) {
       listeners.add(listener);

@@ -1,5 +1,5 @@
 import type { Diagnostic } from '../common/errors.js';
-import type { Tool, ToolSet } from './types.js';
+import type { InactiveProvider, Tool, ToolSet } from './types.js';
 
 // One immutable view of every tool. Names resolve in a fixed order: tools from code first (the
 // program has the last word), then plugins in the order they were first registered. A bare name
@@ -14,6 +14,8 @@ export interface ToolSetParts {
   /** Bare and qualified names of tools that are gone → the plugin that provided them. */
   readonly former: ReadonlyMap<string, string>;
   readonly warnings: readonly Diagnostic[];
+  /** Bare and qualified names of tools of inactive plugins → the plugin and why. */
+  readonly inactive?: ReadonlyMap<string, InactiveProvider>;
 }
 
 export function createToolSet(parts: ToolSetParts): ToolSet {
@@ -53,5 +55,6 @@ export function createToolSet(parts: ToolSetParts): ToolSet {
     names: () => byName.keys(),
     tools: () => all,
     formerProvider: (name: string) => (byName.has(name) ? undefined : former.get(name)),
+    inactiveProvider: (name: string) => (byName.has(name) ? undefined : parts.inactive?.get(name)),
   });
 }

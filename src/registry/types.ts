@@ -78,6 +78,13 @@ export interface Tool {
   invoke(args: Record<string, unknown>, ctx: ToolContext): Promise<unknown>;
 }
 
+/** A plugin that is loaded but inactive, for TOOL_NOT_FOUND messages about its tools. */
+export interface InactiveProvider {
+  readonly plugin: string;
+  /** Why, in one sentence: the unmet requirement or the cycle. */
+  readonly reason: string;
+}
+
 /** Names the compiler checks `tool:` against. */
 export interface ToolCatalogue {
   has(name: string): boolean;
@@ -92,6 +99,8 @@ export interface ToolSet extends ToolCatalogue {
   get(name: string): Tool | undefined;
   /** The plugin that provided a tool that is gone now, for TOOL_NOT_FOUND messages. */
   formerProvider(name: string): string | undefined;
+  /** The inactive plugin that has a tool of this name, and why it is inactive (an unmet `requires`). */
+  inactiveProvider?(name: string): InactiveProvider | undefined;
   /** Every tool once, code tools first, then plugins in the order they were first registered. */
   tools(): readonly Tool[];
   /** Warnings about the set as a whole, e.g. a bare name two plugins provide (NAME_COLLISION). */
@@ -191,6 +200,11 @@ export interface Registry {
   current(): ToolSet;
   /** Called after every change with the new snapshot; returns an unsubscribe function. */
   onChange(listener: (tools: ToolSet) => void): () => void;
+  /**
+   * Remember that `plugin`, with these tool names, is loaded but inactive and why (`reason`
+   * undefined: it is not inactive any more), so that TOOL_NOT_FOUND can say so.
+   */
+  setInactive?(plugin: string, tools: readonly string[], reason: string | undefined): void;
 }
 
 export interface PluginToolsResult {

@@ -11,7 +11,9 @@ export function unknownKey(e: ErrorObject, where: string): { pointer: string; me
   const suggestion = didYouMean(key, allowed);
   return {
     pointer: childPointer(e.instancePath, key),
-    message: `unknown key '${key}' in ${where}${suggestionSuffix(suggestion)}; allowed: ${allowed.join(', ')}`,
+    message: key === '<<'
+      ? `unknown key '<<' in ${where}: YAML merge keys are not supported (files are YAML 1.2, where '<<' is an ordinary key); write the keys out`
+      : `unknown key '${key}' in ${where}${suggestionSuffix(suggestion)}; allowed: ${allowed.join(', ')}`,
     ...(suggestion ? { suggestion } : {}),
   };
 }

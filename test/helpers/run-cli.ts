@@ -22,6 +22,8 @@ export function runCli(args: readonly string[], options: { cwd?: string; input?:
         resolve({ code, stdout, stderr });
       },
     );
+    // A CLI that stops reading early (an input cap) closes the pipe: that is its answer, not an error.
+    child.stdin?.on('error', () => undefined);
     if (options.input !== undefined) child.stdin?.end(options.input);
     else child.stdin?.end();
   });

@@ -1,112 +1,73 @@
-// A small glob matcher for list_files (Node 20 has no fs.glob): patterns are relative to the
-// files root and use forward slashes.
+import picomatch from 'picomatch';
+import { toolError } from './tool-context.js';
+
+// Globs for list_files, matched by picomatch: patterns are relative to the files root and use
+// forward slashes.
 //   *      any characters within one path segment
 //   **     as a whole segment: any number of segments, none included (`**/*.md` matches `a.md`)
 //   ?      one character other than /
 //   [abc]  [a-z]  [!abc]   one character from (or, with !, not from) a set
 //   {a,b}  either alternative (may nest, may hold wildcards)
-// Everything else is literal. Dot files match only when the pattern segment starts with a dot,
-// unless `dot` is set.
+// Dot files match only when the pattern segment starts with a dot, unless `dot` is set.
+//
+// picomatch turns a glob into a JavaScript regular expression, and those backtrack: each `*` in a
+// segment multiplies the work on a name that almost matches (`*a*a*a*a*a*a*a*a*b` against a
+// 60-character `aaa…` took 119 s). So patterns are held to limits that keep the worst case of
+// one match in the tens of milliseconds: at most 1000 characters, at most 3 `*` in one segment
+// (counted in the text, braces included, so alternatives cannot multiply them), at most 8 `**`
+// segments, and no extglobs (`+(a|aa)` nests quantifiers, which backtracks exponentially). A
+// leading `!` is an ordinary character, as it always was here.
+
+export const MAX_PATTERN_CHARS = 1000;
+export const MAX_STARS_PER_SEGMENT = 3;
+export const MAX_GLOBSTARS = 8;
 
 export interface GlobOptions {
   readonly dot?: boolean;
 }
 
-const MAX_ALTERNATIVES = 256;
-
-export function globToRegExp(pattern: string, options: GlobOptions = {}): RegExp {
-  const sources = expandBraces(pattern).map((p) => segmentsSource(p, options.dot ?? false));
-  return new RegExp(`^(?:${sources.join('|')})$`, 'u');
-}
-
-/** The static directory a pattern starts with ('' when it starts with a wildcard): where a walk can begin. */
-export function staticBase(pattern: string): string {
-  const segments = pattern.split('/');
-  const fixed: string[] = [];
-  for (const s of segments.slice(0, -1)) {
-    if (/[*?[\]{}]/.test(s)) break;
-    fixed.push(s);
+/** Throws BAD_PATTERN when a pattern is past the complexity limits above. */
+export function checkComplexity(pattern: string): void {
+  if (pattern.length > MAX_PATTERN_CHARS) {
+    throw toolError('BAD_PATTERN', `a pattern has ${pattern.length} characters; at most ${MAX_PATTERN_CHARS} are accepted`);
   }
-  return fixed.join('/');
-}
-
-function segmentsSource(pattern: string, dot: boolean): string {
-  const segments = pattern.split('/').filter((s, i, all) => s !== '' || i === all.length - 1);
-  let out = '';
-  segments.forEach((segment, i) => {
-    const last = i === segments.length - 1;
+  let globstars = 0;
+  for (const segment of pattern.split('/')) {
     if (segment === '**') {
-      // Zero or more whole segments, each followed by a slash (or the end, for a trailing **).
-      const one = dot ? '[^/]+' : '(?!\\.)[^/]+';
-      out += last ? `(?:${one}(?:/${one})*)?` : `(?:${one}/)*`;
-      return;
+      globstars += 1;
+      continue;
     }
-    out += segmentSource(segment, dot) + (last ? '' : '/');
-  });
-  return out;
-}
-
-function segmentSource(segment: string, dot: boolean): string {
-  let out = !dot && !segment.startsWith('.') ? '(?!\\.)' : '';
-  for (let i = 0; i < segment.length; i++) {
-    const ch = segment[i] as string;
-    if (ch === '*') {
-      while (segment[i + 1] === '*') i += 1;
-      out += '[^/]*';
-    } else if (ch === '?') out += '[^/]';
-    else if (ch === '[') {
-      const close = segment.indexOf(']', i + 2);
-      if (close < 0) {
-        out += '\\[';
-        continue;
-      }
-      let body = segment.slice(i + 1, close);
-      const negate = body.startsWith('!') || body.startsWith('^');
-      if (negate) body = body.slice(1);
-      out += `[${negate ? '^/' : ''}${body.replace(/[\\\]^[]/g, (c) => (c === '-' ? c : `\\${c}`))}]`;
-      i = close;
-    } else out += escapeRegExp(ch);
-  }
-  return out;
-}
-
-/** `a{b,c{d,e}}f` → [abf, acdf, acef]; a brace without a matching close is literal. */
-export function expandBraces(pattern: string): string[] {
-  const open = pattern.indexOf('{');
-  if (open < 0) return [pattern];
-  let depth = 0;
-  const commas: number[] = [];
-  let close = -1;
-  for (let i = open; i < pattern.length; i++) {
-    const ch = pattern[i];
-    if (ch === '{') depth += 1;
-    else if (ch === '}') {
-      depth -= 1;
-      if (depth === 0) {
-        close = i;
-        break;
-      }
-    } else if (ch === ',' && depth === 1) commas.push(i);
-  }
-  if (close < 0 || commas.length === 0) {
-    // Literal braces: keep them and expand whatever follows.
-    const end = close < 0 ? open + 1 : close + 1;
-    return expandBraces(pattern.slice(end)).map((rest) => pattern.slice(0, end) + rest);
-  }
-  const head = pattern.slice(0, open);
-  const tail = pattern.slice(close + 1);
-  const bounds = [open, ...commas, close];
-  const out: string[] = [];
-  for (let k = 0; k < bounds.length - 1; k++) {
-    const alternative = pattern.slice((bounds[k] as number) + 1, bounds[k + 1]);
-    for (const expanded of expandBraces(head + alternative + tail)) {
-      out.push(expanded);
-      if (out.length > MAX_ALTERNATIVES) throw Object.assign(new Error(`"${pattern}" expands to more than ${MAX_ALTERNATIVES} patterns`), { code: 'BAD_PATTERN' });
+    const stars = segment.split('*').length - 1;
+    if (stars > MAX_STARS_PER_SEGMENT) {
+      throw toolError(
+        'BAD_PATTERN',
+        `pattern segment "${shorten(segment)}" has ${stars} '*'; at most ${MAX_STARS_PER_SEGMENT} per segment are accepted (more make matching take exponentially long)`,
+      );
     }
   }
-  return out;
+  if (globstars > MAX_GLOBSTARS) {
+    throw toolError('BAD_PATTERN', `pattern "${shorten(pattern)}" has ${globstars} '**' segments; at most ${MAX_GLOBSTARS} are accepted`);
+  }
 }
 
-function escapeRegExp(ch: string): string {
-  return /[\\^$.*+?()[\]{}|/]/.test(ch) ? `\\${ch}` : ch;
+/** A matcher for relative paths with forward slashes. Call checkComplexity first. */
+export function compileGlob(pattern: string, options: GlobOptions = {}): (path: string) => boolean {
+  try {
+    return picomatch(pattern, { dot: options.dot ?? false, noextglob: true, nonegate: true, maxLength: MAX_PATTERN_CHARS });
+  } catch (error) {
+    throw toolError('BAD_PATTERN', `pattern "${shorten(pattern)}" is not a glob: ${(error as Error).message}`);
+  }
+}
+
+/** The static folder a pattern starts with ('' when it starts with a wildcard): where a walk can begin. */
+export function staticBase(pattern: string): string {
+  const scan = picomatch.scan(pattern);
+  if (scan.isGlob) return scan.base;
+  // A plain path names a file: walk its folder.
+  const slash = scan.base.lastIndexOf('/');
+  return slash < 0 ? '' : scan.base.slice(0, slash);
+}
+
+function shorten(s: string): string {
+  return s.length > 60 ? `${s.slice(0, 57)}...` : s;
 }

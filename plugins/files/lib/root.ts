@@ -66,7 +66,7 @@ function escape(path: string, link = false): Error {
 }
 
 /** The real path of the deepest existing ancestor of `path`, and the names below it that do not exist. */
-async function realExisting(path: string): Promise<{ real: string; missing: string[] }> {
+export async function realExisting(path: string): Promise<{ real: string; missing: string[] }> {
   const missing: string[] = [];
   let current = path;
   for (;;) {

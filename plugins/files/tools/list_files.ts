@@ -1,11 +1,11 @@
 import { type Dirent, promises as fs } from 'node:fs';
 import { join } from 'node:path';
-import { expandBraces, globToRegExp, staticBase } from '../lib/glob.js';
+import { checkComplexity, compileGlob, staticBase } from '../lib/glob.js';
 import { filesRoot, isInside, resolveInRoot } from '../lib/root.js';
 import { type ToolContext, toolError } from '../lib/tool-context.js';
 
 // list_files: the files under the files root that match glob patterns (see lib/glob.ts for the
-// syntax), sorted by path, with sizes and the totals a report needs. Directories are walked
+// syntax and the complexity limits), sorted by path, with sizes and the totals a report needs. Directories are walked
 // without following symbolic links; a linked file is listed when its target is a file inside
 // the root. An `ignore` pattern ending in `/**` prunes whole directories (node_modules by default).
 
@@ -41,10 +41,10 @@ export default async function listFiles(args: Args, ctx?: ToolContext): Promise<
   if (patterns.length === 0) throw toolError('BAD_PATTERN', 'give at least one pattern, e.g. "**/*.md"');
   for (const p of [...patterns, ...ignore]) checkPattern(p);
   const root = await filesRoot(ctx);
-  const wanted = patterns.map((p) => globToRegExp(normalise(p), { dot }));
-  const prune = ignore.filter((p) => p.endsWith('/**')).map((p) => globToRegExp(normalise(p.slice(0, -3)), { dot: true }));
-  const skip = ignore.filter((p) => !p.endsWith('/**')).map((p) => globToRegExp(normalise(p), { dot: true }));
-  const matches = (rel: string): boolean => wanted.some((re) => re.test(rel)) && !skip.some((re) => re.test(rel));
+  const wanted = patterns.map((p) => compileGlob(normalise(p), { dot }));
+  const prune = ignore.filter((p) => p.endsWith('/**')).map((p) => compileGlob(normalise(p.slice(0, -3)), { dot: true }));
+  const skip = ignore.filter((p) => !p.endsWith('/**')).map((p) => compileGlob(normalise(p), { dot: true }));
+  const matches = (rel: string): boolean => wanted.some((m) => m(rel)) && !skip.some((m) => m(rel));
 
   const found: FileEntry[] = [];
   let visited = 0;
@@ -68,7 +68,7 @@ export default async function listFiles(args: Args, ctx?: ToolContext): Promise<
       const childRel = rel ? `${rel}/${entry.name}` : entry.name;
       const childAbs = join(dir, entry.name);
       if (entry.isDirectory()) {
-        if (!prune.some((re) => re.test(childRel))) await walk(childAbs, childRel);
+        if (!prune.some((m) => m(childRel))) await walk(childAbs, childRel);
         continue;
       }
       if (!matches(childRel)) continue;
@@ -100,11 +100,12 @@ function checkPattern(pattern: string): void {
   if (pattern.startsWith('/') || /^[A-Za-z]:/.test(pattern) || pattern.split('/').includes('..')) {
     throw toolError('PATH_ESCAPE', `pattern "${pattern}" reaches outside the files root; patterns are relative to it, without ".."`);
   }
+  checkComplexity(pattern);
 }
 
 /** Where to start walking: the static prefix of each pattern, or the root when any starts with a wildcard. */
 function bases(patterns: readonly string[]): string[] {
-  const all = patterns.flatMap((p) => expandBraces(normalise(p))).map(staticBase);
+  const all = patterns.map((p) => staticBase(normalise(p)));
   if (all.includes('')) return ['.'];
   return [...new Set(all)].filter((b, _, list) => !list.some((other) => other !== b && b.startsWith(`${other}/`)));
 }

@@ -1,5 +1,6 @@
 import { appendFile, mkdir, writeFile as fsWriteFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { refuseEngineFolders } from '../lib/engine-folders.js';
 import { fsCall } from '../lib/read-text.js';
 import { filesRoot, fsError, resolveInRoot } from '../lib/root.js';
 import { type ToolContext, toolError } from '../lib/tool-context.js';
@@ -8,6 +9,8 @@ import { type ToolContext, toolError } from '../lib/tool-context.js';
 // mode `overwrite` replaces, `append` adds, `create` refuses an existing file (ALREADY_EXISTS).
 // Missing parent folders are created when make_dirs is true; they are inside the root by
 // construction, since the path was checked first.
+// The engine's own folders (plugins, chains, caches, any .toolchain or node_modules folder) are
+// refused with PROTECTED_PATH whatever the root: see lib/engine-folders.ts.
 
 interface Args {
   readonly path: string;
@@ -26,6 +29,7 @@ export default async function writeFile(args: Args, ctx?: ToolContext): Promise<
   const root = await filesRoot(ctx);
   const where = await resolveInRoot(root, args.path);
   if (where.relative === '.') throw toolError('NOT_A_FILE', 'the files root itself is a folder, not a file');
+  await refuseEngineFolders(where, ctx);
   if (make_dirs) await fsCall(() => mkdir(dirname(where.absolute), { recursive: true }), where.relative);
   const options = { encoding: 'utf8' as const, ...(ctx ? { signal: ctx.signal } : {}) };
   try {

@@ -9,7 +9,17 @@ export interface ToolContext {
   log(message: string, fields?: Record<string, unknown>): void;
 }
 
+// Node's own errors carry codes too (ECONNRESET, ERR_…), so the tool's errors are remembered.
+const made = new WeakSet<Error>();
+
 /** An Error with a string `code`, which chains can name in `retry_on`. */
 export function toolError(code: string, message: string): Error & { code: string } {
-  return Object.assign(new Error(message), { code });
+  const error = Object.assign(new Error(message), { code });
+  made.add(error);
+  return error;
+}
+
+/** True for errors made by toolError, which go to the caller as they are. */
+export function isToolError(error: unknown): boolean {
+  return error instanceof Error && made.has(error);
 }

@@ -1,10 +1,19 @@
-import { type ToolContext, toolError } from '../lib/tool-context.js';
+import type { IncomingMessage } from 'node:http';
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import { ALLOW_VARIABLE, parseAllowList } from '../lib/address-policy.js';
+import { sendRequest } from '../lib/send-request.js';
+import { isToolError, type ToolContext, toolError } from '../lib/tool-context.js';
 
-// http_request: one HTTP(S) request with Node's fetch.
+// http_request: one HTTP(S) request, its redirects followed one hop at a time.
+// - Addresses: only public ones, unless TOOLCHAIN_HTTP_ALLOW lists them (lib/address-policy.ts);
+//   checked on the addresses DNS gives at connection time, for the first URL and every redirect
+//   (ADDRESS_REFUSED, not worth retrying). At most 10 redirects (TOO_MANY_REDIRECTS); a 303, or a
+//   301/302 after a POST, continues as a GET without body, as browsers do; credentials
+//   (authorization, cookie) are not sent on to another origin.
 // - Cancellation: the step's signal (its timeout, or the run being cancelled) and the tool's own
 //   timeout_ms both abort the request; running out of timeout_ms fails with TIMEOUT.
-// - The body is read as a stream and the request is aborted as soon as it passes max_bytes
-//   (RESPONSE_TOO_LARGE); a Content-Length over the limit fails before reading.
+// - The body is read as a stream (gzip, deflate and br decoded) and abandoned as soon as it passes
+//   max_bytes (RESPONSE_TOO_LARGE); a Content-Length over the limit fails before reading.
 // - With response_type auto, a JSON content type is parsed (BAD_RESPONSE when it does not parse)
 //   and anything else is text; `text` and `json` force one reading.
 // - Status 5xx, 408 and 429 fail with HTTP_ERROR, which is worth retrying (`retry_on: [HTTP_ERROR]`).
@@ -36,15 +45,19 @@ export interface HttpResponse {
   readonly elapsed_ms: number;
 }
 
+export const MAX_REDIRECTS = 10;
 const RETRYABLE = new Set([408, 429]);
+const REDIRECT = new Set([301, 302, 303, 307, 308]);
+const CREDENTIALS = ['authorization', 'cookie', 'proxy-authorization'];
 const JSON_TYPE = /\bjson\b|\+json\b/i;
 
 export default async function httpRequest(args: Args, ctx?: ToolContext): Promise<HttpResponse> {
   const { method = 'GET', headers = {}, timeout_ms = 10_000, max_bytes = 1024 * 1024, fail_on_4xx = false, response_type = 'auto' } = args;
-  const url = parseUrl(args.url);
-  let requestHeaders: Headers;
+  const first = parseUrl(args.url);
+  const allow = parseAllowList((ctx ? ctx.env : process.env)[ALLOW_VARIABLE]);
+  let requestHeaders: Record<string, string>;
   try {
-    requestHeaders = new Headers(headers);
+    requestHeaders = Object.fromEntries(new Headers(headers));
   } catch (error) {
     throw toolError('BAD_ARGUMENT', `headers are not valid: ${(error as Error).message}`);
   }
@@ -54,33 +67,53 @@ export default async function httpRequest(args: Args, ctx?: ToolContext): Promis
     if (typeof args.body === 'string') body = args.body;
     else {
       body = JSON.stringify(args.body);
-      if (!requestHeaders.has('content-type')) requestHeaders.set('content-type', 'application/json');
+      requestHeaders['content-type'] ??= 'application/json';
     }
   }
   const timeout = AbortSignal.timeout(timeout_ms);
   const signal = ctx ? AbortSignal.any([ctx.signal, timeout]) : timeout;
   const started = performance.now();
+  let url = first;
+  let verb = method;
   try {
-    const response = await fetch(url, { method, headers: requestHeaders, body, signal, redirect: 'follow' });
-    const declared = Number(response.headers.get('content-length'));
-    if (Number.isFinite(declared) && declared > max_bytes) {
-      await response.body?.cancel().catch(() => undefined);
+    let response: IncomingMessage;
+    for (let hop = 0; ; hop++) {
+      response = await sendRequest({ url, method: verb, headers: requestHeaders, ...(body !== undefined ? { body } : {}), signal, allow });
+      const location = response.headers.location;
+      if (!REDIRECT.has(response.statusCode ?? 0) || location === undefined) break;
+      response.resume(); // drain and free the socket
+      if (hop === MAX_REDIRECTS) throw toolError('TOO_MANY_REDIRECTS', `${method} ${first.href} redirected more than ${MAX_REDIRECTS} times`);
+      const next = parseUrl(location, url);
+      if (next.origin !== url.origin) for (const h of CREDENTIALS) delete requestHeaders[h];
+      if (response.statusCode === 303 || ((response.statusCode === 301 || response.statusCode === 302) && verb === 'POST')) {
+        if (verb !== 'HEAD') verb = 'GET';
+        body = undefined;
+        delete requestHeaders['content-type'];
+      }
+      url = next;
+    }
+    const status = response.statusCode ?? 0;
+    const statusText = response.statusMessage ?? '';
+    const responseHeaders = headersOf(response);
+    const declared = Number(response.headers['content-length']);
+    if (Number.isFinite(declared) && declared > max_bytes && !response.headers['content-encoding']) {
+      response.destroy();
       throw tooLarge(declared, max_bytes);
     }
-    const bytes = await readLimited(response, max_bytes);
+    const bytes = await readLimited(response, max_bytes, signal);
     const text = new TextDecoder().decode(bytes);
-    if (response.status >= 500 || RETRYABLE.has(response.status)) {
-      throw toolError('HTTP_ERROR', `${method} ${url.href} answered ${response.status} ${response.statusText}${snippet(text)}`);
+    if (status >= 500 || RETRYABLE.has(status)) {
+      throw toolError('HTTP_ERROR', `${verb} ${url.href} answered ${status} ${statusText}${snippet(text)}`);
     }
-    if (fail_on_4xx && response.status >= 400) {
-      throw toolError('HTTP_CLIENT_ERROR', `${method} ${url.href} answered ${response.status} ${response.statusText}${snippet(text)}`);
+    if (fail_on_4xx && status >= 400) {
+      throw toolError('HTTP_CLIENT_ERROR', `${verb} ${url.href} answered ${status} ${statusText}${snippet(text)}`);
     }
-    const json = response_type === 'json' || (response_type === 'auto' && JSON_TYPE.test(response.headers.get('content-type') ?? '') && text.trim() !== '');
+    const json = response_type === 'json' || (response_type === 'auto' && JSON_TYPE.test(responseHeaders['content-type'] ?? '') && text.trim() !== '');
     return {
-      url: response.url || url.href,
-      status: response.status,
-      status_text: response.statusText,
-      headers: Object.fromEntries(response.headers),
+      url: url.href,
+      status,
+      status_text: statusText,
+      headers: responseHeaders,
       body: json ? parseJson(text) : text,
       bytes: bytes.length,
       elapsed_ms: Math.round(performance.now() - started),
@@ -88,16 +121,16 @@ export default async function httpRequest(args: Args, ctx?: ToolContext): Promis
   } catch (error) {
     if (isToolError(error)) throw error;
     if (ctx?.signal.aborted) throw ctx.signal.reason ?? error;
-    if (timeout.aborted) throw toolError('TIMEOUT', `${method} ${url.href} did not finish within ${timeout_ms} ms`);
-    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    throw toolError('NETWORK_ERROR', `${method} ${url.href} failed: ${cause?.code ?? cause?.message ?? (error as Error).message}`);
+    if (timeout.aborted) throw toolError('TIMEOUT', `${verb} ${url.href} did not finish within ${timeout_ms} ms`);
+    const e = error as { code?: string; message?: string };
+    throw toolError('NETWORK_ERROR', `${verb} ${url.href} failed: ${e.code ?? e.message ?? String(error)}`);
   }
 }
 
-function parseUrl(raw: string): URL {
+function parseUrl(raw: string, base?: URL): URL {
   let url: URL;
   try {
-    url = new URL(raw);
+    url = new URL(raw, base);
   } catch {
     throw toolError('BAD_URL', `"${raw}" is not an absolute URL such as https://example.com/page`);
   }
@@ -107,21 +140,49 @@ function parseUrl(raw: string): URL {
   return url;
 }
 
-/** The body's bytes, cancelling the stream as soon as it passes the limit. */
-async function readLimited(response: Response, limit: number): Promise<Uint8Array> {
-  if (!response.body) return new Uint8Array();
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > limit) {
-      await reader.cancel().catch(() => undefined);
-      throw tooLarge(total, limit, true);
+/** Names in lower case; repeated headers joined as fetch's Headers joins them. */
+function headersOf(response: IncomingMessage): Record<string, string> {
+  const h = new Headers();
+  const raw = response.rawHeaders;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    try {
+      h.append(raw[i]!, raw[i + 1]!);
+    } catch {
+      // a header value fetch would refuse: left out
     }
-    chunks.push(value);
+  }
+  return Object.fromEntries(h);
+}
+
+/** The decoded body's bytes, abandoning the response as soon as they pass the limit. */
+async function readLimited(response: IncomingMessage, limit: number, signal: AbortSignal): Promise<Uint8Array> {
+  const encoding = String(response.headers['content-encoding'] ?? '').trim().toLowerCase();
+  const decoder = encoding === 'gzip' || encoding === 'x-gzip' ? createGunzip() : encoding === 'deflate' ? createInflate() : encoding === 'br' ? createBrotliDecompress() : undefined;
+  const stream: NodeJS.ReadableStream = decoder ? response.pipe(decoder) : response;
+  const stop = (): void => {
+    response.destroy();
+    decoder?.destroy();
+  };
+  signal.addEventListener('abort', stop, { once: true });
+  const chunks: Buffer[] = [];
+  let total = 0;
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      total += chunk.byteLength;
+      if (total > limit) {
+        stop();
+        throw tooLarge(total, limit, true);
+      }
+      chunks.push(chunk);
+    }
+  } catch (error) {
+    if (isToolError(error)) throw error;
+    if ((error as { code?: string }).code?.startsWith('Z_')) {
+      throw toolError('BAD_RESPONSE', `the response body does not decode as ${encoding}: ${(error as Error).message}`);
+    }
+    throw error;
+  } finally {
+    signal.removeEventListener('abort', stop);
   }
   return Buffer.concat(chunks);
 }
@@ -142,8 +203,4 @@ function parseJson(text: string): unknown {
 function snippet(text: string): string {
   const t = text.trim().replace(/\s+/g, ' ');
   return t === '' ? '' : `: ${t.length > 200 ? `${t.slice(0, 197)}...` : t}`;
-}
-
-function isToolError(error: unknown): boolean {
-  return error instanceof Error && !(error instanceof TypeError) && typeof (error as { code?: unknown }).code === 'string';
 }

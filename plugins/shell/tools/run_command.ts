@@ -9,6 +9,8 @@ import { type ToolContext, toolError } from '../lib/tool-context.js';
 //   rules (PATH_ESCAPE outside it).
 // - The child's environment is PATH, HOME and LANG as the engine sees them (the manifest's
 //   `env`), plus `env` from the call: nothing else of the engine's environment leaks into it.
+// - The program runs in its own process group (POSIX); when it exits, anything it left running
+//   in the background is stopped too (a program that calls setsid() leaves the group and is not).
 // - At timeout_ms the process gets SIGTERM, then SIGKILL two seconds later; the result says
 //   timed_out. When stdout and stderr together pass max_output_bytes the process is killed the
 //   same way and output_truncated is set. Cancelling the step kills it too.
@@ -114,9 +116,14 @@ export default async function runCommand(args: Args, ctx?: ToolContext): Promise
       else if (error.code === 'EACCES') reject(toolError('ACCESS_DENIED', `cannot run "${command}": permission denied`));
       else reject(toolError(error.code ?? 'COMMAND_FAILED', `cannot run "${command}": ${error.message}`));
     });
-    // A grandchild that outlives the program would hold the pipes open and delay 'close' forever.
+    // When the program ends, whatever it started in the background ends with it: its process
+    // group gets SIGTERM, then SIGKILL (a leftover would otherwise outlive the run and hold the
+    // pipes open, delaying 'close' for ever). A process group's id is not reused while any member
+    // lives, so signalling it after the leader exited cannot hit a stranger.
     child.once('exit', () => {
+      if (group) signalAll('SIGTERM');
       setTimeout(() => {
+        if (group) signalAll('SIGKILL');
         child.stdout.destroy();
         child.stderr.destroy();
       }, 500).unref();

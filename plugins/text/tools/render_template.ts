@@ -1,3 +1,4 @@
+import { scanPlaceholders } from '../lib/scan-placeholders.js';
 import { toolError } from '../lib/tool-context.js';
 
 // render_template: fills `{{ name }}` placeholders from `values`.
@@ -8,6 +9,9 @@ import { toolError } from '../lib/tool-context.js';
 // - Strings render as they are, numbers and booleans as text, objects and arrays as JSON.
 // - A missing value fails with MISSING_VALUE, naming it, unless `strict` is false (then it
 //   renders as nothing).
+// - Limits: a template of at most 1,000,000 characters (TEMPLATE_TOO_LARGE) and a result of at
+//   most 10,000,000 (OUTPUT_TOO_LARGE: a placeholder repeated over a large value multiplies it).
+//   Placeholders are found by a linear scan (lib/scan-placeholders.ts), never a backtracking pattern.
 // In a chain, a template written in `input_map` is first filled by the engine (`{{ $.path }}`),
 // so this tool's own `{{ name }}` syntax is for templates that arrive as data: a chain input,
 // a file, another tool's output.
@@ -18,7 +22,9 @@ interface Args {
   readonly strict?: boolean;
 }
 
-const PLACEHOLDER = /\{\{\s*([^{}|]*?)\s*((?:\|\s*[A-Za-z]+\s*)*)\}\}/g;
+export const MAX_TEMPLATE_CHARS = 1_000_000;
+export const MAX_OUTPUT_CHARS = 10_000_000;
+const FILTER_NAME = /^[A-Za-z]+$/;
 const NAME = /^[\p{L}\p{N}_$-]+(?:\.[\p{L}\p{N}_$-]+)*$/u;
 const FORBIDDEN = new Set(['__proto__', 'constructor', 'prototype']);
 const FILTERS: Record<string, (value: unknown) => unknown> = {
@@ -32,26 +38,47 @@ const FILTERS: Record<string, (value: unknown) => unknown> = {
 export default async function renderTemplate(args: Args): Promise<{ text: string }> {
   const { template, values = {}, strict = true } = args;
   if (typeof template !== 'string') throw toolError('BAD_ARGUMENT', 'template must be a string');
+  if (template.length > MAX_TEMPLATE_CHARS) {
+    throw toolError('TEMPLATE_TOO_LARGE', `the template has ${template.length} characters; at most ${MAX_TEMPLATE_CHARS} are rendered`);
+  }
   const missing: string[] = [];
-  const out = template.replace(PLACEHOLDER, (_whole, rawName: string, rawFilters: string) => {
-    const name = rawName.trim();
-    if (!NAME.test(name)) throw toolError('BAD_TEMPLATE', `"{{ ${name} }}" is not a placeholder: use a name or a dotted path such as {{ city }} or {{ facts.population }}`);
-    const filters = rawFilters.split('|').map((f) => f.trim()).filter((f) => f !== '');
-    for (const f of filters) {
-      if (!FILTERS[f]) throw toolError('BAD_TEMPLATE', `unknown filter "${f}" in "{{ ${name} | ${f} }}"; filters are ${Object.keys(FILTERS).join(', ')}`);
+  let out = '';
+  for (const piece of scanPlaceholders(template)) {
+    out += piece.kind === 'text' ? piece.text : fill(piece.body, values, missing);
+    if (out.length > MAX_OUTPUT_CHARS) {
+      throw toolError('OUTPUT_TOO_LARGE', `the rendered text passes ${MAX_OUTPUT_CHARS} characters; render smaller values or split the template`);
     }
-    let value = lookup(values, name);
-    if (value === undefined || value === null) {
-      missing.push(name);
-      return '';
-    }
-    for (const f of filters) value = (FILTERS[f] as (v: unknown) => unknown)(value);
-    return text(value);
-  });
+  }
   if (strict && missing.length) {
-    throw toolError('MISSING_VALUE', `no value for ${missing.map((m) => `"${m}"`).join(', ')} in values (which has: ${Object.keys(values).join(', ') || 'nothing'}); pass it in values, or set strict: false`);
+    const names = [...new Set(missing)];
+    const listed = names.slice(0, 10).map((m) => `"${m}"`).join(', ') + (names.length > 10 ? ` and ${names.length - 10} more` : '');
+    throw toolError('MISSING_VALUE', `no value for ${listed} in values (which has: ${Object.keys(values).join(', ') || 'nothing'}); pass it in values, or set strict: false`);
   }
   return { text: out };
+}
+
+/** One placeholder's text: `name`, then filters each after a `|`. */
+function fill(body: string, values: Record<string, unknown>, missing: string[]): string {
+  const [rawName = '', ...rawFilters] = body.split('|');
+  const name = rawName.trim();
+  if (!NAME.test(name)) throw toolError('BAD_TEMPLATE', `"{{ ${shorten(body.trim())} }}" is not a placeholder: use a name or a dotted path such as {{ city }} or {{ facts.population }}`);
+  const filters = rawFilters.map((f) => f.trim());
+  for (const f of filters) {
+    if (!FILTER_NAME.test(f) || !Object.hasOwn(FILTERS, f)) {
+      throw toolError('BAD_TEMPLATE', `unknown filter "${shorten(f)}" in "{{ ${name} | ${shorten(f)} }}"; filters are ${Object.keys(FILTERS).join(', ')}`);
+    }
+  }
+  let value = lookup(values, name);
+  if (value === undefined || value === null) {
+    missing.push(name);
+    return '';
+  }
+  for (const f of filters) value = (FILTERS[f] as (v: unknown) => unknown)(value);
+  return text(value);
+}
+
+function shorten(s: string): string {
+  return s.length > 60 ? `${s.slice(0, 57)}...` : s;
 }
 
 function lookup(values: unknown, name: string): unknown {

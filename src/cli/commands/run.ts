@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import type { Readable } from 'node:stream';
@@ -6,6 +6,7 @@ import type { Command } from 'commander';
 import type { ChainPlan } from '../../compiler/plan.js';
 import { createEngine } from '../../engine.js';
 import { ToolchainError } from '../../common/errors.js';
+import { printable } from '../../common/printable.js';
 import type { RunEvent, RunResult } from '../../executor/index.js';
 import type { ApprovalRequest } from '../../registry/types.js';
 import { EXIT_OK, exitCodeFor, type CliIO } from '../io.js';
@@ -76,7 +77,7 @@ async function runCommand(ctx: CommandContext, chainName: string, flags: RunFlag
     else if (result.status === 'succeeded') io.stdout.write(`${JSON.stringify(result.outputs ?? null, null, 2)}\n`);
     if (result.status === 'succeeded') return EXIT_OK;
     const error = result.error!;
-    io.stderr.write(`error: ${error.code} ${error.message}${error.step !== undefined ? ` (step '${error.step}')` : ''}\n`);
+    io.stderr.write(`${printable(`error: ${error.code} ${error.message}${error.step !== undefined ? ` (step '${error.step}')` : ''}`)}\n`);
     return exitCodeFor(error.code);
   } finally {
     await engine.close();
@@ -89,7 +90,7 @@ async function runCommand(ctx: CommandContext, chainName: string, flags: RunFlag
 async function readInput(io: CliIO, flags: RunFlags, plan: ChainPlan | undefined): Promise<Record<string, unknown>> {
   const input: Record<string, unknown> = {};
   if (flags.inputFile !== undefined) {
-    const text = flags.inputFile === '-' ? await readAll(io.stdin) : await readFileText(resolve(io.cwd, flags.inputFile));
+    const text = flags.inputFile === '-' ? await readCapped(io.stdin, 'standard input') : await readFileText(resolve(io.cwd, flags.inputFile));
     Object.assign(input, parseObject(text, flags.inputFile === '-' ? 'standard input' : flags.inputFile));
   }
   if (flags.inputJson !== undefined) Object.assign(input, parseObject(flags.inputJson, '--input-json'));
@@ -112,18 +113,40 @@ function setKey(target: Record<string, unknown>, key: string, value: unknown): v
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
+/** Inputs are small; a FIFO, /dev/zero or an endless pipe must not grow the process without bound. */
+export const MAX_INPUT_BYTES = 16 * 1024 * 1024;
+
 async function readFileText(file: string): Promise<string> {
+  let stream: Readable;
   try {
-    return await readFile(file, 'utf8');
+    const handle = await open(file, 'r');
+    stream = handle.createReadStream();
   } catch (error) {
     throw new ToolchainError('USAGE', `cannot read --input-file ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
+  return readCapped(stream, file);
 }
 
-async function readAll(stream: Readable): Promise<string> {
-  let text = '';
-  for await (const chunk of stream) text += typeof chunk === 'string' ? chunk : (chunk as Buffer).toString('utf8');
-  return text;
+/** The stream's text, failing with INPUT_INVALID (and closing it) once it passes MAX_INPUT_BYTES. */
+async function readCapped(stream: Readable, where: string): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of stream) {
+      const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+      size += bytes.length;
+      if (size > MAX_INPUT_BYTES) {
+        throw new ToolchainError('INPUT_INVALID', `${where} holds more than ${MAX_INPUT_BYTES} bytes of input; inputs are read whole, so give a smaller file`);
+      }
+      chunks.push(bytes);
+    }
+  } catch (error) {
+    if (error instanceof ToolchainError) throw error;
+    throw new ToolchainError('USAGE', `cannot read ${where}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  } finally {
+    if (stream !== process.stdin) stream.destroy();
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 function parseJson(text: string, where: string): unknown {

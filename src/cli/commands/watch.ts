@@ -37,6 +37,8 @@ export function registerWatch(program: Command, ctx: CommandContext): void {
       const plugins = engine.plugins();
       say(`watching ${relativeTo(io.cwd, globals.plugins)} (${plugins.length} plugin${plugins.length === 1 ? '' : 's'}) and ${relativeTo(io.cwd, globals.chains)} (${engine.chains().length} chains); Ctrl-C stops`);
       problems(engine.diagnostics());
+      // Tool names two plugins share (NAME_COLLISION): which one the bare name means.
+      problems(engine.tools().warnings);
       await untilInterrupted();
       await engine.close();
       say('stopped');
