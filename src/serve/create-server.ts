@@ -1,5 +1,5 @@
 import fastifyStatic from '@fastify/static';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
 import { approvedBy } from '../cli/shared-options.js';
 import type { Engine } from '../engine.js';
@@ -69,7 +69,8 @@ export async function createServer(engine: Engine, options: ServerOptions = {}):
 
   const app: FastifyInstance = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
-    disableRequestLogging: true,
+    // Run events are logged; one line per HTTP request would double every run's lines.
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: 1024 * 1024,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
