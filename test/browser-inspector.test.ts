@@ -48,7 +48,7 @@ describe('run inspector', () => {
   it('shows a slow step turn from running to succeeded without a reload', async () => {
     const id = await start('slow', { ms: 1500 });
     const page = await openPage(`#/runs/${id}`);
-    await page.evaluate(() => ((window as { marker?: number }).marker = 42));
+    await page.evaluate(() => ((globalThis as { marker?: number }).marker = 42));
     await page.locator('g.node[data-step="wait"][data-status="running"]').waitFor({ timeout: 5000 });
     await page.locator('.bar.running').first().waitFor();
     await page.screenshot({ path: join(ARTIFACTS, 'run-running.png') });
@@ -56,7 +56,7 @@ describe('run inspector', () => {
     await page.locator('g.node[data-step="after"][data-status="succeeded"]').waitFor();
     await page.locator('section.run[data-status="succeeded"]').waitFor();
     // The same document all along: no reload happened.
-    expect(await page.evaluate(() => (window as { marker?: number }).marker)).toBe(42);
+    expect(await page.evaluate(() => (globalThis as { marker?: number }).marker)).toBe(42);
     await page.locator('g.node[data-step="wait"]').click();
     await expect.poll(() => page.locator('.step-detail pre.json').first().textContent()).toContain('"ms": 1500');
     await page.screenshot({ path: join(ARTIFACTS, 'run-succeeded.png') });
