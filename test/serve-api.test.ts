@@ -31,7 +31,7 @@ describe('catalogue routes', () => {
     const res = await inject('GET', '/api/chains');
     expect(res.statusCode).toBe(200);
     const names = (res.json() as { chains: { name: string }[] }).chains.map((c) => c.name);
-    expect(names).toEqual(['danger', 'failing', 'flaky', 'form', 'slow', 'three_noop']);
+    expect(names).toEqual(['danger', 'failing', 'flaky', 'form', 'nested', 'slow', 'three_noop']);
   });
 
   it('GET /api/chains/NAME gives the definition, inputs and the DAG', async () => {

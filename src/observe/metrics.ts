@@ -98,10 +98,13 @@ export function createRunMetrics(plans: PlanSource, registry: Registry = new Reg
         if (!c) return;
         c.succeeded.inc();
         c.duration?.observe(e.duration_ms / 1000);
-        if (e.fallback === 'tool') {
+        if (e.fallback === 'output') {
+          // The fixed output answers after the last call failed, without a step:retrying for it.
+          c.callError?.inc();
+        } else if (e.fallback === 'tool') {
           const fallbackTool = plans.chain(e.chain)?.steps[e.index]?.fallback?.tool;
           if (fallbackTool !== undefined) calls.labels(fallbackTool, 'ok').inc();
-        } else if (e.fallback !== 'output' && c.callOk) {
+        } else if (c.callOk) {
           c.callOk.inc();
           if (e.fallback === undefined) circuit.labels(c.tool).set(0);
         }

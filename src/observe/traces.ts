@@ -24,6 +24,8 @@ const ERROR = SpanStatusCode.ERROR;
 
 export function createRunTracer(plans: PlanSource, tracer: Tracer = trace.getTracer('toolchain')): RunTracer {
   const runs = new Map<string, TracedRun>();
+  /** Attempt spans that are a fallback call rather than an attempt of the step's own call. */
+  const fallbacks = new WeakSet<Span>();
 
   function startAttempt(run: TracedRun, chain: string, index: number, step: string, attempt: number, at: number, fallback?: string): void {
     const parent = trace.setSpan(context.active(), run.span);
@@ -38,6 +40,7 @@ export function createRunTracer(plans: PlanSource, tracer: Tracer = trace.getTra
       },
     }, parent);
     run.attempts.set(index, span);
+    if (fallback !== undefined) fallbacks.add(span);
   }
 
   function endAttempt(run: TracedRun, index: number, at: number, error?: { code: string; message: string }): void {
@@ -79,9 +82,15 @@ export function createRunTracer(plans: PlanSource, tracer: Tracer = trace.getTra
         endAttempt(run, e.index, e.timestamp, e.error);
         startAttempt(run, e.chain, e.index, e.step, e.attempt + 1, e.timestamp + e.delay_ms, e.fallback);
         return;
-      case 'step:succeeded':
-        endAttempt(run, e.index, e.timestamp);
+      case 'step:succeeded': {
+        const open = run.attempts.get(e.index);
+        // A fixed-output fallback answers without a step:retrying: the open attempt failed.
+        if (e.fallback !== undefined && open !== undefined && !fallbacks.has(open)) {
+          open.setAttribute('toolchain.fallback_used', e.fallback);
+          endAttempt(run, e.index, e.timestamp, { code: 'FAILED', message: `the attempt failed; the ${e.fallback} fallback answered` });
+        } else endAttempt(run, e.index, e.timestamp);
         return;
+      }
       case 'step:failed':
         endAttempt(run, e.index, e.timestamp, e.error);
         return;

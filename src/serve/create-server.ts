@@ -79,7 +79,17 @@ export async function createServer(engine: Engine, options: ServerOptions = {}):
   });
   installErrorHandlers(app);
   installAuth(app, options.token);
-  app.addHook('preClose', async () => stop());
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+    stop();
+  });
+  // A keep-alive connection whose request was in flight at shutdown is closed after its answer,
+  // or the server would wait for the client to hang up.
+  app.addHook('onSend', (_req, reply, payload, done) => {
+    if (closing) reply.header('connection', 'close');
+    done(null, payload);
+  });
 
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/metrics', async (_req, reply) => reply.header('content-type', observer.metricsContentType).send(await observer.metrics()));

@@ -49,7 +49,7 @@ async function serve(ctx: CommandContext, flags: ServeFlags): Promise<number> {
   const globals = ctx.globals();
   const port = whole('port', flags.port, 0, 65535);
   const graceMs = whole('grace', flags.grace, 0, 3600) * 1000;
-  const token = flags.token ?? io.env.TOOLCHAIN_TOKEN;
+  const token = flags.token ?? (io.env.TOOLCHAIN_TOKEN || undefined);
   if (token !== undefined && token.length < 8) throw new ToolchainError('USAGE', 'the token must be at least 8 characters long');
   const { createServer } = await import('../../serve/index.js');
   const { createObserver, createCliLogger } = await import('../../observe/index.js');
