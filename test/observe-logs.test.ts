@@ -20,7 +20,7 @@ function collector(isTTY = false): Writable & { lines: string[]; isTTY: boolean 
 }
 
 describe('logs', () => {
-  it('writes one JSON line per event and per ctx.log(), with the run id and step on each', async () => {
+  it('writes one JSON line per event (step starts at debug) and per ctx.log(), with the run id and step on each', async () => {
     const out = collector();
     let engine: Engine | undefined;
     const observer = createObserver({ chain: (n) => engine?.chain(n) }, { logger: pino({ level: 'info' }, out), metrics: false, traces: false });
@@ -32,11 +32,9 @@ describe('logs', () => {
       const ofRun = (id: string): Record<string, unknown>[] => lines.filter((l) => l.run_id === id);
       expect(ofRun(flaky.run_id).map((l) => `${String(l.event)}${l.step ? ` ${String(l.step)}` : ''}`)).toEqual([
         'run:started',
-        'step:started shaky',
         'step:retrying shaky',
         'step:retrying shaky',
         'step:succeeded shaky',
-        'step:started rescued',
         'step:retrying rescued',
         'step:succeeded rescued',
         'run:finished',
@@ -47,6 +45,13 @@ describe('logs', () => {
       expect(retry).toMatchObject({ level: 40, attempt: 1, error: { code: 'FLAKY' }, delay_ms: 20 });
       const tool = ofRun(form.run_id).find((l) => l.source === 'tool')!;
       expect(tool).toMatchObject({ msg: 'echoing', step: 'greet', attempt: 1, value: 'en: hello Ada x2false', level: 30 });
+      // At debug level every event has its line.
+      const debug = collector();
+      const verbose = createObserver(engine, { logger: pino({ level: 'debug' }, debug), metrics: false, traces: false });
+      const again = await engine.run('three_noop', {}, { onEvent: verbose.onEvent });
+      expect(debug.lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.run_id === again.run_id).map((l) => l.event)).toEqual([
+        'run:started', 'step:started', 'step:succeeded', 'step:started', 'step:succeeded', 'step:started', 'step:succeeded', 'run:finished',
+      ]);
     } finally {
       await engine.close();
     }
@@ -66,13 +71,20 @@ describe('logs', () => {
     }
   });
 
-  it('--verbose on a terminal is pretty; otherwise JSON', () => {
+  it('--verbose on a terminal is pretty; otherwise JSON, written once per event-loop turn', async () => {
     const tty = collector(true);
     createCliLogger({ stream: tty, verbose: true }).info({ event: 'step:started', run_id: 'r1', step: 'a' }, 'step:started');
-    expect(tty.lines.join('\n')).toMatch(/INFO.*step:started/);
+    expect(tty.lines.join('\n')).toMatch(/INFO.*step:started a/);
     expect(() => JSON.parse(tty.lines[0]!)).toThrow();
     const pipe = collector(false);
-    createCliLogger({ stream: pipe, verbose: true }).debug({ run_id: 'r1' }, 'hello');
-    expect(JSON.parse(pipe.lines[0]!)).toMatchObject({ level: 20, run_id: 'r1', msg: 'hello' });
+    const json = createCliLogger({ stream: pipe, verbose: true });
+    json.debug({ run_id: 'r1' }, 'hello');
+    json.info({ run_id: 'r1' }, 'again');
+    expect(pipe.lines).toEqual([]);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(pipe.lines.map((l) => JSON.parse(l) as unknown)).toEqual([
+      { level: 20, time: expect.any(Number), run_id: 'r1', msg: 'hello' },
+      { level: 30, time: expect.any(Number), run_id: 'r1', msg: 'again' },
+    ]);
   });
 });

@@ -108,6 +108,8 @@ describe('GET /metrics after known runs', () => {
     expect(sample(text, 'toolchain_tool_calls_total', { tool: 'boom', status: 'error' })).toBe(3);
     expect(sample(text, 'toolchain_step_duration_seconds_count', { chain: 'three_noop', tool: 'noop' })).toBe(12);
     expect(sample(text, 'toolchain_step_duration_seconds_bucket', { chain: 'three_noop', tool: 'noop', le: '+Inf' })).toBe(12);
+    expect(text).toContain('# TYPE toolchain_step_duration_seconds histogram');
+    expect(text).toContain('# TYPE toolchain_steps_total counter');
     expect(await server.metrics()).toBe(text);
   });
 });

@@ -1,7 +1,9 @@
 import { pino, type Logger } from 'pino';
 import { PinoPretty } from 'pino-pretty';
+import { createBatchedDestination } from './batched-destination.js';
 
-// The logger of `toolchain serve`: JSON lines (one per event) on the given stream; with
+// The logger of `toolchain serve`: JSON lines (one per event) on the given stream, written once
+// per event-loop turn (batched-destination.ts); with
 // `--verbose` on a terminal, pino-pretty's coloured lines instead, in this process (no worker
 // thread, which a bundled CLI could not start by module name).
 
@@ -15,7 +17,8 @@ export interface CliLoggerOptions {
 export function createCliLogger(options: CliLoggerOptions): Logger {
   const level = options.level ?? (options.verbose ? 'debug' : 'info');
   if (options.verbose && options.stream.isTTY) {
-    return pino({ level }, PinoPretty({ colorize: true, destination: options.stream, ignore: 'pid,hostname,event', translateTime: 'HH:MM:ss.l' }));
+    return pino({ level }, PinoPretty({ colorize: true, destination: options.stream, ignore: 'pid,hostname,event', translateTime: 'HH:MM:ss.l', messageFormat: '{if event}{event} {end}{if step}{step} {end}{msg}' }));
   }
-  return pino({ level, base: undefined }, options.stream);
+  const stream = options.stream;
+  return pino({ level, base: undefined }, createBatchedDestination((chunk) => void stream.write(chunk)));
 }

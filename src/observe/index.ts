@@ -4,3 +4,4 @@ export { createRunLogger, type RunLogger } from './logs.js';
 export { createRunTracer, type RunTracer } from './traces.js';
 export { createCliLogger, type CliLoggerOptions } from './cli-logger.js';
 export type { PlanSource } from './plan-source.js';
+export { createBatchedDestination, type BatchedDestination } from './batched-destination.js';

@@ -5,7 +5,10 @@ import type { LogEntry } from '../executor/types.js';
 // Structured logs (SPEC §8): one JSON line per run event, and one per `ctx.log()` call of a tool,
 // each with the run id and, for steps, the step and attempt. Outputs and inputs are not logged
 // (they can be large or secret); errors are, with their code. Levels: a failed step or run is
-// `error`, a retry `warn`, agent turns `debug`, everything else `info`.
+// `error`, a retry `warn`, a step's start and agent turns `debug`, everything else `info` — so at
+// info a step costs one line, written when it ends, with its duration and attempts.
+// Each run logs through a pino child that carries its run id and chain: pino serialises those
+// once per run instead of once per line.
 
 export interface RunLogger {
   onEvent(event: RunEvent): void;
@@ -14,35 +17,44 @@ export interface RunLogger {
 }
 
 export function createRunLogger(logger: Logger): RunLogger {
+  const runs = new Map<string, Logger>();
+  const of = (e: RunEvent): Logger => runs.get(e.run_id) ?? logger.child({ run_id: e.run_id, chain: e.chain });
+
   function onEvent(e: RunEvent): void {
     switch (e.type) {
-      case 'run:started':
-        logger.info({ event: e.type, run_id: e.run_id, chain: e.chain, parent: e.parent }, e.type);
+      case 'run:started': {
+        const child = logger.child({ run_id: e.run_id, chain: e.chain });
+        runs.set(e.run_id, child);
+        child.info({ event: e.type, parent: e.parent });
         return;
-      case 'run:finished':
-        if (e.status === 'failed') logger.error({ event: e.type, run_id: e.run_id, chain: e.chain, parent: e.parent, status: e.status, duration_ms: e.duration_ms, error: e.error }, e.type);
-        else logger.info({ event: e.type, run_id: e.run_id, chain: e.chain, parent: e.parent, status: e.status, duration_ms: e.duration_ms }, e.type);
+      }
+      case 'run:finished': {
+        const child = of(e);
+        runs.delete(e.run_id);
+        if (e.status === 'failed') child.error({ event: e.type, parent: e.parent, status: e.status, duration_ms: e.duration_ms, error: e.error });
+        else child.info({ event: e.type, parent: e.parent, status: e.status, duration_ms: e.duration_ms });
         return;
+      }
       case 'step:started':
-        logger.info({ event: e.type, run_id: e.run_id, chain: e.chain, step: e.step, attempt: e.attempt }, e.type);
+        of(e).debug({ event: e.type, step: e.step, attempt: e.attempt });
         return;
       case 'step:retrying':
-        logger.warn({ event: e.type, run_id: e.run_id, chain: e.chain, step: e.step, attempt: e.attempt, item: e.item, duration_ms: e.duration_ms, delay_ms: e.delay_ms, fallback: e.fallback, error: e.error }, e.type);
+        of(e).warn({ event: e.type, step: e.step, attempt: e.attempt, item: e.item, duration_ms: e.duration_ms, delay_ms: e.delay_ms, fallback: e.fallback, error: e.error });
         return;
       case 'step:succeeded':
-        logger.info({ event: e.type, run_id: e.run_id, chain: e.chain, step: e.step, attempt: e.attempt, attempts: e.attempts, duration_ms: e.duration_ms, fallback: e.fallback }, e.type);
+        of(e).info({ event: e.type, step: e.step, attempt: e.attempt, attempts: e.attempts, duration_ms: e.duration_ms, fallback: e.fallback });
         return;
       case 'step:failed':
-        logger.error({ event: e.type, run_id: e.run_id, chain: e.chain, step: e.step, attempt: e.attempt, attempts: e.attempts, duration_ms: e.duration_ms, error: e.error }, e.type);
+        of(e).error({ event: e.type, step: e.step, attempt: e.attempt, attempts: e.attempts, duration_ms: e.duration_ms, error: e.error });
         return;
       case 'step:skipped':
-        logger.info({ event: e.type, run_id: e.run_id, chain: e.chain, step: e.step, attempt: 0, reason: e.reason }, e.type);
+        of(e).info({ event: e.type, step: e.step, attempt: 0, reason: e.reason });
         return;
       case 'agent:turn':
-        logger.debug({ event: e.type, run_id: e.run_id, chain: e.chain, step: e.step, attempt: e.attempt, turn: e.turn, usage: e.usage }, e.type);
+        of(e).debug({ event: e.type, step: e.step, attempt: e.attempt, turn: e.turn, usage: e.usage });
         return;
       case 'agent:tool_call':
-        logger.debug({ event: e.type, run_id: e.run_id, chain: e.chain, step: e.step, attempt: e.attempt, tool: e.name, is_error: e.is_error, duration_ms: e.duration_ms }, e.type);
+        of(e).debug({ event: e.type, step: e.step, attempt: e.attempt, tool: e.name, is_error: e.is_error, duration_ms: e.duration_ms });
         return;
     }
   }

@@ -1,12 +1,14 @@
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Registry } from 'prom-client';
 import type { PlanStep } from '../compiler/plan.js';
 import type { RunEvent } from '../executor/events.js';
+import { CounterCells, type CounterCell } from './counter-cells.js';
+import { LabelledHistogram, type HistogramChild } from './histogram.js';
 import { NOT_CALLED, isCancellation, toolLabel, type PlanSource } from './plan-source.js';
 
 // SPEC §8 metrics, computed from run events by one consumer. Each engine or server has its own
 // prom-client Registry (never the global default), so embedded engines and tests do not collide.
-// The hot path does no label hashing: the labelled children of each (chain, step) are looked up
-// once per plan and kept.
+// The hot path does no label hashing: each (chain, step) gets its counter cells and histogram
+// series once per plan, and a step's end is a few additions (see counter-cells.ts, histogram.ts).
 
 /** Seconds; from 1 ms (tools that compute) to 5 min (tools that wait on the network or a model). */
 export const STEP_DURATION_BUCKETS: readonly number[] = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
@@ -21,12 +23,12 @@ export interface RunMetrics {
 
 interface StepChildren {
   readonly tool: string;
-  readonly succeeded: Counter.Internal;
-  readonly failed: Counter.Internal;
-  readonly skipped: Counter.Internal;
-  readonly duration: Histogram.Internal<'chain' | 'tool'> | undefined;
-  readonly callOk: Counter.Internal | undefined;
-  readonly callError: Counter.Internal | undefined;
+  readonly succeeded: CounterCell;
+  readonly failed: CounterCell;
+  readonly skipped: CounterCell;
+  readonly duration: HistogramChild;
+  readonly callOk: CounterCell | undefined;
+  readonly callError: CounterCell | undefined;
 }
 
 interface ChainChildren {
@@ -35,14 +37,29 @@ interface ChainChildren {
 }
 
 export function createRunMetrics(plans: PlanSource, registry: Registry = new Registry()): RunMetrics {
+  const stepCells = new CounterCells<'chain' | 'step' | 'tool' | 'status'>();
+  const callCells = new CounterCells<'tool' | 'status'>();
   const runs = new Counter({ name: 'toolchain_runs_total', help: 'Runs finished, by chain and status (succeeded, failed, cancelled).', labelNames: ['chain', 'status'] as const, registers: [registry] });
-  const steps = new Counter({ name: 'toolchain_steps_total', help: 'Steps finished, by chain, step, tool and status (succeeded, failed, skipped).', labelNames: ['chain', 'step', 'tool', 'status'] as const, registers: [registry] });
-  const duration = new Histogram({ name: 'toolchain_step_duration_seconds', help: 'Time from a step starting to its end, retries and backoff included.', labelNames: ['chain', 'tool'] as const, buckets: [...STEP_DURATION_BUCKETS], registers: [registry] });
-  const calls = new Counter({ name: 'toolchain_tool_calls_total', help: 'Tool calls by tool and status (ok, error); retries count once per attempt.', labelNames: ['tool', 'status'] as const, registers: [registry] });
+  const steps: Counter<'chain' | 'step' | 'tool' | 'status'> = new Counter({
+    name: 'toolchain_steps_total',
+    help: 'Steps finished, by chain, step, tool and status (succeeded, failed, skipped).',
+    labelNames: ['chain', 'step', 'tool', 'status'] as const,
+    registers: [registry],
+    collect: () => stepCells.flush(steps),
+  });
+  const duration = new LabelledHistogram('toolchain_step_duration_seconds', 'Time from a step starting to its end, retries and backoff included.', ['chain', 'tool'], STEP_DURATION_BUCKETS, registry);
+  const calls: Counter<'tool' | 'status'> = new Counter({
+    name: 'toolchain_tool_calls_total',
+    help: 'Tool calls by tool and status (ok, error); retries count once per attempt.',
+    labelNames: ['tool', 'status'] as const,
+    registers: [registry],
+    collect: () => callCells.flush(calls),
+  });
   const inFlight = new Gauge({ name: 'toolchain_runs_in_flight', help: 'Runs started and not finished (sub-chains not counted).', registers: [registry] });
   const circuit = new Gauge({ name: 'toolchain_circuit_open', help: '1 while calls of the tool fail fast with CIRCUIT_OPEN, else 0.', labelNames: ['tool'] as const, registers: [registry] });
 
   const byChain = new Map<string, ChainChildren>();
+  const circuitOpen = new Set<string>();
 
   function children(chain: string, index: number): StepChildren | undefined {
     const plan = plans.chain(chain);
@@ -61,19 +78,27 @@ export function createRunMetrics(plans: PlanSource, registry: Registry = new Reg
     const callsTool = step?.kind === 'tool';
     return {
       tool,
-      succeeded: steps.labels(chain, name, tool, 'succeeded'),
-      failed: steps.labels(chain, name, tool, 'failed'),
-      skipped: steps.labels(chain, name, tool, 'skipped'),
+      succeeded: stepCells.cell({ chain, step: name, tool, status: 'succeeded' }),
+      failed: stepCells.cell({ chain, step: name, tool, status: 'failed' }),
+      skipped: stepCells.cell({ chain, step: name, tool, status: 'skipped' }),
       duration: duration.labels(chain, tool),
-      callOk: callsTool ? calls.labels(tool, 'ok') : undefined,
-      callError: callsTool ? calls.labels(tool, 'error') : undefined,
+      callOk: callsTool ? callCells.cell({ tool, status: 'ok' }) : undefined,
+      callError: callsTool ? callCells.cell({ tool, status: 'error' }) : undefined,
     };
   }
 
+  function setCircuit(tool: string, open: boolean): void {
+    // Only changes reach the gauge: a closed circuit stays unset until it first opens.
+    if (open === circuitOpen.has(tool)) return;
+    if (open) circuitOpen.add(tool);
+    else circuitOpen.delete(tool);
+    circuit.labels(tool).set(open ? 1 : 0);
+  }
+
   function noteError(c: StepChildren, code: string): void {
-    if (NOT_CALLED.has(code)) return;
-    c.callError?.inc();
-    if (code === 'CIRCUIT_OPEN') circuit.labels(c.tool).set(1);
+    if (NOT_CALLED.has(code) || c.callError === undefined) return;
+    c.callError.pending++;
+    if (code === 'CIRCUIT_OPEN') setCircuit(c.tool, true);
   }
 
   function onEvent(e: RunEvent): void {
@@ -96,34 +121,36 @@ export function createRunMetrics(plans: PlanSource, registry: Registry = new Reg
       case 'step:succeeded': {
         const c = children(e.chain, e.index);
         if (!c) return;
-        c.succeeded.inc();
-        c.duration?.observe(e.duration_ms / 1000);
+        c.succeeded.pending++;
+        c.duration.observe(e.duration_ms / 1000);
         if (e.fallback === 'output') {
           // The fixed output answers after the last call failed, without a step:retrying for it.
-          c.callError?.inc();
+          if (c.callError) c.callError.pending++;
         } else if (e.fallback === 'tool') {
           const fallbackTool = plans.chain(e.chain)?.steps[e.index]?.fallback?.tool;
-          if (fallbackTool !== undefined) calls.labels(fallbackTool, 'ok').inc();
+          if (fallbackTool !== undefined) callCells.cell({ tool: fallbackTool, status: 'ok' }).pending++;
         } else if (c.callOk) {
-          c.callOk.inc();
-          if (e.fallback === undefined) circuit.labels(c.tool).set(0);
+          c.callOk.pending++;
+          if (e.fallback === undefined && circuitOpen.size > 0) setCircuit(c.tool, false);
         }
         return;
       }
       case 'step:failed': {
         const c = children(e.chain, e.index);
         if (!c) return;
-        c.failed.inc();
-        c.duration?.observe(e.duration_ms / 1000);
+        c.failed.pending++;
+        c.duration.observe(e.duration_ms / 1000);
         if (e.attempts > 0) noteError(c, e.error.code);
         return;
       }
-      case 'step:skipped':
-        children(e.chain, e.index)?.skipped.inc();
+      case 'step:skipped': {
+        const c = children(e.chain, e.index);
+        if (c) c.skipped.pending++;
         return;
+      }
       case 'agent:tool_call':
         // A chain the model called is no tool call; its own steps are counted as they run.
-        if (e.target?.kind !== 'chain') calls.labels(e.target?.name ?? e.name, e.is_error ? 'error' : 'ok').inc();
+        if (e.target?.kind !== 'chain') callCells.cell({ tool: e.target?.name ?? e.name, status: e.is_error ? 'error' : 'ok' }).pending++;
         return;
       case 'agent:turn':
         return;

@@ -87,6 +87,7 @@ async function serve(ctx: CommandContext, flags: ServeFlags): Promise<number> {
     const signal = await untilSignal();
     say(`${signal}: finishing requests in flight; runs have ${graceMs / 1000} s`);
     await server.close(graceMs);
+    logger.flush();
     say('stopped');
     return EXIT_OK;
   } finally {
