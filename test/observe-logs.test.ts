@@ -2,7 +2,8 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { Engine } from '../src/engine.js';
-import { createCliLogger, createObserver } from '../src/observe/index.js';
+import { createObserver } from '../src/observe/index.js';
+import { createCliLogger } from '../src/observe/cli-logger.js';
 import { serveEngine } from './helpers/serve-engine.js';
 
 // Structured logs: one JSON line per run event and per ctx.log() call, each with its run id and

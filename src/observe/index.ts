@@ -2,6 +2,5 @@ export { createObserver, type Observer, type ObserverOptions } from './observe.j
 export { createRunMetrics, STEP_DURATION_BUCKETS, type RunMetrics } from './metrics.js';
 export { createRunLogger, type RunLogger } from './logs.js';
 export { createRunTracer, type RunTracer } from './traces.js';
-export { createCliLogger, type CliLoggerOptions } from './cli-logger.js';
 export type { PlanSource } from './plan-source.js';
 export { createBatchedDestination, type BatchedDestination } from './batched-destination.js';

@@ -115,17 +115,19 @@ export function RunPage({ id }: { id: string }) {
         </p>
       )}
       <div class="run-body">
-        <div class="panel dag-panel">
-          <h2>Steps</h2>
-          {chain ? <DagView graph={chain.graph} statuses={statuses} selected={selected} onSelect={setSelected} /> : <p class="muted">Loading the chain…</p>}
+        <div class="run-main">
+          <div class="panel dag-panel">
+            <h2>Steps</h2>
+            {chain ? <DagView graph={chain.graph} statuses={statuses} selected={selected} onSelect={setSelected} /> : <p class="muted">Loading the chain…</p>}
+          </div>
+          <div class="panel">
+            <h2>Timeline</h2>
+            <Gantt run={shown} now={now} selected={selected} onSelect={setSelected} />
+          </div>
         </div>
         <div class="panel detail-panel">
           <StepPanel run={shown} stepKey={selected} />
         </div>
-      </div>
-      <div class="panel">
-        <h2>Timeline</h2>
-        <Gantt run={shown} now={now} selected={selected} onSelect={setSelected} />
       </div>
     </section>
   );

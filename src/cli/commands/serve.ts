@@ -52,7 +52,8 @@ async function serve(ctx: CommandContext, flags: ServeFlags): Promise<number> {
   const token = flags.token ?? (io.env.TOOLCHAIN_TOKEN || undefined);
   if (token !== undefined && token.length < 8) throw new ToolchainError('USAGE', 'the token must be at least 8 characters long');
   const { createServer } = await import('../../serve/index.js');
-  const { createObserver, createCliLogger } = await import('../../observe/index.js');
+  const { createObserver } = await import('../../observe/index.js');
+  const { createCliLogger } = await import('../../observe/cli-logger.js');
   const logger = createCliLogger({ stream: io.stdout, verbose: flags.verbose });
   const say = (line: string): void => void io.stderr.write(`toolchain serve: ${line}\n`);
   // The observer needs the engine's plans and the engine needs the observer's log: tie the knot late.
