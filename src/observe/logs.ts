@@ -6,7 +6,7 @@ import type { LogEntry } from '../executor/types.js';
 // each with the run id and, for steps, the step and attempt. Outputs and inputs are not logged
 // (they can be large or secret); errors are, with their code. Levels: a failed step or run is
 // `error`, a retry `warn`, a step's start and agent turns `debug`, everything else `info` — so at
-// info a step costs one line, written when it ends, with its duration and attempts.
+// info a step costs one line, written when it ends, with its duration and last attempt.
 // Each run logs through a pino child that carries its run id and chain: pino serialises those
 // once per run instead of once per line.
 
@@ -42,10 +42,10 @@ export function createRunLogger(logger: Logger): RunLogger {
         of(e).warn({ event: e.type, step: e.step, attempt: e.attempt, item: e.item, duration_ms: e.duration_ms, delay_ms: e.delay_ms, fallback: e.fallback, error: e.error });
         return;
       case 'step:succeeded':
-        of(e).info({ event: e.type, step: e.step, attempt: e.attempt, attempts: e.attempts, duration_ms: e.duration_ms, fallback: e.fallback });
+        of(e).info({ event: e.type, step: e.step, attempt: e.attempt, duration_ms: e.duration_ms, fallback: e.fallback });
         return;
       case 'step:failed':
-        of(e).error({ event: e.type, step: e.step, attempt: e.attempt, attempts: e.attempts, duration_ms: e.duration_ms, error: e.error });
+        of(e).error({ event: e.type, step: e.step, attempt: e.attempt, duration_ms: e.duration_ms, error: e.error });
         return;
       case 'step:skipped':
         of(e).info({ event: e.type, step: e.step, attempt: 0, reason: e.reason });

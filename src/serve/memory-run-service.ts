@@ -146,7 +146,7 @@ export function createMemoryRunService(engine: Engine, options: MemoryRunService
     },
     async resume(runId: string): Promise<StartOutcome> {
       find(runId);
-      throw new ServiceError(409, 'RESUME_UNAVAILABLE', `run '${runId}' cannot be resumed: this server keeps runs in memory only; resuming needs a run store (toolchain serve --store sqlite:FILE)`);
+      throw new ServiceError(409, 'RESUME_UNAVAILABLE', `run '${runId}' cannot be resumed: this server keeps runs in memory only; resuming needs a run store, which this server was started without`);
     },
     async close(graceMs = 10_000): Promise<void> {
       closing = true;

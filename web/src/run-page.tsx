@@ -13,7 +13,7 @@ import { StepPanel } from './step-panel.js';
 
 export function RunPage({ id }: { id: string }) {
   const [detail, setDetail] = useState<RunDetail | undefined>();
-  const [chain, setChain] = useState<ChainDetail | undefined>();
+  const [chain, setChain] = useState<ChainDetail | 'gone' | undefined>();
   const [error, setError] = useState<string | undefined>();
   const [notice, setNotice] = useState<{ kind: 'info' | 'error'; text: string } | undefined>();
   const [selected, setSelected] = useState<string | undefined>();
@@ -32,7 +32,7 @@ export function RunPage({ id }: { id: string }) {
         const run = await api.run(id);
         if (stopped) return;
         setDetail(run);
-        api.chain(run.chain).then((c) => !stopped && setChain(c), () => undefined);
+        api.chain(run.chain).then((c) => !stopped && setChain(c), () => !stopped && setChain('gone'));
         if (run.status === 'running' && !stopFollowing) {
           const view = new RunView(run.run_id, run.chain, run.input, run.started_at, () => undefined);
           live.current = view;
@@ -118,7 +118,13 @@ export function RunPage({ id }: { id: string }) {
         <div class="run-main">
           <div class="panel dag-panel">
             <h2>Steps</h2>
-            {chain ? <DagView graph={chain.graph} statuses={statuses} selected={selected} onSelect={setSelected} /> : <p class="muted">Loading the chain…</p>}
+              {chain === 'gone' ? (
+              <p class="muted">The chain '{shown.chain}' is not loaded on this server any more; the timeline below still shows every step.</p>
+            ) : chain ? (
+              <DagView graph={chain.graph} statuses={statuses} selected={selected} onSelect={setSelected} />
+            ) : (
+              <p class="muted">Loading the chain…</p>
+            )}
           </div>
           <div class="panel">
             <h2>Timeline</h2>
