@@ -199,6 +199,12 @@ describe('bad requests', () => {
     expect((form.json() as { error: { code: string } }).error.code).toBe('UNSUPPORTED_MEDIA_TYPE');
   });
 
+  it('a body over 1 MiB is refused', async () => {
+    const res = await inject('POST', '/api/runs', { chain: 'slow', input: { blob: 'x'.repeat(1024 * 1024) } });
+    expect(res.statusCode).toBe(413);
+    expect((res.json() as { error: { code: string } }).error.code).toBe('BODY_TOO_LARGE');
+  });
+
   it('bad list queries', async () => {
     const res = await inject('GET', '/api/runs?status=done&limit=0');
     expect(res.statusCode).toBe(400);

@@ -80,6 +80,35 @@ describe('SSE', () => {
     expect(events.at(-1)).toMatchObject({ type: 'run:finished', status: 'failed', error: { code: 'ABORTED' } });
   });
 
+  it('sends keep-alive comments while a run is quiet', async () => {
+    const chatty = await createServer(engine, { heartbeatMs: 40 });
+    try {
+      const url = await chatty.listen({ port: 0 });
+      const { run_id } = (await (await fetch(`${url}/api/runs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"chain":"slow","input":{"ms":300}}' })).json()) as { run_id: string };
+      const text = await (await fetch(`${url}/api/runs/${run_id}/events`)).text();
+      expect(text.match(/^: keep-alive$/gm)?.length).toBeGreaterThanOrEqual(3);
+      expect(text).toMatch(/event: run:finished\n/);
+    } finally {
+      await chatty.close(0);
+    }
+  });
+
+  it('shutdown ends open event streams and cancels runs that outlast the grace period', async () => {
+    const other = await createServer(engine);
+    const url = await other.listen({ port: 0 });
+    const { run_id } = (await (await fetch(`${url}/api/runs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"chain":"slow","input":{"ms":30000}}' })).json()) as { run_id: string };
+    const following = readSse(`${url}/api/runs/${run_id}/events`);
+    await new Promise((r) => setTimeout(r, 100));
+    const t = Date.now();
+    await other.close(200);
+    expect(Date.now() - t).toBeLessThan(5000);
+    const events = await following;
+    expect(events[0]!.event).toBe('run:started');
+    const run = await other.service.get(run_id);
+    expect(run).toMatchObject({ status: 'cancelled', steps: { wait: { status: 'failed', error: { code: 'ABORTED' } } } });
+    await expect(fetch(`${url}/healthz`)).rejects.toThrow();
+  });
+
   it('needs the token on the wire too', async () => {
     expect((await fetch(`${base}/api/runs`)).status).toBe(401);
     expect((await fetch(`${base}/healthz`)).status).toBe(200);
