@@ -1,23 +1,31 @@
 import type { ChainPlan } from '../compiler/index.js';
 import { chainGraph, nodeLines, type GraphNode } from '../graph/chain-graph.js';
-import { renderSvg } from '../graph/render-svg.js';
 import { importModule } from '../import-module.js';
 
 // Renderings of a compiled chain's DAG. Edges from references and depends_on are solid;
 // edges that exist only because of order in the file are dashed, since they carry no data and
 // do not propagate a skip.
 
-export type GraphFormat = 'mermaid' | 'dot' | 'svg';
+export type GraphFormat = 'mermaid' | 'dot';
 
 export function renderGraph(plan: ChainPlan, format: GraphFormat): string {
-  if (format === 'svg') return renderSvg(plan);
   return format === 'mermaid' ? mermaid(plan) : dot(plan);
+}
+
+/**
+ * The DAG drawn as SVG, laid out by dagre. The layout module loads on first use (in the CLI
+ * bundle, a relative dynamic import stays in the bundle but runs only when called), so commands
+ * that draw nothing do not load dagre.
+ */
+export async function renderSvg(plan: ChainPlan): Promise<string> {
+  const { renderSvg: render } = await import('../graph/render-svg.js');
+  return render(plan);
 }
 
 /** The SVG drawing as a PNG at twice its size, by resvg (loaded only for this). */
 export async function renderPng(plan: ChainPlan): Promise<Uint8Array> {
   const { Resvg } = await importModule<typeof import('@resvg/resvg-js')>('@resvg/resvg-js');
-  const resvg = new Resvg(renderSvg(plan), { fitTo: { mode: 'zoom', value: 2 }, font: { loadSystemFonts: true, defaultFontFamily: 'DejaVu Sans Mono' } });
+  const resvg = new Resvg(await renderSvg(plan), { fitTo: { mode: 'zoom', value: 2 }, font: { loadSystemFonts: true, defaultFontFamily: 'DejaVu Sans Mono' } });
   return resvg.render().asPng();
 }
 
