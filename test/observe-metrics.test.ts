@@ -82,6 +82,7 @@ describe('GET /metrics after known runs', () => {
     await post('/api/runs?wait=true', { chain: 'failing' });
     await post('/api/runs?wait=true', { chain: 'flaky' });
     await post('/api/runs?wait=true', { chain: 'nested' });
+    expect((await post('/api/runs', { chain: 'no_such_chain' })).statusCode).toBe(400);
     const { run_id } = (await post('/api/runs', { chain: 'slow', input: { ms: 5000 } })).json() as { run_id: string };
     const during = (await server.app.inject({ method: 'GET', url: '/metrics', headers: { host: 'localhost' } })).body;
     expect(sample(during, 'toolchain_runs_in_flight')).toBe(1);
@@ -108,6 +109,7 @@ describe('GET /metrics after known runs', () => {
     expect(sample(text, 'toolchain_tool_calls_total', { tool: 'boom', status: 'error' })).toBe(3);
     expect(sample(text, 'toolchain_step_duration_seconds_count', { chain: 'three_noop', tool: 'noop' })).toBe(12);
     expect(sample(text, 'toolchain_step_duration_seconds_bucket', { chain: 'three_noop', tool: 'noop', le: '+Inf' })).toBe(12);
+    expect(text).not.toContain('no_such_chain');
     expect(text).toContain('# TYPE toolchain_step_duration_seconds histogram');
     expect(text).toContain('# TYPE toolchain_steps_total counter');
     expect(await server.metrics()).toBe(text);

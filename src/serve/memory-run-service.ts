@@ -77,8 +77,8 @@ export function createMemoryRunService(engine: Engine, options: MemoryRunService
     const onEvent = (raw: RunEvent): void => {
       if (engineId === undefined && raw.type === 'run:started' && raw.parent === undefined) engineId = raw.run_id;
       const e = rewrite(raw);
-      observe?.(e);
       if (entry) {
+        observe?.(e);
         entry.view.apply(e);
         entry.feed.push(e);
       } else early?.push(e);
@@ -97,7 +97,10 @@ export function createMemoryRunService(engine: Engine, options: MemoryRunService
     const view = new RunView(id, chain, input, startedAt, (name) => engine.chain(name));
     const feed = new EventFeed(id);
     entry = { view, feed, abort, done };
+    // Observed only now: a request refused above leaves no trace in the metrics (an unknown
+    // chain name must not become a label value).
     for (const e of early) {
+      observe?.(e);
       view.apply(e);
       feed.push(e);
     }
