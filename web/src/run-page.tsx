@@ -118,7 +118,7 @@ export function RunPage({ id }: { id: string }) {
         <div class="run-main">
           <div class="panel dag-panel">
             <h2>Steps</h2>
-              {chain === 'gone' ? (
+            {chain === 'gone' ? (
               <p class="muted">The chain '{shown.chain}' is not loaded on this server any more; the timeline below still shows every step.</p>
             ) : chain ? (
               <DagView graph={chain.graph} statuses={statuses} selected={selected} onSelect={setSelected} />
