@@ -27,9 +27,11 @@ export function Gantt({ run, now, selected, onSelect }: { run: RunDetail; now: n
       <div class="gantt-rows">
         {rows.map(([key, step]) => (
           <div class={`gantt-row${selected === key ? ' selected' : ''}`} role="row" key={key} data-step={key}>
-            <button type="button" class="gantt-label link" role="rowheader" onClick={() => onSelect(key)} title={key}>
-              {key}
-            </button>
+            <span class="gantt-label" role="rowheader">
+              <button type="button" class="link" onClick={() => onSelect(key)} title={key}>
+                {key}
+              </button>
+            </span>
             <span class="gantt-track" role="cell">
               {step.status === 'skipped' && <span class="bar skipped" style={{ left: pct(step.started_at!), width: '2px' }} title="skipped" />}
               {step.timeline.map((a) => {
