@@ -90,6 +90,7 @@ describe('run inspector', () => {
     expect(await page.locator('.gantt-row[data-step="shaky"] .bar.failed').count()).toBe(2);
     expect(await page.locator('.gantt-row[data-step="rescued"] .bar.fallback').count()).toBe(1);
     await page.screenshot({ path: join(ARTIFACTS, 'run-retries.png') });
+    expect(pageErrors(page)).toEqual([]);
     await page.close();
   });
 
@@ -104,6 +105,8 @@ describe('run inspector', () => {
     await page.waitForURL(/#\/runs\//);
     await page.locator('section.run[data-status="succeeded"]').waitFor();
     await expect.poll(() => page.locator('.detail-panel').textContent()).toContain('fr: hello Ada x3true');
+    // Nothing the page does breaks its Content-Security-Policy (a violation is a console error).
+    expect(pageErrors(page)).toEqual([]);
     await page.close();
   });
 

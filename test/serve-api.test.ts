@@ -56,6 +56,18 @@ describe('catalogue routes', () => {
     expect(tools.find((t) => t.name === 'noop')).toMatchObject({ dangerous: false, approved: true });
   });
 
+  it('serves the inspector page with a strict Content-Security-Policy', async () => {
+    const res = await inject('GET', '/');
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^text\/html/);
+    expect(res.body).toContain('<div id="app"></div>');
+    expect(res.headers['content-security-policy']).toContain("default-src 'self'");
+    const script = /src="\.\/(assets\/[^"]+\.js)"/.exec(res.body)![1]!;
+    const asset = await inject('GET', `/${script}`);
+    expect(asset.statusCode).toBe(200);
+    expect(asset.headers['cache-control']).toContain('immutable');
+  });
+
   it('an unknown route is a 404 in the error shape', async () => {
     const res = await inject('GET', '/api/nothing');
     expect(res.statusCode).toBe(404);
