@@ -3,7 +3,8 @@ import type { PlanStep } from '../compiler/plan.js';
 import type { RunEvent } from '../executor/events.js';
 import { CounterCells, type CounterCell } from './counter-cells.js';
 import { LabelledHistogram, type HistogramChild } from './histogram.js';
-import { NOT_CALLED, isCancellation, toolLabel, type PlanSource } from './plan-source.js';
+import { toolLabel, type PlanSource } from './plan-source.js';
+import { NOT_CALLED, isCancellation } from './run-outcome.js';
 
 // SPEC §8 metrics, computed from run events by one consumer. Each engine or server has its own
 // prom-client Registry (never the global default), so embedded engines and tests do not collide.

@@ -1,6 +1,6 @@
 import type { ChainPlan } from '../compiler/plan.js';
 import type { RunEvent } from '../executor/events.js';
-import { isCancellation } from '../observe/plan-source.js';
+import { isCancellation } from '../observe/run-outcome.js';
 import type { AttemptRecord, RunDetail, RunStatus, RunSummary, StepDetail } from './run-service.js';
 
 // A run as the inspector and `runs show` see it, folded from its events one at a time. The
