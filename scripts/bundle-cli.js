@@ -16,7 +16,8 @@ await build({
   platform: 'node',
   format: 'cjs',
   target: 'node20',
-  external: ['sucrase', 'jiti', 'chokidar', '@modelcontextprotocol/sdk'],
+  // `serve` loads its server packages, and `graph --format png` its renderer, only when used.
+  external: ['sucrase', 'jiti', 'chokidar', '@modelcontextprotocol/sdk', 'fastify', '@fastify/static', 'pino', 'pino-pretty', 'prom-client', '@opentelemetry/api', '@resvg/resvg-js', '@dagrejs/dagre'],
   // The sources are ES modules that locate files from import.meta.url.
   define: { 'import.meta.url': '__toolchainModuleUrl' },
   banner: { js: "const __toolchainModuleUrl = require('node:url').pathToFileURL(__filename).href;" },

@@ -165,3 +165,24 @@ export type {
 export { createMcpServer, serveStdio, toCallToolResult } from './llm/mcp/index.js';
 export type { McpServerOptions, ToolchainMcpServer } from './llm/mcp/index.js';
 
+// `toolchain serve` and observability (issue 12): the HTTP server for embedding, the run service
+// contract it reads runs through, and the observer (metrics, logs, traces) fed by run events.
+export { createServer } from './serve/load-server.js';
+export { createMemoryRunService } from './serve/memory-run-service.js';
+export { ServiceError } from './serve/run-service.js';
+export type { ServerOptions, ListenOptions, ToolchainServer } from './serve/create-server.js';
+export type {
+  MemoryRunServiceOptions,
+  RunService,
+  RunStatus,
+  RunSummary,
+  RunDetail,
+  StepDetail,
+  AttemptRecord,
+  StartOptions,
+  StartOutcome,
+  ListQuery,
+} from './serve/index.js';
+export { createObserver, createRunMetrics, createRunLogger, createRunTracer, createBatchedDestination, STEP_DURATION_BUCKETS } from './observe/index.js';
+export type { Observer, ObserverOptions, RunMetrics, RunLogger, RunTracer, BatchedDestination, PlanSource } from './observe/index.js';
+export { chainGraph, type ChainGraph, type GraphNode, type GraphEdge } from './graph/chain-graph.js';

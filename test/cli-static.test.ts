@@ -94,9 +94,9 @@ describe('toolchain graph and list (child process)', () => {
   });
 
   it('rejects an unknown format as bad usage', async () => {
-    const { code, stderr } = await runCli(['graph', 'diamond', '--format', 'svg', '--chains', chains]);
+    const { code, stderr } = await runCli(['graph', 'diamond', '--format', 'gif', '--chains', chains]);
     expect(code).toBe(2);
-    expect(stderr).toMatch(/svg/);
+    expect(stderr).toMatch(/gif/);
   });
 
   it('lists chains as JSON', async () => {

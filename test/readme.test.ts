@@ -20,6 +20,8 @@ const ELSEWHERE: Record<string, string> = {
   'node bin/toolchain.js list tools': 'test/cli-project.test.ts (list)',
   'node bin/toolchain.js <command>': 'the command table below it',
   'node bin/toolchain.js mcp': 'test/llm-mcp.test.ts (an MCP client driving it)',
+  'node bin/toolchain.js serve': 'test/serve-live.test.ts (serve as a process until SIGTERM)',
+  'node bin/toolchain.js serve --approve write_file --verbose': 'test/serve-live.test.ts and test/serve-api.test.ts (approval, logs)',
 };
 
 function sh(command: string): Promise<{ code: number; stdout: string; stderr: string }> {

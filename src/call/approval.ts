@@ -1,5 +1,5 @@
 import { ToolchainError } from '../common/errors.js';
-import type { ApproveCallback } from '../registry/types.js';
+import type { ApprovalRequest, ApproveCallback } from '../registry/types.js';
 import type { Callee } from './types.js';
 
 // §3.4: a call to a dangerous tool waits for approval, after its arguments are prepared and before
@@ -29,4 +29,10 @@ export async function checkApproval(callee: Callee, approve: ApproveCallback | u
   if (answer !== true) {
     throw new ToolchainError('APPROVAL_DENIED', `the call to dangerous tool '${name}' in step '${info.step}' was not approved`);
   }
+}
+
+/** A list of pre-approved tools (`--approve TOOL`), each named bare (`write_file`) or qualified (`files/write_file`). */
+export function approvedBy(names: readonly string[]): (req: ApprovalRequest) => boolean {
+  const approved = new Set(names);
+  return (req) => approved.has(req.tool) || approved.has(req.tool.slice(req.tool.lastIndexOf('/') + 1));
 }

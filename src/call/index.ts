@@ -6,7 +6,7 @@ export { callForOutcome, failedOutcome, type CallOutcome, type OutcomeOptions } 
 export { CallContext } from './call-context.js';
 export { backoffDelay, isRetryable } from './backoff.js';
 export { toStepError, CallFailure } from './classify.js';
-export { checkApproval, type ApprovalInfo } from './approval.js';
+export { approvedBy, checkApproval, type ApprovalInfo } from './approval.js';
 export type {
   BackoffPolicy,
   Callee,

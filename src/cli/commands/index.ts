@@ -5,6 +5,7 @@ import { registerInit } from './init.js';
 import { registerList } from './list.js';
 import { registerMcp } from './mcp.js';
 import { registerRun } from './run.js';
+import { registerServe } from './serve.js';
 import { registerTools } from './tools.js';
 import { registerValidate } from './validate.js';
 import { registerWatch } from './watch.js';
@@ -19,4 +20,5 @@ export function registerCommands(program: Command, ctx: CommandContext): void {
   registerTools(program, ctx);
   registerInit(program, ctx);
   registerWatch(program, ctx);
+  registerServe(program, ctx);
 }

@@ -10,7 +10,8 @@ import { printable } from '../../common/printable.js';
 import type { RunEvent, RunResult } from '../../executor/index.js';
 import type { ApprovalRequest } from '../../registry/types.js';
 import { EXIT_OK, exitCodeFor, type CliIO } from '../io.js';
-import { approvedBy, collect } from '../shared-options.js';
+import { approvedBy } from '../../call/index.js';
+import { collect } from '../shared-options.js';
 import type { CommandContext } from '../main.js';
 
 // `toolchain run CHAIN` (SPEC §5): inputs from --input-file, then --input-json, then each

@@ -1,0 +1,109 @@
+import type { Command } from 'commander';
+import { createEngine, type Engine } from '../../engine.js';
+import { ToolchainError } from '../../common/errors.js';
+import { EXIT_OK } from '../io.js';
+import type { CommandContext } from '../main.js';
+import { showDiagnostic } from '../paths.js';
+import { collect } from '../shared-options.js';
+
+// `toolchain serve` (SPEC §8.1): the HTTP API, the run inspector at `/`, metrics at /metrics and
+// one JSON log line per run event on stdout (pretty with --verbose on a terminal). Plugins and
+// chains reload while it runs. SIGTERM or SIGINT stops it gracefully: no new connections, open
+// event streams end, requests in flight finish, runs get --grace to end before they are cancelled.
+// The server's modules (Fastify, pino, prom-client) load only for this command.
+
+interface ServeFlags {
+  readonly port: string;
+  readonly host: string;
+  readonly token?: string;
+  readonly approve: string[];
+  readonly verbose: boolean;
+  readonly watch: boolean;
+  readonly grace: string;
+}
+
+export function registerServe(program: Command, ctx: CommandContext): void {
+  program
+    .command('serve')
+    .description('serve the HTTP API, the run inspector and metrics')
+    .option('--port <port>', 'port to listen on', '7300')
+    .option('--host <host>', 'address to listen on; anything but loopback needs a token', '127.0.0.1')
+    .option('--token <token>', 'require Authorization: Bearer TOKEN (default: env TOOLCHAIN_TOKEN)')
+    .option('--approve <tool>', 'allow runs started over HTTP to call this dangerous tool (repeatable)', collect, [])
+    .option('--verbose', 'debug-level logs, pretty on a terminal', false)
+    .option('--no-watch', 'do not reload plugins and chains when their files change')
+    .option('--grace <seconds>', 'on shutdown, how long runs in flight may take before they are cancelled', '10')
+    .action(async (flags: ServeFlags) => {
+      ctx.exit(await serve(ctx, flags));
+    });
+}
+
+function whole(name: string, text: string, min: number, max: number): number {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < min || n > max) throw new ToolchainError('USAGE', `--${name} must be a whole number from ${min} to ${max}, got '${text}'`);
+  return n;
+}
+
+async function serve(ctx: CommandContext, flags: ServeFlags): Promise<number> {
+  const { io } = ctx;
+  const globals = ctx.globals();
+  const port = whole('port', flags.port, 0, 65535);
+  const graceMs = whole('grace', flags.grace, 0, 3600) * 1000;
+  const token = flags.token ?? (io.env.TOOLCHAIN_TOKEN || undefined);
+  if (token !== undefined && token.length < 8) throw new ToolchainError('USAGE', 'the token must be at least 8 characters long');
+  const { createServer } = await import('../../serve/index.js');
+  const { createObserver } = await import('../../observe/index.js');
+  const { createCliLogger } = await import('../../observe/cli-logger.js');
+  const logger = createCliLogger({ stream: io.stdout, verbose: flags.verbose });
+  const say = (line: string): void => void io.stderr.write(`toolchain serve: ${line}\n`);
+  // The observer needs the engine's plans and the engine needs the observer's log: tie the knot late.
+  let engine: Engine | undefined;
+  const observer = createObserver({ chain: (name) => engine?.chain(name) }, { logger });
+  engine = await createEngine({
+    chainsDir: globals.chains,
+    pluginsDir: globals.plugins,
+    watch: flags.watch,
+    logger: observer.log,
+    onPluginEvent: (e) => {
+      logger.info({ event: e.type, plugin: e.plugin, version: e.version }, e.type);
+      for (const d of e.diagnostics ?? []) say(showDiagnostic(io.cwd, d));
+    },
+    onChainsReloaded: (e) => {
+      logger.info({ event: 'chains:reloaded', chains: e.chains }, 'chains:reloaded');
+      for (const d of e.diagnostics) say(showDiagnostic(io.cwd, d));
+    },
+  });
+  try {
+    for (const d of engine.diagnostics()) say(showDiagnostic(io.cwd, d));
+    const server = await createServer(engine, { observer, logger, approve: flags.approve, ...(token !== undefined ? { token } : {}) });
+    let url: string;
+    try {
+      url = await server.listen({ host: flags.host, port });
+    } catch (error) {
+      await server.close(0);
+      if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new ToolchainError('USAGE', `port ${port} on ${flags.host} is in use; pick another with --port`);
+      throw error;
+    }
+    say(`${engine.chains().length} chains, ${engine.tools().tools().length} tools; inspector at ${url}/${token !== undefined ? '?token=…' : ''} (Ctrl-C stops)`);
+    const signal = await untilSignal();
+    say(`${signal}: finishing requests in flight; runs have ${graceMs / 1000} s`);
+    await server.close(graceMs);
+    logger.flush();
+    say('stopped');
+    return EXIT_OK;
+  } finally {
+    await engine.close();
+  }
+}
+
+function untilSignal(): Promise<string> {
+  return new Promise((resolve) => {
+    const stop = (signal: string): void => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve(signal);
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+}

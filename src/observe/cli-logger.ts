@@ -1,0 +1,24 @@
+import { pino, type Logger } from 'pino';
+import { PinoPretty } from 'pino-pretty';
+import { createBatchedDestination } from './batched-destination.js';
+
+// The logger of `toolchain serve`: JSON lines (one per event) on the given stream, written once
+// per event-loop turn (batched-destination.ts); with
+// `--verbose` on a terminal, pino-pretty's coloured lines instead, in this process (no worker
+// thread, which a bundled CLI could not start by module name).
+
+export interface CliLoggerOptions {
+  readonly stream: NodeJS.WritableStream & { isTTY?: boolean };
+  readonly verbose: boolean;
+  /** Default 'info' ('debug' with --verbose). */
+  readonly level?: string;
+}
+
+export function createCliLogger(options: CliLoggerOptions): Logger {
+  const level = options.level ?? (options.verbose ? 'debug' : 'info');
+  if (options.verbose && options.stream.isTTY) {
+    return pino({ level }, PinoPretty({ colorize: true, destination: options.stream, ignore: 'pid,hostname,event', translateTime: 'HH:MM:ss.l', messageFormat: '{if event}{event} {end}{if step}{step} {end}{msg}' }));
+  }
+  const stream = options.stream;
+  return pino({ level, base: undefined }, createBatchedDestination((chunk) => void stream.write(chunk)));
+}

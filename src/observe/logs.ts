@@ -1,0 +1,68 @@
+import type { Logger } from 'pino';
+import type { RunEvent } from '../executor/events.js';
+import type { LogEntry } from '../executor/types.js';
+
+// Structured logs (SPEC §8): one JSON line per run event, and one per `ctx.log()` call of a tool,
+// each with the run id and, for steps, the step and attempt. Outputs and inputs are not logged
+// (they can be large or secret); errors are, with their code. Levels: a failed step or run is
+// `error`, a retry `warn`, a step's start and agent turns `debug`, everything else `info` — so at
+// info a step costs one line, written when it ends, with its duration and last attempt.
+// Each run logs through a pino child that carries its run id and chain: pino serialises those
+// once per run instead of once per line.
+
+export interface RunLogger {
+  onEvent(event: RunEvent): void;
+  /** Give this to `createEngine({ logger })`: tools' `ctx.log()` lines. */
+  log(entry: LogEntry): void;
+}
+
+export function createRunLogger(logger: Logger): RunLogger {
+  const runs = new Map<string, Logger>();
+  const of = (e: RunEvent): Logger => runs.get(e.run_id) ?? logger.child({ run_id: e.run_id, chain: e.chain });
+
+  function onEvent(e: RunEvent): void {
+    switch (e.type) {
+      case 'run:started': {
+        const child = logger.child({ run_id: e.run_id, chain: e.chain });
+        runs.set(e.run_id, child);
+        child.info({ event: e.type, parent: e.parent });
+        return;
+      }
+      case 'run:finished': {
+        const child = of(e);
+        runs.delete(e.run_id);
+        if (e.status === 'failed') child.error({ event: e.type, parent: e.parent, status: e.status, duration_ms: e.duration_ms, error: e.error });
+        else child.info({ event: e.type, parent: e.parent, status: e.status, duration_ms: e.duration_ms });
+        return;
+      }
+      case 'step:started':
+        of(e).debug({ event: e.type, step: e.step, attempt: e.attempt });
+        return;
+      case 'step:retrying':
+        of(e).warn({ event: e.type, step: e.step, attempt: e.attempt, item: e.item, duration_ms: e.duration_ms, delay_ms: e.delay_ms, fallback: e.fallback, error: e.error });
+        return;
+      case 'step:succeeded':
+        of(e).info({ event: e.type, step: e.step, attempt: e.attempt, duration_ms: e.duration_ms, fallback: e.fallback });
+        return;
+      case 'step:failed':
+        of(e).error({ event: e.type, step: e.step, attempt: e.attempt, duration_ms: e.duration_ms, error: e.error });
+        return;
+      case 'step:skipped':
+        of(e).info({ event: e.type, step: e.step, attempt: 0, reason: e.reason });
+        return;
+      case 'agent:turn':
+        of(e).debug({ event: e.type, step: e.step, attempt: e.attempt, turn: e.turn, usage: e.usage });
+        return;
+      case 'agent:tool_call':
+        of(e).debug({ event: e.type, step: e.step, attempt: e.attempt, tool: e.name, is_error: e.is_error, duration_ms: e.duration_ms });
+        return;
+    }
+  }
+
+  function log(entry: LogEntry): void {
+    // The tool's own fields first, so that they cannot overwrite which run and step wrote the line.
+    logger.info({ ...entry.fields, source: 'tool', run_id: entry.run_id, step: entry.step, attempt: entry.attempt }, entry.message);
+  }
+
+  return { onEvent, log };
+}

@@ -1,0 +1,68 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+
+// SPEC §8.1 security. With a token, every route but /healthz needs `Authorization: Bearer T` —
+// or, for the inspector in a browser (which cannot add a header to a page load or an
+// EventSource), the cookie that visiting `/?token=T` once sets (HttpOnly, SameSite=Strict).
+// Without a token the server only listens on loopback, and then only answers requests whose
+// Host is a loopback name, so a web page cannot reach it through DNS rebinding.
+
+export const TOKEN_COOKIE = 'toolchain_token';
+
+const digest = (s: string): Buffer => createHash('sha256').update(s).digest();
+
+export function isLoopbackHost(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return h === 'localhost' || h === '::1' || /^127(\.\d{1,3}){3}$/.test(h) || h === '::ffff:127.0.0.1';
+}
+
+/** The hostname of a Host header, without its port. */
+function hostname(header: string | undefined): string {
+  if (header === undefined) return '';
+  if (header.startsWith('[')) return header.slice(0, header.indexOf(']') + 1);
+  const colon = header.lastIndexOf(':');
+  return colon >= 0 ? header.slice(0, colon) : header;
+}
+
+function cookie(header: string | undefined, name: string): string | undefined {
+  if (header === undefined) return undefined;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) return decodeURIComponent(part.slice(eq + 1).trim());
+  }
+  return undefined;
+}
+
+function deny(reply: FastifyReply, status: number, code: string, message: string): FastifyReply {
+  return reply.code(status).header('cache-control', 'no-store').send({ error: { code, message } });
+}
+
+export function installAuth(app: FastifyInstance, token: string | undefined): void {
+  const expected = token !== undefined ? digest(token) : undefined;
+  const matches = (given: string | undefined): boolean => given !== undefined && expected !== undefined && timingSafeEqual(digest(given), expected);
+
+  app.addHook('onRequest', async (req: FastifyRequest, reply: FastifyReply) => {
+    const path = req.url.split('?')[0]!;
+    if (expected === undefined) {
+      if (!isLoopbackHost(hostname(req.headers.host))) {
+        return deny(reply, 403, 'HOST_NOT_ALLOWED', `this server has no token and answers only requests to a loopback host (localhost, 127.0.0.1, [::1]), not '${req.headers.host ?? ''}'`);
+      }
+      return;
+    }
+    if (path === '/healthz') return;
+    const header = req.headers.authorization;
+    const bearer = header?.startsWith('Bearer ') ? header.slice('Bearer '.length).trim() : undefined;
+    if (matches(bearer) || matches(cookie(req.headers.cookie, TOKEN_COOKIE))) return;
+    const query = (req.query as Record<string, unknown> | undefined)?.token;
+    if (path === '/' && typeof query === 'string' && matches(query)) {
+      // Trade the token in the address for a cookie, and drop it from the address bar.
+      return reply
+        .code(303)
+        .header('set-cookie', `${TOKEN_COOKIE}=${encodeURIComponent(query)}; HttpOnly; SameSite=Strict; Path=/`)
+        .header('location', '/')
+        .send();
+    }
+    reply.header('www-authenticate', 'Bearer realm="toolchain"');
+    return deny(reply, 401, 'UNAUTHORIZED', header === undefined ? 'this server needs a token: send Authorization: Bearer TOKEN (or open /?token=TOKEN in a browser)' : 'the token is wrong');
+  });
+}

@@ -1,0 +1,139 @@
+import fastifyStatic from '@fastify/static';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { pino, type Logger } from 'pino';
+import { approvedBy } from '../call/index.js';
+import type { Engine } from '../engine.js';
+import { ToolchainError } from '../common/errors.js';
+import { createObserver, type Observer } from '../observe/observe.js';
+import type { ApprovalRequest, ApproveCallback } from '../registry/types.js';
+import { installAuth, isLoopbackHost } from './auth.js';
+import { installErrorHandlers } from './http-errors.js';
+import { inspectorDir } from './inspector-files.js';
+import { createMemoryRunService } from './memory-run-service.js';
+import { registerCatalogueRoutes } from './routes-catalogue.js';
+import { registerRunRoutes } from './routes-runs.js';
+import type { RunService } from './run-service.js';
+
+// `createServer(engine, options)`: the HTTP server of SPEC §8.1 over one engine, for
+// `toolchain serve` and for embedding. It does not listen until `listen()`; `app.inject()` tests
+// it without a socket.
+
+export interface ServerOptions {
+  /** Bearer token every route but /healthz requires (SPEC §8.1). Without one, only loopback. */
+  readonly token?: string;
+  /** Dangerous tools runs started over HTTP may call: names (bare or `plugin/tool`) or a callback. Default: none. */
+  readonly approve?: readonly string[] | ApproveCallback;
+  /** Where runs live (default: in memory, the last `maxRuns`). */
+  readonly service?: RunService;
+  /** With the default service: finished runs kept (default 1,000). */
+  readonly maxRuns?: number;
+  /** Metrics, logs and traces (default: a new observer with `logger`). */
+  readonly observer?: Observer;
+  /** Log lines of the server and of the default observer (default: silent). */
+  readonly logger?: Logger;
+  /** Folder of the inspector's files (default: the built dist/web/); false serves no page. */
+  readonly webRoot?: string | false;
+  /** SSE comment interval (default 15 s). */
+  readonly heartbeatMs?: number;
+}
+
+export interface ListenOptions {
+  /** Default 127.0.0.1. A host other than loopback needs a token. */
+  readonly host?: string;
+  /** Default 7300; 0 picks a free port. */
+  readonly port?: number;
+}
+
+export interface ToolchainServer {
+  readonly app: FastifyInstance;
+  readonly service: RunService;
+  readonly observer: Observer;
+  /** Prometheus text of the server's metrics (what GET /metrics answers). */
+  metrics(): Promise<string>;
+  /** Starts listening; resolves with the base URL. Refuses a non-loopback host without a token. */
+  listen(options?: ListenOptions): Promise<string>;
+  /** Graceful stop: no new connections, event streams end, in-flight requests finish, runs get `graceMs` (default 10 s) before they are cancelled. */
+  close(graceMs?: number): Promise<void>;
+}
+
+export async function createServer(engine: Engine, options: ServerOptions = {}): Promise<ToolchainServer> {
+  const logger = options.logger ?? pino({ level: 'silent' });
+  const observer = options.observer ?? createObserver(engine, { logger });
+  const approve: ApproveCallback = typeof options.approve === 'function' ? options.approve : approvedBy(options.approve ?? []);
+  const approvedNow = (req: ApprovalRequest): boolean => (typeof options.approve === 'function' ? false : approvedBy(options.approve ?? [])(req));
+  const service = options.service ?? createMemoryRunService(engine, { onEvent: observer.onEvent, approve, ...(options.maxRuns !== undefined ? { maxRuns: options.maxRuns } : {}) });
+  let stop!: () => void;
+  const stopping = new Promise<void>((resolve) => {
+    stop = resolve;
+  });
+
+  const app: FastifyInstance = Fastify({
+    loggerInstance: logger as FastifyBaseLogger,
+    // Run events are logged; one line per HTTP request would double every run's lines.
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: 1024 * 1024,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    // Report unknown body keys instead of dropping them silently; coerce query strings only.
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: true } },
+  });
+  installErrorHandlers(app);
+  installAuth(app, options.token);
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+    stop();
+  });
+  // A keep-alive connection whose request was in flight at shutdown is closed after its answer,
+  // or the server would wait for the client to hang up.
+  app.addHook('onSend', (_req, reply, payload, done) => {
+    if (closing) reply.header('connection', 'close');
+    done(null, payload);
+  });
+
+  app.get('/healthz', async () => ({ status: 'ok' }));
+  app.get('/metrics', async (_req, reply) => reply.header('content-type', observer.metricsContentType).send(await observer.metrics()));
+  registerCatalogueRoutes(app, engine, approvedNow);
+  registerRunRoutes(app, { service, stopping, heartbeatMs: options.heartbeatMs ?? 15_000 });
+  await registerInspector(app, options.webRoot);
+
+  return {
+    app,
+    service,
+    observer,
+    metrics: () => observer.metrics(),
+    async listen(listen: ListenOptions = {}) {
+      const host = listen.host ?? '127.0.0.1';
+      if (options.token === undefined && !isLoopbackHost(host)) {
+        throw new ToolchainError('USAGE', `refusing to listen on ${host} without a token: anyone who can reach it could run chains; pass --token (or set TOOLCHAIN_TOKEN), or listen on 127.0.0.1`);
+      }
+      return app.listen({ host, port: listen.port ?? 7300 });
+    },
+    async close(graceMs = 10_000) {
+      stop();
+      await Promise.all([app.close(), service.close(graceMs)]);
+    },
+  };
+}
+
+async function registerInspector(app: FastifyInstance, webRoot: string | false | undefined): Promise<void> {
+  if (webRoot === false) return;
+  const root = webRoot ?? inspectorDir();
+  if (root === undefined) {
+    app.get('/', async (_req, reply) => reply.type('text/plain').send('The run inspector is not built: run `npm run build`. The API is under /api/.\n'));
+    return;
+  }
+  await app.register(fastifyStatic, {
+    root,
+    prefix: '/',
+    index: ['index.html'],
+    // Hashed asset names never change content; the page itself is always revalidated. The page
+    // may load and call nothing but this server.
+    setHeaders: (reply, path) => {
+      reply.header('cache-control', path.endsWith('.html') ? 'no-cache' : 'public, max-age=31536000, immutable');
+      reply.header('content-security-policy', "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'");
+      reply.header('x-content-type-options', 'nosniff');
+      reply.header('referrer-policy', 'no-referrer');
+    },
+  });
+}

@@ -1,0 +1,4 @@
+export { createServer, type ServerOptions, type ListenOptions, type ToolchainServer } from './create-server.js';
+export { createMemoryRunService, type MemoryRunServiceOptions } from './memory-run-service.js';
+export { ServiceError } from './run-service.js';
+export type { RunService, RunStatus, RunSummary, RunDetail, StepDetail, AttemptRecord, StartOptions, StartOutcome, ListQuery } from './run-service.js';

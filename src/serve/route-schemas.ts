@@ -1,0 +1,48 @@
+// JSON Schemas of the routes' bodies, parameters and query strings (SPEC §8.1). Fastify compiles
+// them once; a request that breaks one is answered 400 `{ error: { code: 'BAD_REQUEST', … } }`.
+
+const runId = { type: 'string', minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9][A-Za-z0-9_.:-]*$' } as const;
+const chainName = { type: 'string', minLength: 1, maxLength: 200 } as const;
+
+export const RUN_STATUSES = ['running', 'succeeded', 'failed', 'cancelled'] as const;
+
+export const startRunSchema = {
+  body: {
+    type: 'object',
+    required: ['chain'],
+    additionalProperties: false,
+    properties: {
+      chain: chainName,
+      input: { type: 'object' },
+      run_id: runId,
+    },
+  },
+  querystring: {
+    type: 'object',
+    additionalProperties: false,
+    properties: { wait: { type: 'boolean', default: false } },
+  },
+} as const;
+
+export const listRunsSchema = {
+  querystring: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      status: { type: 'string', enum: RUN_STATUSES },
+      chain: chainName,
+      limit: { type: 'integer', minimum: 1, maximum: 1000, default: 50 },
+    },
+  },
+} as const;
+
+export const runParamsSchema = {
+  params: { type: 'object', required: ['id'], properties: { id: runId } },
+} as const;
+
+export const chainParamsSchema = {
+  params: { type: 'object', required: ['name'], properties: { name: chainName } },
+} as const;
+
+/** Keys a body may have, for did-you-mean on an unknown one. */
+export const START_BODY_KEYS = Object.keys(startRunSchema.body.properties);

@@ -1,0 +1,57 @@
+import type { FastifyInstance } from 'fastify';
+import { listRunsSchema, runParamsSchema, startRunSchema, type RUN_STATUSES } from './route-schemas.js';
+import { ServiceError, type RunService } from './run-service.js';
+import { streamEvents } from './sse.js';
+
+// The runs API of SPEC §8.1: start, list, show, events (SSE), cancel, resume. The routes only
+// translate HTTP to the RunService and back.
+
+export interface RunRoutesOptions {
+  readonly service: RunService;
+  /** Resolves when the server starts shutting down: open event streams end then. */
+  readonly stopping: Promise<void>;
+  readonly heartbeatMs: number;
+}
+
+export function registerRunRoutes(app: FastifyInstance, { service, stopping, heartbeatMs }: RunRoutesOptions): void {
+  app.post<{ Body: { chain: string; input?: Record<string, unknown>; run_id?: string }; Querystring: { wait: boolean } }>(
+    '/api/runs',
+    { schema: startRunSchema },
+    async (req, reply) => {
+      const { chain, input = {}, run_id } = req.body;
+      const wait = req.query.wait;
+      const outcome = await service.start(chain, input, { wait, ...(run_id !== undefined ? { runId: run_id } : {}) });
+      if (outcome.result !== undefined) return reply.code(200).send(outcome.result);
+      return reply.code(202).header('location', `/api/runs/${encodeURIComponent(outcome.run_id)}`).send({ run_id: outcome.run_id });
+    },
+  );
+
+  app.get<{ Querystring: { status?: (typeof RUN_STATUSES)[number]; chain?: string; limit: number } }>('/api/runs', { schema: listRunsSchema }, async (req) => ({
+    runs: await service.list({ limit: req.query.limit, ...(req.query.status ? { status: req.query.status } : {}), ...(req.query.chain ? { chain: req.query.chain } : {}) }),
+  }));
+
+  app.get<{ Params: { id: string } }>('/api/runs/:id', { schema: runParamsSchema }, async (req) => {
+    const run = await service.get(req.params.id);
+    if (!run) throw notFound(req.params.id);
+    return run;
+  });
+
+  app.get<{ Params: { id: string } }>('/api/runs/:id/events', { schema: runParamsSchema }, async (req, reply) => {
+    const events = await service.events(req.params.id);
+    if (!events) throw notFound(req.params.id);
+    const last = Number(req.headers['last-event-id']);
+    reply.hijack();
+    await streamEvents(reply.raw, events, { after: Number.isInteger(last) && last > 0 ? last : 0, heartbeatMs, stop: stopping });
+  });
+
+  app.post<{ Params: { id: string } }>('/api/runs/:id/cancel', { schema: runParamsSchema }, async (req) => service.cancel(req.params.id));
+
+  app.post<{ Params: { id: string } }>('/api/runs/:id/resume', { schema: runParamsSchema }, async (req, reply) => {
+    const outcome = await service.resume(req.params.id);
+    return reply.code(202).send({ run_id: outcome.run_id });
+  });
+}
+
+function notFound(id: string): ServiceError {
+  return new ServiceError(404, 'RUN_NOT_FOUND', `no run with id '${id}'`);
+}

@@ -1,0 +1,107 @@
+import type { RunError, RunEvent, RunResult } from '../executor/index.js';
+
+// The narrow contract between `toolchain serve`'s routes and wherever runs live. The routes know
+// nothing else: the in-memory service (memory-run-service.ts) keeps the runs this server started;
+// a store-backed one (SPEC §7) reads and writes the run store, and may submit to a queue (§7.3).
+// Every method rejects with a ServiceError for what the caller got wrong (unknown run, bad input,
+// a run that cannot be cancelled), which the routes turn into `{ error: { code, message } }`.
+
+export type RunStatus = 'running' | 'succeeded' | 'failed' | 'cancelled';
+
+export interface StartOptions {
+  /** The caller's run id: its idempotency key (SPEC §7.2). */
+  readonly runId?: string;
+  /** Resolve when the run has finished, with its result. */
+  readonly wait: boolean;
+}
+
+export type StartOutcome =
+  | { readonly run_id: string; readonly result?: undefined }
+  | { readonly run_id: string; readonly result: RunResult };
+
+export interface ListQuery {
+  readonly status?: RunStatus;
+  readonly chain?: string;
+  /** At most this many, newest first. */
+  readonly limit: number;
+}
+
+/** A row of `runs list`. */
+export interface RunSummary {
+  readonly run_id: string;
+  readonly chain: string;
+  readonly status: RunStatus;
+  /** Epoch milliseconds. */
+  readonly started_at: number;
+  readonly finished_at?: number;
+  /** Set once finished. */
+  readonly duration_ms?: number;
+  readonly error?: RunError;
+}
+
+/** One attempt of a step on the timeline: attempt n+1 starts `delay_ms` after attempt n failed. */
+export interface AttemptRecord {
+  readonly attempt: number;
+  readonly started_at: number;
+  /** Set once the attempt ended. */
+  readonly duration_ms?: number;
+  readonly status: 'running' | 'succeeded' | 'failed';
+  readonly error?: { readonly code: string; readonly message: string };
+  /** What ran: the step's own call, or its fallback. */
+  readonly fallback?: 'input' | 'tool' | 'output';
+  /** For a `for_each` element's retry: the element. */
+  readonly item?: number;
+}
+
+/** A step of `runs show --json`: the SPEC §5 summary plus output, error, input and every attempt. */
+export interface StepDetail {
+  readonly status: 'pending' | 'running' | 'succeeded' | 'failed' | 'skipped';
+  readonly attempts: number;
+  readonly duration_ms: number;
+  readonly started_at?: number;
+  readonly output?: unknown;
+  readonly error?: { readonly code: string; readonly message: string };
+  /** The step's arguments as its input_map resolves against the run's context (absent when unknown). */
+  readonly input?: unknown;
+  readonly skip_reason?: 'when' | 'dependency';
+  readonly timeline: readonly AttemptRecord[];
+}
+
+/** `runs show --json` / `GET /api/runs/ID`. Steps of sub-chains are keyed `step›substep` (SPEC §7.1). */
+export interface RunDetail extends RunSummary {
+  readonly input: unknown;
+  readonly outputs: unknown;
+  readonly steps: Readonly<Record<string, StepDetail>>;
+}
+
+export interface RunService {
+  /** Starts a run. Rejects with 400 CHAIN_NOT_FOUND / INPUT_INVALID for what can never run, 409 RUN_IN_PROGRESS for a run id in use. */
+  start(chain: string, input: unknown, options: StartOptions): Promise<StartOutcome>;
+  list(query: ListQuery): Promise<RunSummary[]>;
+  /** Undefined for an unknown run. */
+  get(runId: string): Promise<RunDetail | undefined>;
+  /**
+   * The run's events: every past one, then live ones as they happen, ending after the run's
+   * `run:finished` (sub-chains' events included, marked with `parent`). Undefined for an unknown run.
+   * Breaking out of the loop unsubscribes.
+   */
+  events(runId: string): Promise<AsyncIterable<RunEvent> | undefined>;
+  /** Stops a running run (status `cancelled`). 404 RUN_NOT_FOUND, 409 RUN_FINISHED. */
+  cancel(runId: string): Promise<RunSummary>;
+  /** Continues a cut-short or failed run from its recorded steps (SPEC §7.2). */
+  resume(runId: string): Promise<StartOutcome>;
+  /** Stops taking runs; waits up to `graceMs` for runs in flight, then cancels the rest. */
+  close(graceMs?: number): Promise<void>;
+}
+
+/** What a caller got wrong, with the HTTP status it maps to. */
+export class ServiceError extends Error {
+  constructor(
+    readonly status: 400 | 404 | 409 | 503,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ServiceError';
+  }
+}

@@ -1,0 +1,192 @@
+import type { ChainPlan } from '../compiler/plan.js';
+import type { RunEvent } from '../executor/events.js';
+import { isCancellation } from '../observe/run-outcome.js';
+import type { AttemptRecord, RunDetail, RunStatus, RunSummary, StepDetail } from './run-service.js';
+
+// A run as the inspector and `runs show` see it, folded from its events one at a time. The
+// events say when attempt 1 started (step:started), when each attempt failed and how long the
+// wait before the next was (step:retrying), and how the step ended: that is enough for a
+// timeline of every attempt without the executor having to announce each one.
+
+interface MutableStep {
+  status: StepDetail['status'];
+  attempts: number;
+  duration_ms: number;
+  started_at?: number;
+  output?: unknown;
+  error?: { code: string; message: string };
+  skip_reason?: 'when' | 'dependency';
+  /** Index in its own chain's plan, for resolving its input. */
+  index: number;
+  /** The run (top-level or sub-chain) the step belongs to. */
+  run_id: string;
+  timeline: AttemptRecord[];
+}
+
+export class RunView {
+  status: RunStatus = 'running';
+  readonly started_at: number;
+  finished_at: number | undefined;
+  duration_ms: number | undefined;
+  outputs: unknown = null;
+  error: RunDetail['error'];
+  /** Set by the service when the run was cancelled through it. */
+  cancelRequested = false;
+  private readonly steps = new Map<string, MutableStep>();
+  /** Key prefix of each sub-chain run (`first›`); '' for the run itself. */
+  private readonly prefixes = new Map<string, string>();
+  /** Run context of each run (inputs and step outputs), for resolving step inputs on demand. */
+  private readonly contexts = new Map<string, { plan: ChainPlan | undefined; ctx: Record<string, unknown> }>();
+
+  constructor(
+    readonly run_id: string,
+    readonly chain: string,
+    readonly input: unknown,
+    started_at: number,
+    private readonly planOf: (chain: string) => ChainPlan | undefined,
+  ) {
+    this.started_at = started_at;
+    this.prefixes.set(run_id, '');
+    const plan = planOf(chain);
+    this.contexts.set(run_id, { plan, ctx: inputContext(input, plan) });
+    for (const step of plan?.steps ?? []) this.steps.set(step.name, blankStep(step.index, run_id));
+  }
+
+  apply(e: RunEvent): void {
+    if (e.type === 'run:started') {
+      if (e.parent === undefined) return;
+      const prefix = `${this.prefixes.get(e.parent.run_id) ?? ''}${e.parent.step}›`;
+      this.prefixes.set(e.run_id, prefix);
+      const plan = this.planOf(e.chain);
+      this.contexts.set(e.run_id, { plan, ctx: inputContext(e.input, plan) });
+      return;
+    }
+    if (e.type === 'run:finished') {
+      if (e.parent !== undefined) return;
+      this.finished_at = e.timestamp;
+      this.duration_ms = e.duration_ms;
+      this.outputs = e.outputs;
+      this.error = e.error;
+      this.status = e.status === 'succeeded' ? 'succeeded' : this.cancelRequested || isCancellation(e.error) ? 'cancelled' : 'failed';
+      return;
+    }
+    if (e.type === 'agent:turn' || e.type === 'agent:tool_call') return;
+    const key = `${this.prefixes.get(e.run_id) ?? ''}${e.step}`;
+    let step = this.steps.get(key);
+    if (step === undefined) this.steps.set(key, (step = blankStep(e.index, e.run_id)));
+    const last = step.timeline[step.timeline.length - 1];
+    switch (e.type) {
+      case 'step:started':
+        step.status = 'running';
+        step.started_at = e.timestamp;
+        step.attempts = 1;
+        step.timeline.push({ attempt: 1, started_at: e.timestamp, status: 'running' });
+        return;
+      case 'step:retrying':
+        if (last && last.status === 'running' && e.item === undefined) {
+          step.timeline[step.timeline.length - 1] = { ...last, status: 'failed', duration_ms: e.duration_ms, error: e.error };
+          step.timeline.push({ attempt: e.attempt + 1, started_at: e.timestamp + e.delay_ms, status: 'running', ...(e.fallback ? { fallback: e.fallback } : {}) });
+          step.attempts = Math.max(step.attempts, e.attempt + 1);
+        } else if (e.item !== undefined) {
+          // A for_each element failed an attempt: shown as a failed sliver inside the step's bar.
+          step.timeline.push({ attempt: e.attempt, started_at: e.timestamp - e.duration_ms, duration_ms: e.duration_ms, status: 'failed', error: e.error, item: e.item });
+        }
+        return;
+      case 'step:succeeded':
+      case 'step:failed': {
+        step.status = e.status;
+        step.attempts = e.attempts;
+        step.duration_ms = e.duration_ms;
+        step.started_at ??= e.started_at;
+        if (e.type === 'step:succeeded') step.output = e.output;
+        else {
+          step.error = e.error;
+          if (e.output !== undefined) step.output = e.output;
+        }
+        const open = step.timeline.findLastIndex((a) => a.status === 'running');
+        const fallback = e.type === 'step:succeeded' ? e.fallback : undefined;
+        if (open >= 0) {
+          const a = step.timeline[open]!;
+          const duration_ms = Math.max(0, e.timestamp - a.started_at);
+          if (fallback !== undefined && a.fallback === undefined) {
+            // A fixed-output fallback comes without a step:retrying: the open attempt failed, then the fallback answered.
+            step.timeline[open] = { ...a, status: 'failed', duration_ms };
+            step.timeline.push({ attempt: a.attempt + 1, started_at: e.timestamp, duration_ms: 0, status: 'succeeded', fallback });
+          } else {
+            step.timeline[open] = { ...a, status: e.status, duration_ms, ...(e.type === 'step:failed' ? { error: e.error } : {}) };
+          }
+        }
+        if (e.type === 'step:succeeded' && e.output !== undefined) {
+          const run = this.contexts.get(e.run_id);
+          if (run) run.ctx[e.step] = e.output;
+        } else if (e.type === 'step:failed' && e.output !== undefined) {
+          const run = this.contexts.get(e.run_id);
+          if (run) run.ctx[e.step] = e.output;
+        }
+        return;
+      }
+      case 'step:skipped':
+        step.status = 'skipped';
+        step.skip_reason = e.reason;
+        step.started_at = e.timestamp;
+        return;
+    }
+  }
+
+  summary(): RunSummary {
+    return {
+      run_id: this.run_id,
+      chain: this.chain,
+      status: this.status,
+      started_at: this.started_at,
+      ...(this.finished_at !== undefined ? { finished_at: this.finished_at } : {}),
+      ...(this.duration_ms !== undefined ? { duration_ms: this.duration_ms } : {}),
+      ...(this.error !== undefined ? { error: this.error } : {}),
+    };
+  }
+
+  detail(): RunDetail {
+    const steps: Record<string, StepDetail> = {};
+    for (const [key, s] of this.steps) {
+      const input = s.status === 'pending' || s.status === 'skipped' ? undefined : this.resolveInput(s);
+      steps[key] = {
+        status: s.status,
+        attempts: s.attempts,
+        duration_ms: s.duration_ms,
+        ...(s.started_at !== undefined ? { started_at: s.started_at } : {}),
+        ...(s.output !== undefined ? { output: s.output } : {}),
+        ...(s.error !== undefined ? { error: s.error } : {}),
+        ...(input !== undefined ? { input } : {}),
+        ...(s.skip_reason !== undefined ? { skip_reason: s.skip_reason } : {}),
+        timeline: s.timeline,
+      };
+    }
+    return { ...this.summary(), input: this.input, outputs: this.outputs, steps };
+  }
+
+  /** The step's input_map against its run's context (inputs and earlier outputs); for_each steps show their list. */
+  private resolveInput(s: MutableStep): unknown {
+    const run = this.contexts.get(s.run_id);
+    const step = run?.plan?.steps[s.index];
+    if (!run || !step) return undefined;
+    try {
+      if (step.forEach) return { for_each: step.forEach.items.source, items: step.forEach.items.get(run.ctx) };
+      return step.input.get(run.ctx);
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+function blankStep(index: number, run_id: string): MutableStep {
+  return { status: 'pending', attempts: 0, duration_ms: 0, index, run_id, timeline: [] };
+}
+
+/** The run's inputs with their declared defaults, as the run's steps saw them. */
+function inputContext(input: unknown, plan: ChainPlan | undefined): Record<string, unknown> {
+  const ctx = Object.create(null) as Record<string, unknown>;
+  const properties = (plan?.inputs.schema.properties ?? {}) as Record<string, { default?: unknown }>;
+  for (const [name, schema] of Object.entries(properties)) if (schema.default !== undefined) ctx[name] = schema.default;
+  if (typeof input === 'object' && input !== null && !Array.isArray(input)) Object.assign(ctx, input);
+  return ctx;
+}

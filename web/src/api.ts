@@ -1,0 +1,106 @@
+import type { ChainGraph } from '../../src/graph/chain-graph.js';
+import type { RunEvent } from '../../src/executor/events.js';
+import type { RunDetail, RunSummary } from '../../src/serve/run-service.js';
+
+// The server's API as the page uses it. Same origin; with a token the browser carries the
+// cookie that /?token= set, so neither fetch nor EventSource needs a header.
+
+export type { ChainGraph, RunDetail, RunEvent, RunSummary };
+
+export interface JsonSchema {
+  type?: string;
+  description?: string;
+  default?: unknown;
+  enum?: unknown[];
+  minimum?: number;
+  maximum?: number;
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+}
+
+export interface ChainListItem {
+  name: string;
+  version?: string;
+  description?: string;
+  steps: number;
+  inputs: JsonSchema;
+}
+
+export interface ChainDetail extends ChainListItem {
+  graph: ChainGraph;
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+async function call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+  const res = await fetch(path, {
+    method,
+    headers: body !== undefined ? { 'content-type': 'application/json' } : {},
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+  const data = (await res.json().catch(() => ({}))) as { error?: { code: string; message: string } };
+  if (!res.ok) throw new ApiError(res.status, data.error?.code ?? `HTTP_${res.status}`, data.error?.message ?? res.statusText);
+  return data as T;
+}
+
+export const api = {
+  chains: () => call<{ chains: ChainListItem[] }>('GET', 'api/chains').then((r) => r.chains),
+  chain: (name: string) => call<ChainDetail>('GET', `api/chains/${encodeURIComponent(name)}`),
+  runs: (query: { status?: string; chain?: string; limit?: number }) => {
+    const params = new URLSearchParams();
+    for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== '') params.set(k, String(v));
+    return call<{ runs: RunSummary[] }>('GET', `api/runs?${params}`).then((r) => r.runs);
+  },
+  run: (id: string) => call<RunDetail>('GET', `api/runs/${encodeURIComponent(id)}`),
+  start: (chain: string, input: unknown) => call<{ run_id: string }>('POST', 'api/runs', { chain, input }),
+  cancel: (id: string) => call<RunSummary>('POST', `api/runs/${encodeURIComponent(id)}/cancel`),
+  resume: (id: string) => call<{ run_id: string }>('POST', `api/runs/${encodeURIComponent(id)}/resume`),
+};
+
+/** Every event of a run (past, then live) until its run:finished; returns a function that stops listening. */
+export function followRun(id: string, onEvent: (e: RunEvent) => void, onEnd: () => void): () => void {
+  const source = new EventSource(`api/runs/${encodeURIComponent(id)}/events`);
+  let over = false;
+  const stop = (): void => {
+    over = true;
+    source.close();
+  };
+  const handle = (message: MessageEvent<string>): void => {
+    const event = JSON.parse(message.data) as RunEvent;
+    onEvent(event);
+    if (event.type === 'run:finished' && event.parent === undefined) {
+      stop();
+      onEnd();
+    }
+  };
+  for (const type of ['run:started', 'run:finished', 'step:started', 'step:retrying', 'step:succeeded', 'step:failed', 'step:skipped', 'agent:turn', 'agent:tool_call']) {
+    source.addEventListener(type, handle as EventListener);
+  }
+  // The stream ends after run:finished; without this EventSource would reconnect (and replay).
+  source.onerror = () => {
+    if (over) source.close();
+  };
+  return stop;
+}
+
+export function formatDuration(ms: number | undefined): string {
+  if (ms === undefined) return '—';
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
+  const m = Math.floor(ms / 60_000);
+  return `${m} min ${Math.round((ms % 60_000) / 1000)} s`;
+}
+
+export function formatTime(epochMs: number): string {
+  const d = new Date(epochMs);
+  const today = new Date().toDateString() === d.toDateString();
+  return today ? d.toLocaleTimeString() : d.toLocaleString();
+}

@@ -1,0 +1,151 @@
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { RunView } from '../../src/serve/run-view.js';
+import { ApiError, api, followRun, formatDuration, formatTime, type ChainDetail, type RunDetail } from './api.js';
+import { DagView } from './dag-view.js';
+import { Gantt } from './gantt.js';
+import { StatusBadge } from './status.js';
+import { StepPanel } from './step-panel.js';
+
+// One run: its summary and buttons, the DAG coloured by step status, the timeline of attempts
+// and the selected step's details. A running run is followed over SSE: its events are folded by
+// the same RunView the server uses, redrawn at most once per animation frame, and when the run
+// finishes the server's full record (with each step's resolved input) replaces the live one.
+
+export function RunPage({ id }: { id: string }) {
+  const [detail, setDetail] = useState<RunDetail | undefined>();
+  const [chain, setChain] = useState<ChainDetail | 'gone' | undefined>();
+  const [error, setError] = useState<string | undefined>();
+  const [notice, setNotice] = useState<{ kind: 'info' | 'error'; text: string } | undefined>();
+  const [selected, setSelected] = useState<string | undefined>();
+  const [, setFrame] = useState(0);
+  const live = useRef<RunView | undefined>();
+
+  useEffect(() => {
+    let stopped = false;
+    let stopFollowing: (() => void) | undefined;
+    let frame = 0;
+    const redraw = (): void => {
+      if (frame === 0) frame = requestAnimationFrame(() => ((frame = 0), setFrame((n) => n + 1)));
+    };
+    const load = async (): Promise<void> => {
+      try {
+        const run = await api.run(id);
+        if (stopped) return;
+        setDetail(run);
+        api.chain(run.chain).then((c) => !stopped && setChain(c), () => !stopped && setChain('gone'));
+        if (run.status === 'running' && !stopFollowing) {
+          const view = new RunView(run.run_id, run.chain, run.input, run.started_at, () => undefined);
+          live.current = view;
+          stopFollowing = followRun(id, (e) => (view.apply(e), redraw()), () => {
+            void api.run(id).then((final) => {
+              if (stopped) return;
+              live.current = undefined;
+              setDetail(final);
+            });
+          });
+        }
+      } catch (e) {
+        if (!stopped) setError(e instanceof ApiError && e.status === 404 ? `No run with id ${id} on this server.` : (e as Error).message);
+      }
+    };
+    void load();
+    return () => {
+      stopped = true;
+      stopFollowing?.();
+      cancelAnimationFrame(frame);
+    };
+  }, [id]);
+
+  // While running, the clock moves the running bars.
+  const running = (live.current?.status ?? detail?.status) === 'running';
+  const [now, setNow] = useState(Date.now());
+  useEffect(() => {
+    if (!running) return;
+    const timer = setInterval(() => setNow(Date.now()), 250);
+    return () => clearInterval(timer);
+  }, [running]);
+
+  const shown: RunDetail | undefined = live.current ? mergeLive(live.current.detail(), detail) : detail;
+  const statuses = useMemo(() => Object.fromEntries(Object.entries(shown?.steps ?? {}).map(([k, s]) => [k, s.status])), [shown]);
+
+  if (error) return <section><h1 tabIndex={-1}>Run</h1><p class="notice error" role="alert">{error}</p><a href="#/">All runs</a></section>;
+  if (!shown) return <section><h1 tabIndex={-1}>Run</h1><p>Loading…</p></section>;
+
+  const act = async (what: 'cancel' | 'resume' | 'rerun'): Promise<void> => {
+    setNotice(undefined);
+    try {
+      if (what === 'cancel') {
+        await api.cancel(shown.run_id);
+        setNotice({ kind: 'info', text: 'Cancelled.' });
+      } else if (what === 'resume') {
+        const { run_id } = await api.resume(shown.run_id);
+        location.hash = `#/runs/${encodeURIComponent(run_id)}`;
+      } else {
+        const { run_id } = await api.start(shown.chain, shown.input ?? {});
+        location.hash = `#/runs/${encodeURIComponent(run_id)}`;
+      }
+    } catch (e) {
+      setNotice({ kind: 'error', text: e instanceof ApiError ? `${e.code}: ${e.message}` : (e as Error).message });
+    }
+  };
+
+  const end = shown.finished_at ?? now;
+  return (
+    <section class="run" data-status={shown.status}>
+      <div class="run-head">
+        <h1 tabIndex={-1}>
+          {shown.chain} <span class="mono muted">{shown.run_id}</span>
+        </h1>
+        <div class="facts">
+          <StatusBadge status={shown.status} />
+          <span>started {formatTime(shown.started_at)}</span>
+          <span>{formatDuration(shown.duration_ms ?? end - shown.started_at)}</span>
+        </div>
+        <div class="actions">
+          <button type="button" onClick={() => void act('cancel')} disabled={shown.status !== 'running'}>Cancel</button>
+          <button type="button" onClick={() => void act('resume')} disabled={shown.status === 'running' || shown.status === 'succeeded'}>Resume</button>
+          <button type="button" onClick={() => void act('rerun')}>Re-run with same input</button>
+        </div>
+      </div>
+      {notice && <p class={`notice ${notice.kind}`} role={notice.kind === 'error' ? 'alert' : 'status'}>{notice.text}</p>}
+      {shown.error && (
+        <p class="notice error run-error" role="alert">
+          <code>{shown.error.code}</code> {shown.error.message}
+          {shown.error.step !== undefined && <> (step <button type="button" class="link" onClick={() => setSelected(shown.error!.step)}>{shown.error.step}</button>)</>}
+        </p>
+      )}
+      <div class="run-body">
+        <div class="run-main">
+          <div class="panel dag-panel">
+            <h2>Steps</h2>
+            {chain === 'gone' ? (
+              <p class="muted">The chain '{shown.chain}' is not loaded on this server any more; the timeline below still shows every step.</p>
+            ) : chain ? (
+              <DagView graph={chain.graph} statuses={statuses} selected={selected} onSelect={setSelected} />
+            ) : (
+              <p class="muted">Loading the chain…</p>
+            )}
+          </div>
+          <div class="panel">
+            <h2>Timeline</h2>
+            <Gantt run={shown} now={now} selected={selected} onSelect={setSelected} />
+          </div>
+        </div>
+        <div class="panel detail-panel">
+          <StepPanel run={shown} stepKey={selected} />
+        </div>
+      </div>
+    </section>
+  );
+}
+
+/** The live view lacks what only the server computes (step inputs): take it from the last fetched record. */
+function mergeLive(liveDetail: RunDetail, fetched: RunDetail | undefined): RunDetail {
+  if (!fetched) return liveDetail;
+  const steps = { ...liveDetail.steps };
+  for (const [key, s] of Object.entries(steps)) {
+    const input = fetched.steps[key]?.input;
+    if (input !== undefined && s.input === undefined) steps[key] = { ...s, input };
+  }
+  return { ...liveDetail, steps };
+}

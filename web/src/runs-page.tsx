@@ -1,0 +1,104 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api, formatDuration, formatTime, type ChainListItem, type RunSummary } from './api.js';
+import { StatusBadge } from './status.js';
+
+// The runs list: newest first, filtered by status and chain, refreshed every 1.5 s while the tab
+// is visible (and at once when it becomes visible again).
+
+const STATUSES = ['', 'running', 'succeeded', 'failed', 'cancelled'];
+const REFRESH_MS = 1500;
+
+export function RunsPage() {
+  const [runs, setRuns] = useState<RunSummary[] | undefined>();
+  const [chains, setChains] = useState<ChainListItem[]>([]);
+  const [status, setStatus] = useState('');
+  const [chain, setChain] = useState('');
+  const [error, setError] = useState<string | undefined>();
+  const [now, setNow] = useState(Date.now());
+
+  useEffect(() => {
+    api.chains().then(setChains, (e: Error) => setError(e.message));
+  }, []);
+
+  useEffect(() => {
+    let stopped = false;
+    let timer: number | undefined;
+    const load = async (): Promise<void> => {
+      try {
+        const list = await api.runs({ status, chain, limit: 200 });
+        if (!stopped) {
+          setRuns(list);
+          setNow(Date.now());
+          setError(undefined);
+        }
+      } catch (e) {
+        if (!stopped) setError((e as Error).message);
+      }
+      if (!stopped) timer = window.setTimeout(tick, REFRESH_MS);
+    };
+    const tick = (): void => {
+      if (document.visibilityState === 'visible') void load();
+      else timer = window.setTimeout(tick, REFRESH_MS);
+    };
+    void load();
+    const onVisible = (): void => {
+      if (document.visibilityState === 'visible') {
+        clearTimeout(timer);
+        void load();
+      }
+    };
+    document.addEventListener('visibilitychange', onVisible);
+    return () => {
+      stopped = true;
+      clearTimeout(timer);
+      document.removeEventListener('visibilitychange', onVisible);
+    };
+  }, [status, chain]);
+
+  return (
+    <section>
+      <h1 tabIndex={-1}>Runs</h1>
+      <form class="filters" onSubmit={(e) => e.preventDefault()}>
+        <label>
+          Status{' '}
+          <select value={status} onChange={(e) => setStatus(e.currentTarget.value)}>
+            {STATUSES.map((s) => <option value={s}>{s || 'any'}</option>)}
+          </select>
+        </label>
+        <label>
+          Chain{' '}
+          <select value={chain} onChange={(e) => setChain(e.currentTarget.value)}>
+            <option value="">any</option>
+            {chains.map((c) => <option value={c.name}>{c.name}</option>)}
+          </select>
+        </label>
+        <a class="button" href="#/start">Start a run</a>
+      </form>
+      {error && <p class="notice error" role="alert">{error}</p>}
+      {runs === undefined ? (
+        <p>Loading…</p>
+      ) : runs.length === 0 ? (
+        <p class="empty">No runs{status || chain ? ' match these filters' : ' yet'}. <a href="#/start">Start one</a>.</p>
+      ) : (
+        <table class="runs">
+          <caption class="sr-only">Runs, newest first</caption>
+          <thead>
+            <tr><th scope="col">Status</th><th scope="col">Chain</th><th scope="col">Run</th><th scope="col">Started</th><th scope="col" class="num">Duration</th><th scope="col">Error</th></tr>
+          </thead>
+          <tbody>
+            {runs.map((r) => (
+              <tr key={r.run_id} data-run={r.run_id} data-status={r.status}>
+                <td><StatusBadge status={r.status} /></td>
+                <td>{r.chain}</td>
+                <td><a href={`#/runs/${encodeURIComponent(r.run_id)}`} class="mono">{r.run_id.slice(0, 13)}</a></td>
+                <td>{formatTime(r.started_at)}</td>
+                <td class="num">{formatDuration(r.duration_ms ?? (r.status === 'running' ? now - r.started_at : undefined))}</td>
+                <td class="error-cell">{r.error ? <><code>{r.error.code}</code> {r.error.message}</> : ''}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
