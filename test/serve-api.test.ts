@@ -31,7 +31,7 @@ describe('catalogue routes', () => {
     const res = await inject('GET', '/api/chains');
     expect(res.statusCode).toBe(200);
     const names = (res.json() as { chains: { name: string }[] }).chains.map((c) => c.name);
-    expect(names).toEqual(['danger', 'failing', 'flaky', 'form', 'nested', 'slow', 'three_noop']);
+    expect(names).toEqual(['danger', 'failing', 'flaky', 'form', 'nested', 'redrive', 'slow', 'three_noop']);
   });
 
   it('GET /api/chains/NAME gives the definition, inputs and the DAG', async () => {
@@ -157,11 +157,22 @@ describe('runs', () => {
     expect((await inject('GET', '/api/runs?status=cancelled')).json()).toMatchObject({ runs: expect.arrayContaining([expect.objectContaining({ run_id })]) });
   });
 
-  it('resume without a run store is a 409 RESUME_UNAVAILABLE; unknown runs are 404', async () => {
-    const { run_id } = (await inject('POST', '/api/runs?wait=true', { chain: 'failing' })).json() as { run_id: string };
-    const res = await inject('POST', `/api/runs/${run_id}/resume`);
-    expect(res.statusCode).toBe(409);
-    expect((res.json() as { error: { code: string; message: string } }).error).toMatchObject({ code: 'RESUME_UNAVAILABLE', message: expect.stringContaining('run store') });
+  it('resume redrives a failed run from its recorded steps; unknown runs are 404', async () => {
+    const failed = (await inject('POST', '/api/runs?wait=true', { chain: 'redrive' })).json() as { run_id: string; status: string };
+    expect(failed.status).toBe('failed');
+    const res = await inject('POST', `/api/runs/${failed.run_id}/resume`);
+    expect(res.statusCode).toBe(202);
+    expect(res.json()).toEqual({ run_id: failed.run_id });
+    let detail: { status: string; steps: Record<string, { status: string }> } | undefined;
+    for (let i = 0; i < 100 && detail?.status !== 'succeeded'; i++) {
+      await new Promise((r) => setTimeout(r, 10));
+      detail = (await inject('GET', `/api/runs/${failed.run_id}`)).json() as typeof detail;
+    }
+    expect(detail).toMatchObject({ status: 'succeeded', steps: { first: { status: 'succeeded' }, second: { status: 'succeeded' } } });
+    // Its event stream has the recorded step from the store, then the live ones, and ends.
+    const events = (await inject('GET', `/api/runs/${failed.run_id}/events`)).body;
+    expect(events.indexOf('"step":"first"')).toBeLessThan(events.indexOf('"step":"second"'));
+    expect(events).toContain('event: run:finished');
     for (const [method, url] of [['GET', '/api/runs/nope'], ['GET', '/api/runs/nope/events'], ['POST', '/api/runs/nope/cancel'], ['POST', '/api/runs/nope/resume']] as const) {
       const r = await inject(method, url);
       expect(r.statusCode, url).toBe(404);

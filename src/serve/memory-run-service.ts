@@ -1,13 +1,18 @@
+import { randomUUID } from 'node:crypto';
 import type { Engine } from '../engine.js';
 import type { RunEvent, RunOptions, RunResult } from '../executor/index.js';
 import type { ApproveCallback } from '../registry/types.js';
 import { EventFeed } from './event-feed.js';
 import { RunView } from './run-view.js';
 import { ServiceError, type ListQuery, type RunDetail, type RunService, type RunSummary, type StartOptions, type StartOutcome } from './run-service.js';
+import { storedEvents, storedEventStream, storedRunDetail } from './stored-events.js';
+import type { RunSummary as StoredSummary } from '../runs/stored-result.js';
 
-// The RunService of a server without a run store: the runs it started, their events and results,
-// in memory, the newest `maxRuns` kept (finished runs are dropped oldest first; running ones
-// never). Resume needs what a store records and answers 409 RESUME_UNAVAILABLE.
+// The RunService of a server over one engine. The runs this server starts (and resumes) are
+// followed event by event, the newest `maxRuns` kept in memory (finished runs are dropped oldest
+// first; running ones never): their views have every attempt and their event streams are live.
+// Every other run — older, or started by the CLI, another server or a worker — comes from the
+// engine's run store (stored-events.ts), as do the list and cancellations of runs elsewhere.
 
 export interface MemoryRunServiceOptions {
   /** Every event of every run goes here too (metrics, logs, traces). */
@@ -18,8 +23,14 @@ export interface MemoryRunServiceOptions {
   readonly maxRuns?: number;
 }
 
-/** Codes with which a run fails before any step ran because the request itself is wrong. */
-const REQUEST_CODES: ReadonlySet<string> = new Set(['CHAIN_NOT_FOUND', 'INPUT_INVALID']);
+/** Codes with which a run fails before any step ran because of the request, and their HTTP status. */
+const REQUEST_CODES: ReadonlyMap<string, 400 | 404 | 409> = new Map([
+  ['CHAIN_NOT_FOUND', 400],
+  ['INPUT_INVALID', 400],
+  ['RUN_NOT_FOUND', 404],
+  ['RUN_IN_PROGRESS', 409],
+  ['CHAIN_CHANGED', 409],
+]);
 
 interface Entry {
   readonly view: RunView;
@@ -45,72 +56,66 @@ export function createMemoryRunService(engine: Engine, options: MemoryRunService
     }
   }
 
-  function find(runId: string): Entry {
-    const entry = entries.get(runId);
-    if (!entry) throw new ServiceError(404, 'RUN_NOT_FOUND', `no run with id '${runId}' on this server`);
-    return entry;
-  }
-
-  async function start(chain: string, input: unknown, opts: StartOptions): Promise<StartOutcome> {
+  async function start(chain: string, input: unknown, opts: StartOptions, resumeId?: string, seed: readonly RunEvent[] = []): Promise<StartOutcome> {
     if (closing) throw new ServiceError(503, 'SHUTTING_DOWN', 'the server is shutting down and takes no new runs');
-    if (opts.runId !== undefined) {
-      const existing = entries.get(opts.runId);
-      if (existing) {
-        // SPEC §7.2: a run id is an idempotency key.
-        if (existing.result === undefined) throw new ServiceError(409, 'RUN_IN_PROGRESS', `run '${opts.runId}' is still running`);
-        return opts.wait ? { run_id: opts.runId, result: existing.result } : { run_id: opts.runId };
+    const known = opts.runId ?? resumeId;
+    if (known !== undefined) {
+      const existing = entries.get(known);
+      // SPEC §7.2: a run id is an idempotency key.
+      if (existing?.result === undefined && existing !== undefined) throw new ServiceError(409, 'RUN_IN_PROGRESS', `run '${known}' is still running`);
+      const stored = existing ? undefined : await engine.runs.get(known);
+      if (resumeId === undefined && (existing?.result !== undefined || (stored !== undefined && stored.status !== 'running'))) {
+        const result = existing?.result ?? (await engine.run(chain, input, { runId: known }));
+        return opts.wait ? { run_id: known, result } : { run_id: known };
       }
+      if (resumeId !== undefined && stored === undefined && existing === undefined) throw new ServiceError(404, 'RUN_NOT_FOUND', `no run with id '${known}'`);
     }
+    const id = known ?? randomUUID();
     const abort = new AbortController();
-    let entry: Entry | undefined;
-    let early: RunEvent[] | undefined = [];
-    // The engine picks its own ids today; a caller's run id is then an alias the events are
-    // rewritten to. (When RunOptions gains `runId`, the engine uses it and nothing is rewritten.)
-    let engineId: string | undefined;
-    const alias = opts.runId;
-    const rewrite = (e: RunEvent): RunEvent => {
-      if (alias === undefined || engineId === alias) return e;
-      if (e.run_id === engineId) return { ...e, run_id: alias } as RunEvent;
-      if (e.parent?.run_id === engineId) return { ...e, parent: { ...e.parent, run_id: alias } } as RunEvent;
-      return e;
-    };
-    const onEvent = (raw: RunEvent): void => {
-      if (engineId === undefined && raw.type === 'run:started' && raw.parent === undefined) engineId = raw.run_id;
-      const e = rewrite(raw);
-      if (entry) {
-        observe?.(e);
-        entry.view.apply(e);
-        entry.feed.push(e);
-      } else early?.push(e);
-    };
-    const runOptions: RunOptions & { runId?: string } = { signal: abort.signal, onEvent, approve, ...(alias !== undefined ? { runId: alias } : {}) };
-    const done = engine.run(chain, input, runOptions);
-    // run:started (and, for a request that can never run, run:finished) arrive synchronously.
-    const first = early[0];
-    const finishedEarly = early.find((e): e is Extract<RunEvent, { type: 'run:finished' }> => e.type === 'run:finished' && e.parent === undefined);
-    if (finishedEarly?.error && REQUEST_CODES.has(finishedEarly.error.code) && !early.some((e) => e.type === 'step:started')) {
-      throw new ServiceError(400, finishedEarly.error.code, finishedEarly.error.message);
-    }
-    const runId = alias ?? engineId ?? (first?.run_id as string | undefined);
-    const id = runId ?? (await done).run_id;
-    const startedAt = first?.timestamp ?? Date.now();
-    const view = new RunView(id, chain, input, startedAt, (name) => engine.chain(name));
-    const feed = new EventFeed(id);
-    entry = { view, feed, abort, done };
-    // Observed only now: a request refused above leaves no trace in the metrics (an unknown
-    // chain name must not become a label value).
-    for (const e of early) {
+    const view = new RunView(id, chain, input, Date.now(), (name) => engine.chain(name));
+    let follow!: (run: Promise<RunResult>) => void;
+    const entry: Entry = { view, feed: new EventFeed(id), abort, done: new Promise<RunResult>((resolve) => (follow = resolve)) };
+    // Events wait until the run is known to be a run: its first step moved, or it ended. A
+    // request refused before any step (an unknown chain, bad input, a run id in use) leaves no
+    // trace — in the list, or in the metrics (an unknown chain name must not become a label).
+    const held: RunEvent[] = [];
+    let accepted = false;
+    // A resumed run's recorded successes are not run again (no events): they come from the store.
+    for (const e of seed) view.apply(e), entry.feed.push(e);
+    let decide!: (refusal: ServiceError | undefined) => void;
+    const decided = new Promise<ServiceError | undefined>((resolve) => (decide = resolve));
+    const deliver = (e: RunEvent): void => {
       observe?.(e);
       view.apply(e);
-      feed.push(e);
-    }
-    early = undefined;
-    entries.set(id, entry);
+      entry.feed.push(e);
+    };
+    const accept = (): void => {
+      if (accepted) return;
+      accepted = true;
+      entries.set(id, entry);
+      for (const e of held.splice(0)) deliver(e);
+      decide(undefined);
+    };
+    const onEvent = (e: RunEvent): void => {
+      if (accepted) return deliver(e);
+      held.push(e);
+      if (e.type.startsWith('step:')) return accept();
+      if (e.type !== 'run:finished' || e.run_id !== id) return;
+      const status = e.error && REQUEST_CODES.get(e.error.code);
+      if (status) decide(new ServiceError(status, e.error!.code, e.error!.message));
+      else accept();
+    };
+    const runOptions: RunOptions = { signal: abort.signal, onEvent, approve, runId: id };
+    const done = resumeId !== undefined ? engine.resume(resumeId, runOptions) : engine.run(chain, input, runOptions);
+    follow(done);
+    // A run answered from the store without events (it finished meanwhile) is accepted as it is.
+    void done.then(accept, accept);
+    const refusal = await decided;
+    if (refusal) throw refusal;
     const settled = done.then((result) => {
-      const final: RunResult = result.run_id === id ? result : { ...result, run_id: id };
-      entry!.result = final;
+      entry.result = result;
       prune();
-      return final;
+      return result;
     });
     prune();
     if (!opts.wait) {
@@ -123,24 +128,25 @@ export function createMemoryRunService(engine: Engine, options: MemoryRunService
   return {
     start,
     async list(query: ListQuery): Promise<RunSummary[]> {
-      const out: RunSummary[] = [];
-      const all = [...entries.values()];
-      for (let k = all.length - 1; k >= 0 && out.length < query.limit; k--) {
-        const view = all[k]!.view;
-        if (query.status !== undefined && view.status !== query.status) continue;
-        if (query.chain !== undefined && view.chain !== query.chain) continue;
-        out.push(view.summary());
-      }
-      return out;
+      const stored = await engine.runs.list({ limit: query.limit, ...(query.status ? { status: query.status } : {}), ...(query.chain ? { chain: query.chain } : {}) });
+      return stored.map((r) => entries.get(r.run_id)?.view.summary() ?? storedSummary(r));
     },
     async get(runId: string): Promise<RunDetail | undefined> {
-      return entries.get(runId)?.view.detail();
+      return entries.get(runId)?.view.detail() ?? storedRunDetail(engine, runId);
     },
     async events(runId: string) {
-      return entries.get(runId)?.feed.read();
+      return entries.get(runId)?.feed.read() ?? storedEventStream(engine, runId);
     },
     async cancel(runId: string): Promise<RunSummary> {
-      const entry = find(runId);
+      const entry = entries.get(runId);
+      if (entry === undefined) {
+        // A run elsewhere: asked to stop through the store; its owner stops it.
+        const before = await storedRunDetail(engine, runId);
+        if (before === undefined) throw new ServiceError(404, 'RUN_NOT_FOUND', `no run with id '${runId}'`);
+        if (before.status !== 'running') throw new ServiceError(409, 'RUN_FINISHED', `run '${runId}' has already finished (${before.status})`);
+        await engine.cancel(runId);
+        return { ...before, status: 'running' };
+      }
       if (entry.view.status !== 'running') throw new ServiceError(409, 'RUN_FINISHED', `run '${runId}' has already finished (${entry.view.status})`);
       entry.view.cancelRequested = true;
       entry.abort.abort();
@@ -148,8 +154,11 @@ export function createMemoryRunService(engine: Engine, options: MemoryRunService
       return entry.view.summary();
     },
     async resume(runId: string): Promise<StartOutcome> {
-      find(runId);
-      throw new ServiceError(409, 'RESUME_UNAVAILABLE', `run '${runId}' cannot be resumed: this server keeps runs in memory only; resuming needs a run store, which this server was started without`);
+      const stored = await engine.runs.get(runId);
+      if (stored === undefined) throw new ServiceError(404, 'RUN_NOT_FOUND', `no run with id '${runId}'`);
+      const restored = storedEvents(stored, engine.chain(stored.chain)).filter((e) => e.type.startsWith('step:') && (e.type === 'step:started' || e.type === 'step:succeeded') && stored.steps[(e as { step: string }).step]?.status === 'succeeded');
+      entries.delete(runId);
+      return start(stored.chain, stored.input, { wait: false }, runId, restored);
     },
     async close(graceMs = 10_000): Promise<void> {
       closing = true;
@@ -165,5 +174,16 @@ export function createMemoryRunService(engine: Engine, options: MemoryRunService
       for (const e of running) if (e.result === undefined) e.abort.abort();
       await Promise.all(running.map((e) => e.done));
     },
+  };
+}
+
+function storedSummary(r: StoredSummary): RunSummary {
+  return {
+    run_id: r.run_id,
+    chain: r.chain,
+    status: r.status,
+    started_at: r.created_at,
+    ...(r.finished_at !== null ? { finished_at: r.finished_at, duration_ms: r.duration_ms } : {}),
+    ...(r.error ? { error: r.error } : {}),
   };
 }

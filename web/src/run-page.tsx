@@ -18,6 +18,8 @@ export function RunPage({ id }: { id: string }) {
   const [notice, setNotice] = useState<{ kind: 'info' | 'error'; text: string } | undefined>();
   const [selected, setSelected] = useState<string | undefined>();
   const [, setFrame] = useState(0);
+  /** Bumped when the run is resumed under the same id: follow it again. */
+  const [generation, setGeneration] = useState(0);
   const live = useRef<RunView | undefined>();
 
   useEffect(() => {
@@ -54,7 +56,7 @@ export function RunPage({ id }: { id: string }) {
       stopFollowing?.();
       cancelAnimationFrame(frame);
     };
-  }, [id]);
+  }, [id, generation]);
 
   // While running, the clock moves the running bars.
   const running = (live.current?.status ?? detail?.status) === 'running';
@@ -79,7 +81,8 @@ export function RunPage({ id }: { id: string }) {
         setNotice({ kind: 'info', text: 'Cancelled.' });
       } else if (what === 'resume') {
         const { run_id } = await api.resume(shown.run_id);
-        location.hash = `#/runs/${encodeURIComponent(run_id)}`;
+        if (run_id === id) setGeneration((n) => n + 1);
+        else location.hash = `#/runs/${encodeURIComponent(run_id)}`;
       } else {
         const { run_id } = await api.start(shown.chain, shown.input ?? {});
         location.hash = `#/runs/${encodeURIComponent(run_id)}`;

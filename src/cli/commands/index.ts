@@ -4,7 +4,9 @@ import { registerGraph } from './graph.js';
 import { registerInit } from './init.js';
 import { registerList } from './list.js';
 import { registerMcp } from './mcp.js';
+import { registerResume } from './resume.js';
 import { registerRun } from './run.js';
+import { registerRuns } from './runs.js';
 import { registerServe } from './serve.js';
 import { registerTools } from './tools.js';
 import { registerValidate } from './validate.js';
@@ -17,6 +19,8 @@ export function registerCommands(program: Command, ctx: CommandContext): void {
   registerList(program, ctx);
   registerMcp(program, ctx);
   registerRun(program, ctx);
+  registerResume(program, ctx);
+  registerRuns(program, ctx);
   registerTools(program, ctx);
   registerInit(program, ctx);
   registerWatch(program, ctx);

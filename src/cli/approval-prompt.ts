@@ -1,0 +1,18 @@
+import { createInterface } from 'node:readline/promises';
+import type { ApprovalRequest } from '../registry/types.js';
+import type { CliIO } from './io.js';
+
+// Approval on the command line (SPEC §3.4): a prompt when both ends are a terminal; otherwise no.
+
+export async function askApproval(io: CliIO, req: ApprovalRequest): Promise<boolean> {
+  if (!io.stdin.isTTY || !io.stderr.isTTY) return false;
+  const rl = createInterface({ input: io.stdin, output: io.stderr });
+  try {
+    const args = JSON.stringify(req.args);
+    const answer = await rl.question(`\nstep '${req.step}' wants to call dangerous tool '${req.tool}' with ${args.length > 200 ? `${args.slice(0, 197)}...` : args}\nallow? [y/N] `);
+    return /^y(es)?$/i.test(answer.trim());
+  } finally {
+    rl.close();
+  }
+}
+

@@ -1,0 +1,35 @@
+import type { Command } from 'commander';
+import { createEngine } from '../../engine.js';
+import type { CommandContext } from '../main.js';
+import { runSession, type SessionFlags } from '../run-session.js';
+import { collect } from '../shared-options.js';
+import { storeUrl } from '../store-url.js';
+
+// `toolchain resume RUN_ID` (SPEC §7.2): continues a run cut short (crash, kill, cancel) or
+// failed (redrive). Steps with a recorded success are not run again; their outputs feed the rest.
+
+interface ResumeFlags extends SessionFlags {
+  readonly allowChanged: boolean;
+  readonly store?: string;
+}
+
+export function registerResume(program: Command, ctx: CommandContext): void {
+  program
+    .command('resume')
+    .description('continue a run that was cut short or failed; recorded successes are not run again')
+    .argument('<run-id>', 'the run to continue (toolchain runs lists them)')
+    .option('--allow-changed', 'continue even if the chain file changed since the run started', false)
+    .option('--json', 'print the whole result as one JSON object', false)
+    .option('--approve <tool>', 'allow calls of this dangerous tool (repeatable)', collect, [])
+    .option('--store <url>', 'the run store (default: TOOLCHAIN_STORE, else sqlite:.toolchain/runs.db)')
+    .action(async (runId: string, flags: ResumeFlags) => {
+      const globals = ctx.globals();
+      const engine = await createEngine({ chainsDir: globals.chains, pluginsDir: globals.plugins, load: 'lazy', cache: ctx.diskCache(), store: storeUrl(flags.store, ctx.io) });
+      try {
+        ctx.io.stderr.write(`resuming run ${runId}\n`);
+        ctx.exit(await runSession(ctx.io, flags, (options) => engine.resume(runId, { ...options, allowChanged: flags.allowChanged })));
+      } finally {
+        await engine.close();
+      }
+    });
+}

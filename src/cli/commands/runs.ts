@@ -1,0 +1,96 @@
+import { existsSync } from 'node:fs';
+import type { Command } from 'commander';
+import { ToolchainError } from '../../common/errors.js';
+import { loadChainSet } from '../../compiler/index.js';
+import { runDetail, runSummary } from '../../runs/stored-result.js';
+import { openStore } from '../../store/open-store.js';
+import type { RunStatus, RunStore } from '../../store/types.js';
+import { EXIT_OK, EXIT_RUN_FAILED } from '../io.js';
+import type { CommandContext } from '../main.js';
+import { runsTable, runTable } from '../runs-table.js';
+import { storeUrl } from '../store-url.js';
+
+// `toolchain runs` (SPEC §7.2): the runs the store keeps — list, show one, cancel one wherever
+// it runs, prune old ones. These read the store alone: no plugin is loaded.
+
+const STATUSES: readonly RunStatus[] = ['running', 'succeeded', 'failed', 'cancelled'];
+const UNITS: Readonly<Record<string, number>> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
+
+interface StoreFlag {
+  readonly store?: string;
+}
+
+export function registerRuns(program: Command, ctx: CommandContext): void {
+  const runs = program.command('runs').description('list, show, cancel and prune recorded runs');
+  const withStore = <T extends Command>(c: T): T => c.option('--store <url>', 'the run store (default: TOOLCHAIN_STORE, else sqlite:.toolchain/runs.db)') as T;
+
+  withStore(runs.command('list', { isDefault: true }).description('the newest runs first'))
+    .option('--status <status>', `only runs with this status: ${STATUSES.join(', ')}`)
+    .option('--chain <name>', 'only runs of this chain')
+    .option('--limit <n>', 'at most this many runs', '20')
+    .option('--json', 'print them as JSON', false)
+    .action((flags: StoreFlag & { status?: string; chain?: string; limit: string; json: boolean }) =>
+      withOpenStore(ctx, flags, async (store) => {
+        if (flags.status !== undefined && !STATUSES.includes(flags.status as RunStatus)) {
+          throw new ToolchainError('USAGE', `--status must be one of ${STATUSES.join(', ')}, got '${flags.status}'`);
+        }
+        const limit = Number(flags.limit);
+        if (!Number.isInteger(limit) || limit < 1) throw new ToolchainError('USAGE', `--limit must be a whole number of at least 1, got '${flags.limit}'`);
+        const now = Date.now();
+        const list = (await store.listRuns({ limit, ...(flags.status ? { status: flags.status as RunStatus } : {}), ...(flags.chain ? { chain: flags.chain } : {}) })).map((r) => runSummary(r, now));
+        ctx.io.stdout.write(flags.json ? `${JSON.stringify(list, null, 2)}\n` : runsTable(list));
+        return EXIT_OK;
+      }),
+    );
+
+  withStore(runs.command('show').description('one run: its steps with status, attempts, durations, outputs and errors'))
+    .argument('<run-id>', 'the run')
+    .option('--json', 'print it as JSON (SPEC §5 shape plus each step\'s output)', false)
+    .action((runId: string, flags: StoreFlag & { json: boolean }) =>
+      withOpenStore(ctx, flags, async (store) => {
+        const run = await store.getRun(runId);
+        if (run === undefined) throw new ToolchainError('RUN_NOT_FOUND', `no run ${runId} in the run store ${store.url}`);
+        const chains = ctx.globals().chains;
+        const plan = existsSync(chains) ? (await loadChainSet(chains)).plans.get(run.chain) : undefined;
+        const detail = runDetail(run, await store.getSteps(runId), plan, Date.now());
+        ctx.io.stdout.write(flags.json ? `${JSON.stringify(detail, null, 2)}\n` : runTable(detail));
+        return EXIT_OK;
+      }),
+    );
+
+  withStore(runs.command('cancel').description('stop a run, in whichever process runs it'))
+    .argument('<run-id>', 'the run')
+    .action((runId: string, flags: StoreFlag) =>
+      withOpenStore(ctx, flags, async (store) => {
+        const run = await store.requestCancel(runId, Date.now());
+        if (run === undefined) throw new ToolchainError('RUN_NOT_FOUND', `no run ${runId} in the run store ${store.url}`);
+        if (run.status !== 'running') {
+          ctx.io.stderr.write(`run ${runId} is not running (it ${run.status})\n`);
+          return EXIT_RUN_FAILED;
+        }
+        ctx.io.stdout.write(`cancel requested for run ${runId}; its owner stops it within a second\n`);
+        return EXIT_OK;
+      }),
+    );
+
+  withStore(runs.command('prune').description('delete finished runs older than a duration'))
+    .requiredOption('--older-than <duration>', 'e.g. 30d, 12h, 90m (units s, m, h, d, w)')
+    .action((flags: StoreFlag & { olderThan: string }) =>
+      withOpenStore(ctx, flags, async (store) => {
+        const m = /^(\d+(?:\.\d+)?)([smhdw])$/.exec(flags.olderThan.trim());
+        if (!m) throw new ToolchainError('USAGE', `--older-than takes a number and a unit (s, m, h, d, w), e.g. 30d; got '${flags.olderThan}'`);
+        const gone = await store.prune(Date.now() - Number(m[1]) * UNITS[m[2]!]!);
+        ctx.io.stdout.write(`pruned ${gone} run${gone === 1 ? '' : 's'}\n`);
+        return EXIT_OK;
+      }),
+    );
+}
+
+async function withOpenStore(ctx: CommandContext, flags: StoreFlag, work: (store: RunStore) => Promise<number>): Promise<void> {
+  const store = await openStore(storeUrl(flags.store, ctx.io));
+  try {
+    ctx.exit(await work(store));
+  } finally {
+    await store.close();
+  }
+}

@@ -1,0 +1,31 @@
+import type { RunDetail, RunSummary } from '../runs/stored-result.js';
+
+// `toolchain runs` and `runs show` for people: aligned columns, durations in ms or s, times in
+// the machine's local time. Machines read `--json`.
+
+export function formatMs(ms: number): string {
+  return ms < 1000 ? `${Math.round(ms)}ms` : ms < 60_000 ? `${(ms / 1000).toFixed(1)}s` : `${(ms / 60_000).toFixed(1)}m`;
+}
+
+function time(ms: number): string {
+  const d = new Date(ms);
+  const pad = (n: number): string => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+}
+
+export function table(rows: readonly (readonly string[])[]): string {
+  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => (r[c] ?? '').length)));
+  return rows.map((r) => r.map((cell, c) => (c === r.length - 1 ? cell : cell.padEnd(widths[c]!))).join('  ').trimEnd()).join('\n') + '\n';
+}
+
+export function runsTable(runs: readonly RunSummary[]): string {
+  if (runs.length === 0) return 'no runs recorded\n';
+  return table([['RUN', 'CHAIN', 'STATUS', 'STARTED', 'DURATION', 'ERROR'], ...runs.map((r) => [r.run_id, r.chain, r.status, time(r.created_at), formatMs(r.duration_ms), r.error?.code ?? ''])]);
+}
+
+export function runTable(run: RunDetail): string {
+  const head = `run ${run.run_id}  chain ${run.chain}  ${run.status}  started ${time(run.created_at)}  ${formatMs(run.duration_ms)}\n`;
+  const error = run.error ? `error: ${run.error.code} ${run.error.message}${run.error.step ? ` (step '${run.error.step}')` : ''}\n` : '';
+  const steps = Object.entries(run.steps).map(([key, s]) => [key, s.status, String(s.attempts), formatMs(s.duration_ms), s.error ? `${s.error.code} ${s.error.message}` : '']);
+  return `${head}${error}\n${table([['STEP', 'STATUS', 'ATTEMPTS', 'DURATION', 'ERROR'], ...steps])}`;
+}

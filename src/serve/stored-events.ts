@@ -1,0 +1,74 @@
+import type { ChainPlan } from '../compiler/plan.js';
+import type { Engine } from '../engine.js';
+import type { RunEvent } from '../executor/events.js';
+import type { RunDetail as StoredDetail } from '../runs/stored-result.js';
+import { RunView } from './run-view.js';
+import type { RunDetail } from './run-service.js';
+
+// A run this server did not start — started by the CLI, another server, a worker — is known only
+// from the run store: its step results, not its events. They are turned back into the events
+// they stand for (run:started, each step's started and end, run:finished), so the inspector and
+// the SSE route treat every run alike. Steps of sub-chains (`a›b`) come as steps of their own.
+
+const POLL_MS = 500;
+
+/** The events a stored run's records stand for, in recording order; `plan` gives steps their index. */
+export function storedEvents(detail: StoredDetail, plan?: ChainPlan): RunEvent[] {
+  const base = { run_id: detail.run_id, chain: detail.chain };
+  const events: RunEvent[] = [{ type: 'run:started', ...base, timestamp: detail.created_at, input: detail.input }];
+  const indexOf = new Map(plan?.steps.map((s) => [s.name, s.index]));
+  let extra = plan?.steps.length ?? 0;
+  for (const [step, s] of Object.entries(detail.steps)) {
+    if (s.status === 'pending') continue;
+    const started_at = s.started_at ?? detail.created_at;
+    const index = indexOf.get(step) ?? extra++;
+    const end = { ...base, timestamp: started_at + s.duration_ms, step, index, attempts: s.attempts, started_at, duration_ms: s.duration_ms };
+    if (s.status === 'skipped') {
+      events.push({ type: 'step:skipped', ...end, status: 'skipped', attempt: 0, reason: 'when' });
+      continue;
+    }
+    events.push({ type: 'step:started', ...base, timestamp: started_at, step, index, attempt: 1 });
+    if (s.status === 'succeeded') events.push({ type: 'step:succeeded', ...end, status: 'succeeded', attempt: s.attempts, output: s.output });
+    else events.push({ type: 'step:failed', ...end, status: 'failed', attempt: Math.max(1, s.attempts), error: s.error ?? { code: 'TOOL_ERROR', message: '' }, ...(s.output !== undefined ? { output: s.output } : {}) });
+  }
+  if (detail.status !== 'running') {
+    events.push({
+      type: 'run:finished',
+      ...base,
+      timestamp: detail.finished_at ?? detail.created_at + detail.duration_ms,
+      status: detail.status === 'succeeded' ? 'succeeded' : 'failed',
+      duration_ms: detail.duration_ms,
+      outputs: detail.outputs,
+      ...(detail.error ? { error: detail.error } : {}),
+    });
+  }
+  return events;
+}
+
+/** `GET /api/runs/ID` for a stored run: its records folded by the same RunView as live events. */
+export async function storedRunDetail(engine: Engine, runId: string): Promise<RunDetail | undefined> {
+  const stored = await engine.runs.get(runId);
+  if (stored === undefined) return undefined;
+  const view = new RunView(stored.run_id, stored.chain, stored.input, stored.created_at, (name) => engine.chain(name));
+  for (const e of storedEvents(stored, engine.chain(stored.chain))) view.apply(e);
+  if (stored.status === 'cancelled') view.status = 'cancelled';
+  return view.detail();
+}
+
+/** The events of a stored run: the past ones, then — while it runs elsewhere — new ones as the store records them. */
+export async function storedEventStream(engine: Engine, runId: string): Promise<AsyncIterable<RunEvent> | undefined> {
+  const first = await engine.runs.get(runId);
+  if (first === undefined) return undefined;
+  return {
+    async *[Symbol.asyncIterator]() {
+      let sent = 0;
+      for (let detail: StoredDetail | undefined = first; detail !== undefined; ) {
+        const events = storedEvents(detail, engine.chain(detail.chain));
+        for (; sent < events.length; sent++) yield events[sent]!;
+        if (detail.status !== 'running') return;
+        await new Promise((resolve) => setTimeout(resolve, POLL_MS).unref());
+        detail = await engine.runs.get(runId);
+      }
+    },
+  };
+}
