@@ -1,0 +1,76 @@
+import { RUN_COLUMNS } from './run-codec.js';
+
+// The PostgreSQL store's statements, for one schema (`s`, quoted). Each is a named query, so a
+// connection parses and plans it once (a pool serves one store, so names need not say the schema).
+
+export interface Query {
+  readonly name: string;
+  readonly text: string;
+}
+
+export function postgresStatements(s: string, schema: string) {
+  const q = (name: string, text: string): Query => ({ name: `toolchain_${name}`, text });
+  const list = (name: string, where: string): Query => q(name, `SELECT ${RUN_COLUMNS} FROM ${s}.runs ${where} ORDER BY created_at DESC, seq DESC LIMIT $${where.split('$').length}`);
+  return {
+    insertRun: q(
+      'insert_run',
+      `INSERT INTO ${s}.runs (id, chain, chain_hash, input, status, created_at, updated_at, owner, lease_until, epoch)
+       VALUES ($1, $2, $3, $4, 'running', $5, $5, $6, $7, 1) ON CONFLICT (id) DO NOTHING`,
+    ),
+    run: q('run', `SELECT ${RUN_COLUMNS} FROM ${s}.runs WHERE id = $1`),
+    claim: q(
+      'claim',
+      `UPDATE ${s}.runs SET status = 'running', owner = $3, lease_until = $4, updated_at = $5, epoch = epoch + 1,
+         cancel_requested = false, finished_at = NULL, outputs = NULL, error = NULL
+       WHERE id = $1 AND epoch = $2 RETURNING ${RUN_COLUMNS}`,
+    ),
+    // Fencing: the runs whose epoch is still the writer's are share-locked (in id order, so two
+    // writers never wait on each other in a circle) until the commit; a claim (an UPDATE of the
+    // row) waits for that commit, and a write that waits for a claim finds the new epoch and adds
+    // nothing. The first result of a key wins (ON CONFLICT DO NOTHING), and a blob is added with
+    // the step that refers to it.
+    record: q(
+      'record',
+      `WITH batch AS (
+         SELECT b.run_id, b.epoch, b.n FROM unnest($1::text[], $2::int[]) WITH ORDINALITY AS b(run_id, epoch, n)
+       ), owned AS (
+         SELECT batch.n, r.id FROM batch JOIN ${s}.runs r ON r.id = batch.run_id AND r.epoch = batch.epoch ORDER BY r.id FOR SHARE OF r
+       ), added AS (
+         INSERT INTO ${s}.steps (run_id, key, record, output_blob)
+         SELECT owned.id, st.key, st.record, st.blob
+         FROM unnest($3::int[], $4::text[], $5::text[], $6::text[]) WITH ORDINALITY AS st(n, key, record, blob, ord)
+         JOIN owned ON owned.n = st.n ORDER BY st.ord
+         ON CONFLICT DO NOTHING RETURNING output_blob
+       ), kept AS (
+         INSERT INTO ${s}.blobs (hash, value) SELECT x.hash, x.value FROM unnest($7::text[], $8::text[]) AS x(hash, value)
+         WHERE x.hash IN (SELECT output_blob FROM added) ON CONFLICT DO NOTHING
+       )
+       SELECT n::int AS n FROM owned`,
+    ),
+    finish: q(
+      'finish',
+      `UPDATE ${s}.runs SET status = $3, outputs = $4, error = $5, finished_at = $6, updated_at = $6, owner = NULL, lease_until = NULL
+       WHERE id = $1 AND epoch = $2`,
+    ),
+    renew: q('renew', `UPDATE ${s}.runs SET lease_until = $3, updated_at = $4 WHERE id = $1 AND epoch = $2 AND status = 'running' RETURNING cancel_requested`),
+    cancelFlag: q('cancel_flag', `SELECT cancel_requested FROM ${s}.runs WHERE id = $1`),
+    cancel: q(
+      'cancel',
+      `WITH asked AS (UPDATE ${s}.runs SET cancel_requested = true, updated_at = $2 WHERE id = $1 AND status = 'running' AND NOT cancel_requested RETURNING ${RUN_COLUMNS})
+       SELECT ${RUN_COLUMNS} FROM asked UNION ALL SELECT ${RUN_COLUMNS} FROM ${s}.runs WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM asked)`,
+    ),
+    steps: q('steps', `SELECT st.record, b.value AS blob FROM ${s}.steps st LEFT JOIN ${s}.blobs b ON b.hash = st.output_blob WHERE st.run_id = $1 ORDER BY st.seq`),
+    list: {
+      all: list('list_all', ''),
+      status: list('list_status', 'WHERE status = $1'),
+      chain: list('list_chain', 'WHERE chain = $1'),
+      both: list('list_both', 'WHERE status = $1 AND chain = $2'),
+    },
+    /** Taken (shared) by writes that add blobs, (exclusive) by prune, which deletes the blobs no step refers to. */
+    blobLock: `toolchain blobs ${schema}`,
+    pruneRuns: `DELETE FROM ${s}.runs WHERE id IN (SELECT id FROM ${s}.runs WHERE status <> 'running' AND finished_at < $1 ORDER BY id FOR UPDATE)`,
+    pruneBlobs: `DELETE FROM ${s}.blobs b WHERE NOT EXISTS (SELECT 1 FROM ${s}.steps st WHERE st.output_blob = b.hash)`,
+  };
+}
+
+export type PostgresStatements = ReturnType<typeof postgresStatements>;
