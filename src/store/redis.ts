@@ -21,6 +21,7 @@ import type { Claim, ClaimOutcome, CreateOutcome, NewRun, RunEnd, RunFilter, Run
 
 const VERSION = 1;
 const PRUNE_CHUNK = 200;
+const RECONNECT_WAIT_MS = 2_000;
 
 export async function openRedisStore(url: URL, options: StoreOptions): Promise<RunStore> {
   const display = redact(url);
@@ -36,7 +37,7 @@ export async function openRedisStore(url: URL, options: StoreOptions): Promise<R
     autoResendUnfulfilledCommands: false,
     connectTimeout: 5_000,
     // Once open, reconnect for ever (calls fail meanwhile); while opening, report the first failure.
-    retryStrategy: (times) => (opened ? Math.min(times * 100, 2_000) : null),
+    retryStrategy: (times) => (opened ? Math.min(times * 100, 1_000) : null),
   });
   redis.on('error', (error: unknown) => {
     lastError = error; // reported by the call that fails; without a listener ioredis logs it
@@ -127,8 +128,29 @@ class RedisStore implements RunStore {
     private readonly prefix: string,
   ) {}
 
+  /**
+   * Waits a moment for a connection that is being made again (the server restarted, a network
+   * blip); a longer outage fails the call with STORE_UNAVAILABLE instead of queueing it.
+   */
+  private async connected(): Promise<void> {
+    if (this.redis.status === 'ready') return;
+    if (this.redis.status === 'end') throw new Error('the store is closed');
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.redis.off('ready', ready);
+        reject(new Error(`not connected (${this.redis.status})`));
+      }, RECONNECT_WAIT_MS);
+      const ready = (): void => {
+        clearTimeout(timer);
+        resolve();
+      };
+      this.redis.once('ready', ready);
+    });
+  }
+
   private async eval<T>(doing: string, op: 'read' | 'write', script: Script, args: readonly (string | number)[]): Promise<T> {
     try {
+      await this.connected();
       try {
         return (await this.redis.call('EVALSHA', [script.sha, 0, this.prefix, ...args])) as T;
       } catch (error) {
@@ -142,6 +164,7 @@ class RedisStore implements RunStore {
 
   private async command<T>(doing: string, fn: (redis: RedisClient) => Promise<T>): Promise<T> {
     try {
+      await this.connected();
       return await fn(this.redis);
     } catch (error) {
       throw mapRedisError(this.url, doing, error, 'read');
