@@ -11,6 +11,7 @@ import { benchLlmParse } from './llm-parse.js';
 import { benchRegistryValidation } from './registry-validation.js';
 import { benchReloadLatency } from './reload-latency.js';
 import { benchReloadMemory } from './reload-memory.js';
+import { benchStore } from './store.js';
 
 const benches: (() => Promise<BenchResult>)[] = [
   benchCompiler,
@@ -22,6 +23,7 @@ const benches: (() => Promise<BenchResult>)[] = [
   benchColdStart,
   benchLlmParse,
   benchLlmMcp,
+  benchStore,
 ];
 
 for (const bench of benches) {

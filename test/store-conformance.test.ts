@@ -112,6 +112,23 @@ describe.each(DRIVERS)('run store: $name', (driver) => {
     expect(steps.map((s) => s.key)).toEqual(['locate', 'first_city›locate', 'lookup[2]', 'continue', 'd2']);
     expect(steps).toEqual([a, b, c, d, step('d2', { output: null })]);
     expect(await store.getSteps('missing')).toEqual([]);
+    // Two batches of one run in one call: the first result of a key still wins.
+    expect(await store.recordSteps([{ run_id: 'r', epoch: 1, steps: [step('twice', { output: 1 })] }, { run_id: 'r', epoch: 1, steps: [step('twice', { output: 2 }), step('locate', { output: 3 })] }])).toEqual(['ok', 'ok']);
+    expect((await store.getSteps('r')).slice(5)).toEqual([step('twice', { output: 1 })]);
+  });
+
+  it('fences a write that races a claim: a result reported recorded is there for the new owner, a fenced one is not', async () => {
+    const other = await ns.open();
+    for (let i = 0; i < 10; i++) {
+      const id = `race${i}`;
+      await store.createRun(newRun(id));
+      const [[result], claim] = await Promise.all([
+        other.recordSteps([{ run_id: id, epoch: 1, steps: [step('a')] }]),
+        store.claimRun(id, { owner: 'new', lease_until: T0, now: T0, expected_epoch: 1 }),
+      ]);
+      expect(claim.claimed).toBe(true);
+      expect((await store.getSteps(id)).map((s) => s.key)).toEqual(result === 'ok' ? ['a'] : []);
+    }
   });
 
   it('fences writes under an old epoch: steps, finish and lease renewal are refused, nothing changes', async () => {

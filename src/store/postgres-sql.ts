@@ -27,26 +27,28 @@ export function postgresStatements(s: string, schema: string) {
     // Fencing: the runs whose epoch is still the writer's are share-locked (in id order, so two
     // writers never wait on each other in a circle) until the commit; a claim (an UPDATE of the
     // row) waits for that commit, and a write that waits for a claim finds the new epoch and adds
-    // nothing. The first result of a key wins (ON CONFLICT DO NOTHING), and a blob is added with
-    // the step that refers to it.
-    record: q(
-      'record',
-      `WITH batch AS (
-         SELECT b.run_id, b.epoch, b.n FROM unnest($1::text[], $2::int[]) WITH ORDINALITY AS b(run_id, epoch, n)
-       ), owned AS (
-         SELECT batch.n, r.id FROM batch JOIN ${s}.runs r ON r.id = batch.run_id AND r.epoch = batch.epoch ORDER BY r.id FOR SHARE OF r
-       ), added AS (
-         INSERT INTO ${s}.steps (run_id, key, record, output_blob)
-         SELECT owned.id, st.key, st.record, st.blob
-         FROM unnest($3::int[], $4::text[], $5::text[], $6::text[]) WITH ORDINALITY AS st(n, key, record, blob, ord)
-         JOIN owned ON owned.n = st.n ORDER BY st.ord
-         ON CONFLICT DO NOTHING RETURNING output_blob
-       ), kept AS (
-         INSERT INTO ${s}.blobs (hash, value) SELECT x.hash, x.value FROM unnest($7::text[], $8::text[]) AS x(hash, value)
-         WHERE x.hash IN (SELECT output_blob FROM added) ON CONFLICT DO NOTHING
+    // nothing. The first result of a key wins (ON CONFLICT DO NOTHING). Four shapes of the same
+    // statement, from the cheapest (measured: one step 1.5 times as fast as one run's steps, which
+    // is twice as fast as the general form): one step, one run's steps, several runs' steps, and
+    // steps with big outputs (whose blobs are added with the steps that refer to them).
+    recordStep: q(
+      'record_step',
+      `WITH owned AS (SELECT id FROM ${s}.runs WHERE id = $1 AND epoch = $2 FOR SHARE), added AS (
+         INSERT INTO ${s}.steps (run_id, key, record) SELECT id, $3, $4 FROM owned ON CONFLICT DO NOTHING
        )
-       SELECT n::int AS n FROM owned`,
+       SELECT count(*)::int AS owned FROM owned`,
     ),
+    recordOne: q(
+      'record_one',
+      `WITH owned AS (SELECT id FROM ${s}.runs WHERE id = $1 AND epoch = $2 FOR SHARE), added AS (
+         INSERT INTO ${s}.steps (run_id, key, record)
+         SELECT owned.id, st.key, st.record FROM owned, unnest($3::text[], $4::text[]) WITH ORDINALITY AS st(key, record, ord) ORDER BY st.ord
+         ON CONFLICT DO NOTHING RETURNING 1
+       )
+       SELECT count(*)::int AS owned FROM owned`,
+    ),
+    recordMany: q('record_many', recordMany(s, false)),
+    recordBlobs: q('record_blobs', recordMany(s, true)),
     finish: q(
       'finish',
       `UPDATE ${s}.runs SET status = $3, outputs = $4, error = $5, finished_at = $6, updated_at = $6, owner = NULL, lease_until = NULL
@@ -68,9 +70,34 @@ export function postgresStatements(s: string, schema: string) {
     },
     /** Taken (shared) by writes that add blobs, (exclusive) by prune, which deletes the blobs no step refers to. */
     blobLock: `toolchain blobs ${schema}`,
-    pruneRuns: `DELETE FROM ${s}.runs WHERE id IN (SELECT id FROM ${s}.runs WHERE status <> 'running' AND finished_at < $1 ORDER BY id FOR UPDATE)`,
+    pruneRuns: `WITH gone AS (
+                  DELETE FROM ${s}.runs WHERE id IN (SELECT id FROM ${s}.runs WHERE status <> 'running' AND finished_at < $1 ORDER BY id FOR UPDATE) RETURNING id
+                ), steps AS (DELETE FROM ${s}.steps WHERE run_id IN (SELECT id FROM gone))
+                SELECT count(*)::int AS n FROM gone`,
     pruneBlobs: `DELETE FROM ${s}.blobs b WHERE NOT EXISTS (SELECT 1 FROM ${s}.steps st WHERE st.output_blob = b.hash)`,
   };
 }
 
 export type PostgresStatements = ReturnType<typeof postgresStatements>;
+
+/** $1 run ids, $2 epochs, then per step: $3 batch number (1-based), $4 key, $5 text, $6 blob hash; $7/$8 blob hashes/texts. */
+function recordMany(s: string, blobs: boolean): string {
+  const keep = blobs
+    ? `, kept AS (
+         INSERT INTO ${s}.blobs (hash, value) SELECT x.hash, x.value FROM unnest($7::text[], $8::text[]) AS x(hash, value)
+         WHERE x.hash IN (SELECT output_blob FROM added) ON CONFLICT DO NOTHING
+       )`
+    : '';
+  return `WITH batch AS (
+       SELECT b.run_id, b.epoch, b.n FROM unnest($1::text[], $2::int[]) WITH ORDINALITY AS b(run_id, epoch, n)
+     ), owned AS (
+       SELECT batch.n, r.id FROM batch JOIN ${s}.runs r ON r.id = batch.run_id AND r.epoch = batch.epoch ORDER BY r.id FOR SHARE OF r
+     ), added AS (
+       INSERT INTO ${s}.steps (run_id, key, record, output_blob)
+       SELECT owned.id, st.key, st.record, st.blob
+       FROM unnest($3::int[], $4::text[], $5::text[], $6::text[]) WITH ORDINALITY AS st(n, key, record, blob, ord)
+       JOIN owned ON owned.n = st.n ORDER BY st.ord
+       ON CONFLICT DO NOTHING RETURNING output_blob
+     )${keep}
+     SELECT n::int AS n FROM owned`;
+}

@@ -131,36 +131,40 @@ class PostgresStore implements RunStore {
 
   async recordSteps(batches: readonly StepBatch[]): Promise<readonly ('ok' | 'fenced')[]> {
     const doing = 'cannot record step results';
-    const ids: string[] = [];
-    const epochs: number[] = [];
-    const ns: number[] = [];
-    const keys: string[] = [];
-    const records: string[] = [];
-    const refs: (string | null)[] = [];
+    const encoded = batches.map((batch) => {
+      try {
+        return batch.steps.map(encodeStep);
+      } catch (error) {
+        throw storeError('STORE_WRITE_FAILED', this.url, doing, error); // an output JSON cannot carry
+      }
+    });
     const blobs = new Map<string, string>();
-    try {
-      batches.forEach((batch, i) => {
-        ids.push(batch.run_id);
-        epochs.push(batch.epoch);
-        for (const step of batch.steps) {
-          const encoded = encodeStep(step);
-          ns.push(i + 1);
-          keys.push(encoded.key);
-          records.push(encoded.json);
-          refs.push(encoded.blob?.hash ?? null);
-          if (encoded.blob) blobs.set(encoded.blob.hash, encoded.blob.json);
-        }
-      });
-    } catch (error) {
-      throw storeError('STORE_WRITE_FAILED', this.url, doing, error); // an output JSON cannot carry
+    for (const steps of encoded) for (const step of steps) if (step.blob) blobs.set(step.blob.hash, step.blob.json);
+    const only = batches.length === 1 ? batches[0] : undefined;
+    if (only && blobs.size === 0) {
+      const steps = encoded[0]!;
+      const [row] =
+        steps.length === 1
+          ? await this.query<{ owned: number }>(doing, 'write', this.sql.recordStep, [only.run_id, only.epoch, steps[0]!.key, steps[0]!.json])
+          : await this.query<{ owned: number }>(doing, 'write', this.sql.recordOne, [only.run_id, only.epoch, steps.map((s) => s.key), steps.map((s) => s.json)]);
+      return [row?.owned === 1 ? 'ok' : 'fenced'];
     }
-    const values = [ids, epochs, ns, keys, records, refs, [...blobs.keys()], [...blobs.values()]];
+    if (batches.length === 0) return [];
+    const flat = encoded.flatMap((steps, i) => steps.map((step) => ({ n: i + 1, step })));
+    const values = [
+      batches.map((b) => b.run_id),
+      batches.map((b) => b.epoch),
+      flat.map((f) => f.n),
+      flat.map((f) => f.step.key),
+      flat.map((f) => f.step.json),
+      flat.map((f) => f.step.blob?.hash ?? null),
+    ];
     const rows =
       blobs.size === 0
-        ? await this.query<{ n: number }>(doing, 'write', this.sql.record, values)
+        ? await this.query<{ n: number }>(doing, 'write', this.sql.recordMany, values)
         : await this.transaction(doing, async (client) => {
             await client.query('SELECT pg_advisory_xact_lock_shared(hashtext($1))', [this.sql.blobLock]);
-            return (await client.query<{ n: number }>({ ...this.sql.record, values })).rows;
+            return (await client.query<{ n: number }>({ ...this.sql.recordBlobs, values: [...values, [...blobs.keys()], [...blobs.values()]] })).rows;
           });
     const owned = new Set(rows.map((r) => r.n));
     return batches.map((_, i) => (owned.has(i + 1) ? 'ok' : 'fenced'));
@@ -229,9 +233,10 @@ class PostgresStore implements RunStore {
   prune(finishedBefore: number): Promise<number> {
     return this.transaction('cannot prune runs', async (client) => {
       await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [this.sql.blobLock]);
-      const deleted = await client.query(this.sql.pruneRuns, [finishedBefore]);
+      const deleted = await client.query<{ n: number }>(this.sql.pruneRuns, [finishedBefore]);
+      // After the steps are gone (a data-modifying WITH's changes are not visible to its own statement).
       await client.query(this.sql.pruneBlobs);
-      return deleted.rowCount ?? 0;
+      return deleted.rows[0]?.n ?? 0;
     });
   }
 
