@@ -3,7 +3,8 @@
 // commit, and (PostgreSQL, Redis) eight writers at once. The engine's group commit turns many
 // steps into one recordSteps call; the gap between the 1-per-call and 10-per-call figures is the
 // headroom it has. PostgreSQL and Redis are the services on 127.0.0.1 (a schema / key prefix of the
-// bench's own, removed afterwards); SQLite is a temporary file.
+// bench's own, removed afterwards); SQLite is a temporary file. The `full` figures wait for the
+// disk to sync each commit, and vary with whatever else the machine's disk is doing.
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

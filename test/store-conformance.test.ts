@@ -100,7 +100,7 @@ describe.each(DRIVERS)('run store: $name', (driver) => {
     }
   });
 
-  it('records step results in order, the first result of a key winning, every field kept', async () => {
+  it('records step results in order, every field kept; of two successes of a key the first wins', async () => {
     await store.createRun(newRun('r'));
     const a = step('locate', { output: { city: 'Osaka', tz: 'Asia/Tokyo' }, fallback: 'output' });
     const b = step('first_city›locate', { index: 1, status: 'failed', attempts: 3, output: undefined, error: { code: 'TIMEOUT', message: 'took more than 1 s' } as StoredStep['error'] });
@@ -112,9 +112,28 @@ describe.each(DRIVERS)('run store: $name', (driver) => {
     expect(steps.map((s) => s.key)).toEqual(['locate', 'first_city›locate', 'lookup[2]', 'continue', 'd2']);
     expect(steps).toEqual([a, b, c, d, step('d2', { output: null })]);
     expect(await store.getSteps('missing')).toEqual([]);
-    // Two batches of one run in one call: the first result of a key still wins.
+    // Two batches of one run in one call: the first success of a key still wins.
     expect(await store.recordSteps([{ run_id: 'r', epoch: 1, steps: [step('twice', { output: 1 })] }, { run_id: 'r', epoch: 1, steps: [step('twice', { output: 2 }), step('locate', { output: 3 })] }])).toEqual(['ok', 'ok']);
     expect((await store.getSteps('r')).slice(5)).toEqual([step('twice', { output: 1 })]);
+  });
+
+  it('replaces a failed or skipped result by a later one, in its place, and keeps a success for good', async () => {
+    await store.createRun(newRun('r'));
+    const failed = (key: string, message: string) => step(key, { status: 'failed', output: undefined, error: { code: 'TOOL_ERROR', message } as StoredStep['error'] });
+    const skipped = (key: string) => step(key, { status: 'skipped', attempts: 0, output: undefined, reason: 'dependency' });
+    await store.recordSteps([{ run_id: 'r', epoch: 1, steps: [step('first'), failed('flaky', 'down'), skipped('after'), step('last')] }]);
+    // A redrive: the failed step now succeeds, the skipped one runs and fails.
+    await store.recordSteps([{ run_id: 'r', epoch: 1, steps: [step('flaky', { output: 'up', attempts: 2 }), failed('after', 'bad input')] }]);
+    expect(await store.getSteps('r')).toEqual([step('first'), step('flaky', { output: 'up', attempts: 2 }), failed('after', 'bad input'), step('last')]);
+    // Once succeeded, a result stays; a failure replaced twice in one call ends as the last.
+    await store.recordSteps([
+      { run_id: 'r', epoch: 1, steps: [failed('flaky', 'late'), failed('after', 'second'), skipped('after')] },
+      { run_id: 'r', epoch: 1, steps: [step('first', { output: 'again' })] },
+    ]);
+    expect(await store.getSteps('r')).toEqual([step('first'), step('flaky', { output: 'up', attempts: 2 }), skipped('after'), step('last')]);
+    // In one batch: a failure then a success of the same key keeps the success, and a success then a failure too.
+    await store.recordSteps([{ run_id: 'r', epoch: 1, steps: [failed('x', 'no'), step('x'), step('y'), failed('y', 'no')] }]);
+    expect((await store.getSteps('r')).slice(4)).toEqual([step('x'), step('y')]);
   });
 
   it('fences a write that races a claim: a result reported recorded is there for the new owner, a fenced one is not', async () => {
@@ -235,10 +254,16 @@ describe.each(DRIVERS)('run store: $name', (driver) => {
       { run_id: 'one', epoch: 1, steps: [step('a', { output: big }), step('b', { output: big }), step('c', { output: small })] },
       { run_id: 'two', epoch: 1, steps: [step('a', { output: big })] },
     ]);
-    expect((await store.getSteps('one')).map((s) => s.output)).toEqual([big, big, small]);
+    // A failed result with a big output of its own, replaced by a success with the shared one.
+    const other = { rows: big.rows.map((r) => ({ ...r, i: r.i + 100_000 })) };
+    await store.recordSteps([{ run_id: 'one', epoch: 1, steps: [step('d', { status: 'failed', output: other, error: { code: 'TOOL_ERROR', message: 'x' } as StoredStep['error'] })] }]);
+    expect((await store.getSteps('one'))[3]?.output).toEqual(other);
+    await store.recordSteps([{ run_id: 'one', epoch: 1, steps: [step('d', { output: big })] }]);
+    expect((await store.getSteps('one')).map((s) => s.output)).toEqual([big, big, small, big]);
     expect((await store.getSteps('two'))[0]).toEqual(step('a', { output: big }));
-    // Memory keeps values by reference: it has no blobs to count.
-    expect(await ns.blobCount()).toBe(driver.name === 'memory' ? undefined : 1);
+    // Memory keeps values by reference: it has no blobs to count. The SQL stores delete the failed
+    // result's blob when they prune, Redis as soon as no step refers to it.
+    expect(await ns.blobCount()).toBe(driver.name === 'memory' ? undefined : driver.name === 'redis' ? 1 : 2);
     for (const id of ['one', 'two']) await store.finishRun(id, 1, { status: 'succeeded', outputs: {}, error: null, finished_at: id === 'one' ? T0 + 1 : T0 + 10 });
     expect(await store.prune(T0 + 5)).toBe(1);
     expect((await store.getSteps('two'))[0]?.output).toEqual(big);

@@ -1,127 +1,174 @@
-import { listLimit, newStoredRun } from './run-codec.js';
+import type { StepRecord } from '../executor/step-state.js';
+import { listLimit } from './run-codec.js';
+import { storedStep } from './stored-step.js';
 import type { Claim, ClaimOutcome, CreateOutcome, NewRun, RunEnd, RunFilter, RunStore, StepBatch, StoredRun, StoredStep } from './types.js';
 
-// `memory:` — the library's default store: runs live as long as the engine's process. Values are
-// kept by reference, as the engine hands them over (records are never changed after they are
-// made), so recording costs a map lookup and a set per step. A run changes by replacement (a new
-// object each time), so a run already handed out never changes under its reader.
+// The run store in memory: the library's default, so that runs can be listed, inspected and
+// cancelled in a process that set up nothing. It keeps the newest `maxRuns` finished runs (100 by
+// default: a store that holds many runs' results keeps them alive long enough for the garbage
+// collector to move them to the old generation, which costs every run). Entries are changed in
+// place and copied when read.
 
-interface MemoryRun {
-  run: StoredRun;
-  readonly steps: Map<string, StoredStep>;
+type MutableRun = { -readonly [K in keyof StoredRun]: StoredRun[K] };
+
+interface Entry {
+  readonly run: MutableRun;
+  /** By key; kept as the executor made them (the key is added when read). */
+  readonly steps: Map<string, StepRecord>;
 }
 
-export function openMemoryStore(): RunStore {
-  return new MemoryStore();
+/**
+ * The memory store's synchronous side, which the engine uses for the runs it starts (its writes
+ * are assignments in this process: no promise, no batching). The async RunStore methods are the
+ * same operations for everything else.
+ */
+export interface MemoryRunStore extends RunStore {
+  readonly inProcess: true;
+  /** Creates a run that cannot exist yet (its id is new) and returns where its step results go. */
+  begin(run: NewRun): { record(key: string, record: StepRecord): void };
+  end(id: string, end: RunEnd): void;
 }
 
-class MemoryStore implements RunStore {
-  readonly url = 'memory:';
-  // Insertion order is creation order: listing walks it backwards.
-  private readonly runs = new Map<string, MemoryRun>();
+export function isMemoryStore(store: RunStore): store is MemoryRunStore {
+  return (store as Partial<MemoryRunStore>).inProcess === true;
+}
 
-  async createRun(run: NewRun): Promise<CreateOutcome> {
-    const existing = this.runs.get(run.id);
-    if (existing) return { created: false, run: existing.run };
-    const stored = newStoredRun(run);
-    this.runs.set(run.id, { run: stored, steps: new Map() });
-    return { created: true, run: stored };
+export function createMemoryStore(maxRuns = 100): MemoryRunStore {
+  const runs = new Map<string, Entry>();
+  /** Ids of finished runs, oldest finish first (an id may be stale: redriven or pruned since). */
+  const finishedOrder: string[] = [];
+  let head = 0;
+
+  function forgetOldest(): void {
+    while (finishedOrder.length - head > maxRuns) {
+      const id = finishedOrder[head++]!;
+      if (runs.get(id)?.run.status !== 'running') runs.delete(id);
+    }
+    if (head > 1024 && head * 2 > finishedOrder.length) {
+      finishedOrder.splice(0, head);
+      head = 0;
+    }
   }
 
-  async claimRun(id: string, claim: Claim): Promise<ClaimOutcome> {
-    const entry = this.runs.get(id);
-    if (!entry || entry.run.epoch !== claim.expected_epoch) return { claimed: false, run: entry?.run };
-    entry.run = {
-      ...entry.run,
-      status: 'running',
-      owner: claim.owner,
-      lease_until: claim.lease_until,
-      updated_at: claim.now,
-      epoch: entry.run.epoch + 1,
+  const owned = (id: string, epoch: number): Entry | undefined => {
+    const entry = runs.get(id);
+    return entry !== undefined && entry.run.epoch === epoch ? entry : undefined;
+  };
+
+  function create(r: NewRun): Entry {
+    const run: MutableRun = {
+        id: r.id,
+        chain: r.chain,
+        chain_hash: r.chain_hash,
+        input: r.input,
+        status: 'running',
+        created_at: r.now,
+        updated_at: r.now,
+        finished_at: null,
+        outputs: null,
+        error: null,
+        owner: r.owner,
+        lease_until: r.lease_until,
+        epoch: 1,
       cancel_requested: false,
-      finished_at: null,
-      outputs: null,
-      error: null,
     };
-    return { claimed: true, run: entry.run };
+    const entry: Entry = { run, steps: new Map() };
+    runs.set(r.id, entry);
+    return entry;
   }
 
-  async recordSteps(batches: readonly StepBatch[]): Promise<readonly ('ok' | 'fenced')[]> {
-    const results: ('ok' | 'fenced')[] = [];
-    for (const batch of batches) {
-      const entry = this.runs.get(batch.run_id);
-      if (!entry || entry.run.epoch !== batch.epoch) {
-        results.push('fenced');
-        continue;
-      }
-      const steps = entry.steps;
-      for (const step of batch.steps) if (!steps.has(step.key)) steps.set(step.key, step);
-      results.push('ok');
-    }
-    return results;
-  }
-
-  async finishRun(id: string, epoch: number, end: RunEnd): Promise<'ok' | 'fenced'> {
-    const entry = this.runs.get(id);
-    if (!entry || entry.run.epoch !== epoch) return 'fenced';
-    entry.run = {
-      ...entry.run,
-      status: end.status,
-      outputs: end.outputs ?? null,
-      error: end.error,
-      finished_at: end.finished_at,
-      updated_at: end.finished_at,
-      owner: null,
-      lease_until: null,
-    };
-    return 'ok';
-  }
-
-  async renewLease(id: string, epoch: number, leaseUntil: number, now: number): Promise<{ result: 'ok' | 'fenced'; cancel_requested: boolean }> {
-    const entry = this.runs.get(id);
-    if (!entry) return { result: 'fenced', cancel_requested: false };
+  function finish(entry: Entry, end: RunEnd): void {
     const run = entry.run;
-    if (run.epoch !== epoch || run.status !== 'running') return { result: 'fenced', cancel_requested: run.cancel_requested };
-    entry.run = { ...run, lease_until: leaseUntil, updated_at: now };
-    return { result: 'ok', cancel_requested: run.cancel_requested };
+    if (run.status === 'running') finishedOrder.push(run.id);
+    run.status = end.status;
+    run.outputs = end.outputs;
+    run.error = end.error;
+    run.finished_at = run.updated_at = end.finished_at;
+    run.owner = run.lease_until = null;
+    forgetOldest();
   }
 
-  async requestCancel(id: string, now: number): Promise<StoredRun | undefined> {
-    const entry = this.runs.get(id);
-    if (!entry) return undefined;
-    if (entry.run.status === 'running' && !entry.run.cancel_requested) entry.run = { ...entry.run, cancel_requested: true, updated_at: now };
-    return entry.run;
-  }
-
-  async getRun(id: string): Promise<StoredRun | undefined> {
-    return this.runs.get(id)?.run;
-  }
-
-  async getSteps(id: string): Promise<readonly StoredStep[]> {
-    const entry = this.runs.get(id);
-    return entry ? [...entry.steps.values()] : [];
-  }
-
-  async listRuns(filter: RunFilter = {}): Promise<readonly StoredRun[]> {
-    const limit = listLimit(filter.limit);
-    const all = [...this.runs.values()].reverse().map((e) => e.run);
-    const matching = all.filter((r) => (filter.status === undefined || r.status === filter.status) && (filter.chain === undefined || r.chain === filter.chain));
-    // A stable sort keeps runs created in the same millisecond newest first.
-    return matching.sort((a, b) => b.created_at - a.created_at).slice(0, limit);
-  }
-
-  async prune(finishedBefore: number): Promise<number> {
-    let count = 0;
-    for (const [id, { run }] of this.runs) {
-      if (run.status !== 'running' && run.finished_at !== null && run.finished_at < finishedBefore) {
-        this.runs.delete(id);
-        count += 1;
+  return {
+    url: 'memory:',
+    inProcess: true,
+    begin(r) {
+      const entry = create(r);
+      return { record: (key, record) => void entry.steps.set(key, record) };
+    },
+    end(id, end) {
+      const entry = runs.get(id);
+      if (entry) finish(entry, end);
+    },
+    async createRun(r: NewRun): Promise<CreateOutcome> {
+      const existing = runs.get(r.id);
+      if (existing) return { created: false, run: { ...existing.run } };
+      return { created: true, run: { ...create(r).run } };
+    },
+    async claimRun(id: string, claim: Claim): Promise<ClaimOutcome> {
+      const entry = owned(id, claim.expected_epoch);
+      if (!entry) return { claimed: false, run: runs.has(id) ? { ...runs.get(id)!.run } : undefined };
+      Object.assign(entry.run, { status: 'running', owner: claim.owner, lease_until: claim.lease_until, updated_at: claim.now, epoch: entry.run.epoch + 1 });
+      Object.assign(entry.run, { cancel_requested: false, finished_at: null, outputs: null, error: null });
+      return { claimed: true, run: { ...entry.run } };
+    },
+    async recordSteps(batches: readonly StepBatch[]) {
+      return batches.map((batch) => {
+        const entry = owned(batch.run_id, batch.epoch);
+        if (!entry) return 'fenced';
+        for (const step of batch.steps) if (entry.steps.get(step.key)?.status !== 'succeeded') entry.steps.set(step.key, step);
+        return 'ok';
+      });
+    },
+    async finishRun(id: string, epoch: number, end: RunEnd) {
+      const entry = owned(id, epoch);
+      if (!entry) return 'fenced';
+      finish(entry, end);
+      return 'ok';
+    },
+    async renewLease(id: string, epoch: number, leaseUntil: number, now: number) {
+      const entry = owned(id, epoch);
+      if (!entry || entry.run.status !== 'running') return { result: 'fenced', cancel_requested: entry?.run.cancel_requested ?? false };
+      entry.run.lease_until = leaseUntil;
+      entry.run.updated_at = now;
+      return { result: 'ok', cancel_requested: entry.run.cancel_requested };
+    },
+    async requestCancel(id: string, now: number) {
+      const entry = runs.get(id);
+      if (!entry) return undefined;
+      if (entry.run.status === 'running') Object.assign(entry.run, { cancel_requested: true, updated_at: now });
+      return { ...entry.run };
+    },
+    async getRun(id: string) {
+      const entry = runs.get(id);
+      return entry ? { ...entry.run } : undefined;
+    },
+    async getSteps(id: string) {
+      return [...(runs.get(id)?.steps ?? [])].map(([key, record]) => storedStep(key, record));
+    },
+    async listRuns(filter: RunFilter = {}) {
+      const limit = listLimit(filter.limit);
+      const out: StoredRun[] = [];
+      const all = [...runs.values()].map((e) => e.run).sort((a, b) => b.created_at - a.created_at);
+      for (const run of all) {
+        if (filter.status !== undefined && run.status !== filter.status) continue;
+        if (filter.chain !== undefined && run.chain !== filter.chain) continue;
+        out.push({ ...run });
+        if (out.length >= limit) break;
       }
-    }
-    return count;
-  }
-
-  async close(): Promise<void> {
-    this.runs.clear();
-  }
+      return out;
+    },
+    async prune(finishedBefore: number) {
+      let gone = 0;
+      for (const [id, entry] of runs) {
+        if (entry.run.finished_at !== null && entry.run.finished_at < finishedBefore) {
+          runs.delete(id);
+          gone++;
+        }
+      }
+      return gone;
+    },
+    async close() {
+      runs.clear();
+    },
+  };
 }

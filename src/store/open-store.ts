@@ -1,5 +1,5 @@
 import { didYouMean, suggestionSuffix, ToolchainError } from '../common/errors.js';
-import { openMemoryStore } from './memory.js';
+import { createMemoryStore } from './memory.js';
 import { badUrl } from './store-url.js';
 import type { Durability, RunStore, StoreOptions } from './types.js';
 
@@ -15,7 +15,7 @@ export async function openStore(url: string, options: StoreOptions = {}): Promis
   switch (scheme) {
     case 'memory':
       if (url !== 'memory:') throw badUrl(url, "memory: takes nothing after the colon");
-      return openMemoryStore();
+      return createMemoryStore();
     case 'sqlite': {
       const file = url.slice('sqlite:'.length);
       if (file === '') throw badUrl(url, 'sqlite: needs a file name, as in sqlite:.toolchain/runs.db');

@@ -22,7 +22,7 @@ function migrations(s: string): readonly string[] {
      CREATE INDEX runs_by_chain ON ${s}.runs (chain, created_at DESC, seq DESC);
      CREATE INDEX runs_by_finished ON ${s}.runs (finished_at) WHERE finished_at IS NOT NULL;
      CREATE TABLE ${s}.steps (
-       run_id text NOT NULL, key text NOT NULL, seq bigserial NOT NULL, record text NOT NULL,
+       run_id text NOT NULL, key text NOT NULL, seq bigserial NOT NULL, status text NOT NULL, record text NOT NULL,
        PRIMARY KEY (run_id, key));`,
     // 2: big outputs kept once, by the sha256 of their JSON.
     `CREATE TABLE ${s}.blobs (hash text PRIMARY KEY, value text NOT NULL);

@@ -27,23 +27,24 @@ export function postgresStatements(s: string, schema: string) {
     // Fencing: the runs whose epoch is still the writer's are share-locked (in id order, so two
     // writers never wait on each other in a circle) until the commit; a claim (an UPDATE of the
     // row) waits for that commit, and a write that waits for a claim finds the new epoch and adds
-    // nothing. The first result of a key wins (ON CONFLICT DO NOTHING). Four shapes of the same
+    // nothing. A success is final; a failed or skipped result gives way to a later one (keeping its
+    // `seq`: its place), which is the ON CONFLICT clause of every shape. Four shapes of the same
     // statement, from the cheapest (measured: one step 1.5 times as fast as one run's steps, which
     // is twice as fast as the general form): one step, one run's steps, several runs' steps, and
     // steps with big outputs (whose blobs are added with the steps that refer to them).
     recordStep: q(
       'record_step',
       `WITH owned AS (SELECT id FROM ${s}.runs WHERE id = $1 AND epoch = $2 FOR SHARE), added AS (
-         INSERT INTO ${s}.steps (run_id, key, record) SELECT id, $3, $4 FROM owned ON CONFLICT DO NOTHING
+         INSERT INTO ${s}.steps AS old (run_id, key, status, record) SELECT id, $3, $4, $5 FROM owned ${REPLACE}
        )
        SELECT count(*)::int AS owned FROM owned`,
     ),
     recordOne: q(
       'record_one',
       `WITH owned AS (SELECT id FROM ${s}.runs WHERE id = $1 AND epoch = $2 FOR SHARE), added AS (
-         INSERT INTO ${s}.steps (run_id, key, record)
-         SELECT owned.id, st.key, st.record FROM owned, unnest($3::text[], $4::text[]) WITH ORDINALITY AS st(key, record, ord) ORDER BY st.ord
-         ON CONFLICT DO NOTHING RETURNING 1
+         INSERT INTO ${s}.steps AS old (run_id, key, status, record)
+         SELECT owned.id, st.key, st.status, st.record FROM owned, unnest($3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS st(key, status, record, ord)
+         ORDER BY st.ord ${REPLACE} RETURNING 1
        )
        SELECT count(*)::int AS owned FROM owned`,
     ),
@@ -80,11 +81,15 @@ export function postgresStatements(s: string, schema: string) {
 
 export type PostgresStatements = ReturnType<typeof postgresStatements>;
 
-/** $1 run ids, $2 epochs, then per step: $3 batch number (1-based), $4 key, $5 text, $6 blob hash; $7/$8 blob hashes/texts. */
+/** A success is final; any other result gives way to a later one (the row keeps its seq). */
+const REPLACE = `ON CONFLICT (run_id, key) DO UPDATE SET status = EXCLUDED.status, record = EXCLUDED.record, output_blob = EXCLUDED.output_blob
+  WHERE old.status <> 'succeeded'`;
+
+/** $1 run ids, $2 epochs, then per step: $3 batch number (1-based), $4 key, $5 status, $6 text, $7 blob hash; $8/$9 blob hashes/texts. */
 function recordMany(s: string, blobs: boolean): string {
   const keep = blobs
     ? `, kept AS (
-         INSERT INTO ${s}.blobs (hash, value) SELECT x.hash, x.value FROM unnest($7::text[], $8::text[]) AS x(hash, value)
+         INSERT INTO ${s}.blobs (hash, value) SELECT x.hash, x.value FROM unnest($8::text[], $9::text[]) AS x(hash, value)
          WHERE x.hash IN (SELECT output_blob FROM added) ON CONFLICT DO NOTHING
        )`
     : '';
@@ -93,11 +98,11 @@ function recordMany(s: string, blobs: boolean): string {
      ), owned AS (
        SELECT batch.n, r.id FROM batch JOIN ${s}.runs r ON r.id = batch.run_id AND r.epoch = batch.epoch ORDER BY r.id FOR SHARE OF r
      ), added AS (
-       INSERT INTO ${s}.steps (run_id, key, record, output_blob)
-       SELECT owned.id, st.key, st.record, st.blob
-       FROM unnest($3::int[], $4::text[], $5::text[], $6::text[]) WITH ORDINALITY AS st(n, key, record, blob, ord)
+       INSERT INTO ${s}.steps AS old (run_id, key, status, record, output_blob)
+       SELECT owned.id, st.key, st.status, st.record, st.blob
+       FROM unnest($3::int[], $4::text[], $5::text[], $6::text[], $7::text[]) WITH ORDINALITY AS st(n, key, status, record, blob, ord)
        JOIN owned ON owned.n = st.n ORDER BY st.ord
-       ON CONFLICT DO NOTHING RETURNING output_blob
+       ${REPLACE} RETURNING output_blob
      )${keep}
      SELECT n::int AS n FROM owned`;
 }

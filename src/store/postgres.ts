@@ -4,7 +4,7 @@ import { badUrl, redact, takeOption } from './store-url.js';
 import { postgresStatements, type PostgresStatements, type Query } from './postgres-sql.js';
 import { preparePostgresSchema, quote } from './postgres-schema.js';
 import { jsonText, listLimit, newStoredRun, runFromRow, type RunRow } from './run-codec.js';
-import { encodeStep, MissingBlobError, parseSteps, withBlobs } from './step-codec.js';
+import { encodeStep, foldSteps, MissingBlobError, parseSteps, withBlobs } from './step-codec.js';
 import { isOwnError, storeError } from './store-error.js';
 import type { Claim, ClaimOutcome, CreateOutcome, NewRun, RunEnd, RunFilter, RunStore, StepBatch, StoreOptions, StoredRun, StoredStep } from './types.js';
 
@@ -142,20 +142,25 @@ class PostgresStore implements RunStore {
     for (const steps of encoded) for (const step of steps) if (step.blob) blobs.set(step.blob.hash, step.blob.json);
     const only = batches.length === 1 ? batches[0] : undefined;
     if (only && blobs.size === 0) {
-      const steps = encoded[0]!;
+      const steps = encoded[0]!.length === 1 ? encoded[0]! : foldSteps(encoded[0]!.map((step) => ({ step })), (e) => e.step.key).map((e) => e.step);
       const [row] =
         steps.length === 1
-          ? await this.query<{ owned: number }>(doing, 'write', this.sql.recordStep, [only.run_id, only.epoch, steps[0]!.key, steps[0]!.json])
-          : await this.query<{ owned: number }>(doing, 'write', this.sql.recordOne, [only.run_id, only.epoch, steps.map((s) => s.key), steps.map((s) => s.json)]);
+          ? await this.query<{ owned: number }>(doing, 'write', this.sql.recordStep, [only.run_id, only.epoch, steps[0]!.key, steps[0]!.status, steps[0]!.json])
+          : await this.query<{ owned: number }>(doing, 'write', this.sql.recordOne, [only.run_id, only.epoch, steps.map((s) => s.key), steps.map((s) => s.status), steps.map((s) => s.json)]);
       return [row?.owned === 1 ? 'ok' : 'fenced'];
     }
     if (batches.length === 0) return [];
-    const flat = encoded.flatMap((steps, i) => steps.map((step) => ({ n: i + 1, step })));
+    // Two batches of one run (and epoch) in one call are one run's steps: folded together.
+    const flat = foldSteps(
+      encoded.flatMap((steps, i) => steps.map((step) => ({ n: i + 1, step }))),
+      (e) => `${batches[e.n - 1]!.run_id}\u0000${batches[e.n - 1]!.epoch}\u0000${e.step.key}`,
+    );
     const values = [
       batches.map((b) => b.run_id),
       batches.map((b) => b.epoch),
       flat.map((f) => f.n),
       flat.map((f) => f.step.key),
+      flat.map((f) => f.step.status),
       flat.map((f) => f.step.json),
       flat.map((f) => f.step.blob?.hash ?? null),
     ];

@@ -8,9 +8,10 @@ import { createHash } from 'node:crypto';
 // Keys, under the prefix P:
 //   P meta                       hash: version
 //   P run:ID                     hash: the run's fields (JSON values as text; absent = null)
-//   P steps:ID                   hash: step key → the step's text (step-codec.ts); HSETNX: first wins
-//   P order:ID                   list: step keys in the order they were recorded
-//   P blobs:ID                   list: the blob each of its recorded steps refers to
+//   P steps:ID                   hash: step key → the step's text (step-codec.ts)
+//   P states:ID                  hash: step key → its status (a success is final, others give way)
+//   P order:ID                   list: step keys in the order they were first recorded
+//   P blobs:ID                   hash: step key → the blob its text refers to
 //   P blob:HASH, P blob-refs     a big output's JSON; how many steps refer to it
 //   P runs, P chain:C, P status:S, P status-chain:S:C
 //                                sorted sets by created_at, for listing newest first
@@ -67,10 +68,18 @@ redis.call('HDEL', k, 'finished_at', 'outputs', 'error')
 return answer('1', k)`);
 
 /**
- * ARGV: P, then per batch: run id, epoch, step count, and per step: key, text, blob hash or '',
- * blob text or '' → one 1 (ok) or 0 (fenced) per batch.
+ * ARGV: P, then per batch: run id, epoch, step count, and per step: key, status, text, blob hash
+ * or '', blob text or '' → one 1 (ok) or 0 (fenced) per batch. A success is final; a failed or
+ * skipped result gives way to a later one (keeping its place in the order).
  */
 export const RECORD = script(`
+local refs = p .. 'blob-refs'
+local function unref(hash)
+  if redis.call('HINCRBY', refs, hash, -1) <= 0 then
+    redis.call('HDEL', refs, hash)
+    redis.call('DEL', p .. 'blob:' .. hash)
+  end
+end
 local out = {}
 local i = 2
 while i <= #ARGV do
@@ -79,20 +88,28 @@ while i <= #ARGV do
   local current = redis.call('HGET', p .. 'run:' .. id, 'epoch')
   if current and tonumber(current) == epoch then
     out[#out + 1] = 1
+    local states, blobs = p .. 'states:' .. id, p .. 'blobs:' .. id
     for j = 1, n do
-      local key, text, hash = ARGV[i], ARGV[i + 1], ARGV[i + 2]
-      if redis.call('HSETNX', p .. 'steps:' .. id, key, text) == 1 then
-        redis.call('RPUSH', p .. 'order:' .. id, key)
+      local key, status, text, hash = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3]
+      local before = redis.call('HGET', states, key)
+      if before ~= 'succeeded' then
+        if not before then redis.call('RPUSH', p .. 'order:' .. id, key) end
+        redis.call('HSET', p .. 'steps:' .. id, key, text)
+        redis.call('HSET', states, key, status)
+        local old = redis.call('HGET', blobs, key)
         if hash ~= '' then
-          if redis.call('HINCRBY', p .. 'blob-refs', hash, 1) == 1 then redis.call('SET', p .. 'blob:' .. hash, ARGV[i + 3]) end
-          redis.call('RPUSH', p .. 'blobs:' .. id, hash)
+          if redis.call('HINCRBY', refs, hash, 1) == 1 then redis.call('SET', p .. 'blob:' .. hash, ARGV[i + 4]) end
+          redis.call('HSET', blobs, key, hash)
+        elseif old then
+          redis.call('HDEL', blobs, key)
         end
+        if old then unref(old) end
       end
-      i = i + 4
+      i = i + 5
     end
   else
     out[#out + 1] = 0
-    i = i + 4 * n
+    i = i + 5 * n
   end
 end
 return out`);
@@ -133,13 +150,13 @@ export const PRUNE = script(`
 local ids = redis.call('ZRANGEBYSCORE', p .. 'finished', '-inf', '(' .. ARGV[2], 'LIMIT', 0, tonumber(ARGV[3]))
 for _, id in ipairs(ids) do
   local cur = redis.call('HMGET', p .. 'run:' .. id, 'status', 'chain')
-  for _, hash in ipairs(redis.call('LRANGE', p .. 'blobs:' .. id, 0, -1)) do
+  for _, hash in ipairs(redis.call('HVALS', p .. 'blobs:' .. id)) do
     if redis.call('HINCRBY', p .. 'blob-refs', hash, -1) <= 0 then
       redis.call('HDEL', p .. 'blob-refs', hash)
       redis.call('DEL', p .. 'blob:' .. hash)
     end
   end
-  redis.call('DEL', p .. 'run:' .. id, p .. 'steps:' .. id, p .. 'order:' .. id, p .. 'blobs:' .. id)
+  redis.call('DEL', p .. 'run:' .. id, p .. 'steps:' .. id, p .. 'states:' .. id, p .. 'order:' .. id, p .. 'blobs:' .. id)
   redis.call('ZREM', p .. 'runs', id)
   redis.call('ZREM', p .. 'finished', id)
   if cur[1] and cur[2] then

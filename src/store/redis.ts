@@ -195,7 +195,7 @@ class RedisStore implements RunStore {
         args.push(batch.run_id, batch.epoch, batch.steps.length);
         for (const step of batch.steps) {
           const encoded = encodeStep(step);
-          args.push(encoded.key, encoded.json, encoded.blob?.hash ?? '', encoded.blob?.json ?? '');
+          args.push(encoded.key, encoded.status, encoded.json, encoded.blob?.hash ?? '', encoded.blob?.json ?? '');
         }
       }
     } catch (error) {

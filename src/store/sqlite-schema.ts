@@ -20,7 +20,7 @@ const MIGRATIONS: readonly string[] = [
    CREATE INDEX runs_by_status ON runs (status, created_at);
    CREATE INDEX runs_by_chain ON runs (chain, created_at);
    CREATE INDEX runs_by_finished ON runs (finished_at) WHERE finished_at IS NOT NULL;
-   CREATE TABLE steps (run_id TEXT NOT NULL, key TEXT NOT NULL, record TEXT NOT NULL, PRIMARY KEY (run_id, key));`,
+   CREATE TABLE steps (run_id TEXT NOT NULL, key TEXT NOT NULL, status TEXT NOT NULL, record TEXT NOT NULL, PRIMARY KEY (run_id, key));`,
   // 2: big outputs kept once, by the sha256 of their JSON.
   `CREATE TABLE blobs (hash TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
    ALTER TABLE steps ADD COLUMN output_blob TEXT;

@@ -85,7 +85,11 @@ function prepare(db: BetterSqlite3.Database): Statements {
          finished_at = NULL, outputs = NULL, error = NULL WHERE id = ? AND epoch = ? RETURNING ${RUN_COLUMNS}`,
     ),
     epoch: db.prepare<[string], number>('SELECT epoch FROM runs WHERE id = ?').pluck(),
-    insertStep: db.prepare('INSERT INTO steps (run_id, key, record, output_blob) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING'),
+    // A success is final; a failed or skipped result gives way to a later one (it keeps its rowid: its place).
+    insertStep: db.prepare(
+      `INSERT INTO steps (run_id, key, status, record, output_blob) VALUES (?, ?, ?, ?, ?) ON CONFLICT (run_id, key)
+         DO UPDATE SET status = excluded.status, record = excluded.record, output_blob = excluded.output_blob WHERE steps.status <> 'succeeded'`,
+    ),
     insertBlob: db.prepare('INSERT INTO blobs (hash, value) VALUES (?, ?) ON CONFLICT DO NOTHING'),
     finish: db.prepare(
       'UPDATE runs SET status = ?, outputs = ?, error = ?, finished_at = ?, updated_at = ?, owner = NULL, lease_until = NULL WHERE id = ? AND epoch = ?',
@@ -124,7 +128,7 @@ export class SqliteStore implements RunStore {
       batches.map((batch) => {
         if (sql.epoch.get(batch.run_id) !== batch.epoch) return 'fenced';
         for (const step of batch.steps) {
-          const added = sql.insertStep.run(batch.run_id, step.key, step.json, step.blob?.hash ?? null).changes > 0;
+          const added = sql.insertStep.run(batch.run_id, step.key, step.status, step.json, step.blob?.hash ?? null).changes > 0;
           if (added && step.blob) sql.insertBlob.run(step.blob.hash, step.blob.json);
         }
         return 'ok';

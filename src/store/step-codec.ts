@@ -13,20 +13,37 @@ const BLOB_FIELD = '$blob';
 
 export interface EncodedStep {
   readonly key: string;
+  /** Kept beside the text: a `succeeded` result is final, any other may be replaced. */
+  readonly status: StoredStep['status'];
   readonly json: string;
   /** Set when the output went to a blob. */
   readonly blob: { readonly hash: string; readonly json: string } | undefined;
 }
 
 export function encodeStep(step: StoredStep): EncodedStep {
-  if (step.output === undefined) return { key: step.key, json: JSON.stringify(step), blob: undefined };
+  if (step.output === undefined) return { key: step.key, status: step.status, json: JSON.stringify(step), blob: undefined };
   const { output, ...rest } = step;
   const out = JSON.stringify(output);
   // The record without its output is a non-empty object: the output is spliced in before its `}`.
   const head = JSON.stringify(rest).slice(0, -1);
-  if (!isBig(out)) return { key: step.key, json: `${head},"output":${out}}`, blob: undefined };
+  if (!isBig(out)) return { key: step.key, status: step.status, json: `${head},"output":${out}}`, blob: undefined };
   const hash = createHash('sha256').update(out).digest('hex');
-  return { key: step.key, json: `${head},"${BLOB_FIELD}":"${hash}"}`, blob: { hash, json: out } };
+  return { key: step.key, status: step.status, json: `${head},"${BLOB_FIELD}":"${hash}"}`, blob: { hash, json: out } };
+}
+
+/**
+ * Results of one call with the same `identity` (run, epoch and key) folded into the one the store
+ * would keep in the end — the first success, else the last result — at the place of the first: a
+ * statement may change a row only once (PostgreSQL's ON CONFLICT DO UPDATE).
+ */
+export function foldSteps<T extends { readonly step: EncodedStep }>(entries: readonly T[], identity: (entry: T) => string): T[] {
+  const kept = new Map<string, T>();
+  for (const entry of entries) {
+    const id = identity(entry);
+    const before = kept.get(id);
+    if (before === undefined || before.step.status !== 'succeeded') kept.set(id, entry);
+  }
+  return [...kept.values()];
 }
 
 function isBig(json: string): boolean {

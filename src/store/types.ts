@@ -108,10 +108,11 @@ export interface RunStore {
    */
   claimRun(id: string, claim: Claim): Promise<ClaimOutcome>;
   /**
-   * Records step results, the first result of a key winning (a later one for the same key is
-   * ignored). Atomic per batch entry; a batch entry whose run's epoch is no longer the writer's is
-   * refused with no effect: its result is 'fenced'. Throws a ToolchainError STORE_* when the store
-   * cannot be written.
+   * Records step results. A success is final: once a key has a `succeeded` record, later records
+   * for it are ignored (of two owners that both ran a step, the first to record wins); a `failed`
+   * or `skipped` record is replaced by a later one (a redriven step that now succeeds). Atomic per
+   * batch entry; a batch entry whose run's epoch is no longer the writer's is refused with no
+   * effect: its result is 'fenced'. Throws a ToolchainError STORE_* when the store cannot be written.
    */
   recordSteps(batches: readonly StepBatch[]): Promise<readonly ('ok' | 'fenced')[]>;
   /** Ends a run: status, outputs, error; owner and lease cleared. Fenced like recordSteps. */
@@ -124,7 +125,7 @@ export interface RunStore {
   /** Asks a running run to stop (a finished one is left as it is); the run as it is afterwards (undefined: no such run). */
   requestCancel(id: string, now: number): Promise<StoredRun | undefined>;
   getRun(id: string): Promise<StoredRun | undefined>;
-  /** Every step result of a run, in the order they were recorded. */
+  /** Every step result of a run, in the order their keys were first recorded (a replaced result keeps its place). */
   getSteps(id: string): Promise<readonly StoredStep[]>;
   /** Newest first (by created_at; runs created in the same millisecond in no promised order). */
   listRuns(filter?: RunFilter): Promise<readonly StoredRun[]>;
