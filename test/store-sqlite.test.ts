@@ -78,7 +78,7 @@ describe('SQLite store files', () => {
     writeFileSync(file, 'these are my notes, not a database\n'.repeat(200));
     const error = await openStore(`sqlite:${file}`).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'STORE_CORRUPT' });
-    expect((error as Error).message).toBe(`sqlite:${file}: is not a toolchain run store (not an SQLite database)`);
+    expect((error as Error).message).toBe(`sqlite:${file} is not a toolchain run store (not an SQLite database); give the store a file of its own`);
     expect(readFileSync(file, 'utf8')).toBe('these are my notes, not a database\n'.repeat(200));
   });
 

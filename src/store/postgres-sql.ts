@@ -10,7 +10,7 @@ export interface Query {
 
 export function postgresStatements(s: string, schema: string) {
   const q = (name: string, text: string): Query => ({ name: `toolchain_${name}`, text });
-  const list = (name: string, where: string): Query => q(name, `SELECT ${RUN_COLUMNS} FROM ${s}.runs ${where} ORDER BY created_at DESC, seq DESC LIMIT $${where.split('$').length}`);
+  const list = (name: string, where: string, limit: string): Query => q(name, `SELECT ${RUN_COLUMNS} FROM ${s}.runs ${where} ORDER BY created_at DESC, seq DESC LIMIT ${limit}`);
   return {
     insertRun: q(
       'insert_run',
@@ -64,10 +64,10 @@ export function postgresStatements(s: string, schema: string) {
     ),
     steps: q('steps', `SELECT st.record, b.value AS blob FROM ${s}.steps st LEFT JOIN ${s}.blobs b ON b.hash = st.output_blob WHERE st.run_id = $1 ORDER BY st.seq`),
     list: {
-      all: list('list_all', ''),
-      status: list('list_status', 'WHERE status = $1'),
-      chain: list('list_chain', 'WHERE chain = $1'),
-      both: list('list_both', 'WHERE status = $1 AND chain = $2'),
+      all: list('list_all', '', '$1'),
+      status: list('list_status', 'WHERE status = $1', '$2'),
+      chain: list('list_chain', 'WHERE chain = $1', '$2'),
+      both: list('list_both', 'WHERE status = $1 AND chain = $2', '$3'),
     },
     /** Taken (shared) by writes that add blobs, (exclusive) by prune, which deletes the blobs no step refers to. */
     blobLock: `toolchain blobs ${schema}`,

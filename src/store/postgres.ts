@@ -35,6 +35,8 @@ export async function openPostgresStore(url: URL, options: StoreOptions): Promis
     max: POOL_SIZE,
     connectionTimeoutMillis: 5_000,
     keepAlive: true,
+    // Idle connections do not keep the process alive (a CLI that ends without closing the store).
+    allowExitOnIdle: true,
     options: given ? `${given} ${commit}` : commit,
   });
   // An idle connection whose server went away reports it here; the pool drops it, and the next

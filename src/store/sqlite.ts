@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
+import { ToolchainError } from '../common/errors.js';
 import { importModule } from '../common/import-module.js';
 import { jsonText, listLimit, newStoredRun, RUN_COLUMNS, runFromRow, type RunRow } from './run-codec.js';
 import { prepareSqliteSchema } from './sqlite-schema.js';
@@ -45,7 +46,7 @@ export async function openSqliteStore(file: string, url: string, options: StoreO
 function mapSqliteError(url: string, doing: string, error: unknown, op: 'open' | 'read' | 'write'): Error {
   if (isOwnError(error)) return error;
   const code = String((error as { code?: unknown }).code ?? '');
-  if (code === 'SQLITE_NOTADB') return storeError('STORE_CORRUPT', url, 'is not a toolchain run store (not an SQLite database)');
+  if (code === 'SQLITE_NOTADB') return new ToolchainError('STORE_CORRUPT', `${url} is not a toolchain run store (not an SQLite database); give the store a file of its own`);
   if (code.startsWith('SQLITE_CORRUPT') || error instanceof MissingBlobError) return storeError('STORE_CORRUPT', url, `${doing}: the file is damaged`, error);
   if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
     return storeError('STORE_UNAVAILABLE', url, `${doing}: another process held its write lock for more than ${BUSY_TIMEOUT_MS / 1000} s`, error);
@@ -116,6 +117,9 @@ interface EncodedBatch {
 export class SqliteStore implements RunStore {
   private readonly sql: Statements;
   private readonly recordTx: (batches: readonly EncodedBatch[]) => ('ok' | 'fenced')[];
+  private readonly createTx: (run: NewRun) => CreateOutcome;
+  private readonly stepsTx: (id: string) => StoredStep[];
+  private readonly pruneTx: (finishedBefore: number) => number;
 
   /** `connection`: the better-sqlite3 handle, for diagnostics and tests; not part of RunStore. */
   constructor(
@@ -134,6 +138,26 @@ export class SqliteStore implements RunStore {
         return 'ok';
       }),
     ).immediate;
+    this.createTx = connection.transaction((run: NewRun): CreateOutcome => {
+      const added = sql.insertRun.run(run.id, run.chain, run.chain_hash, jsonText(run.input), run.now, run.now, run.owner, run.lease_until).changes > 0;
+      return added ? { created: true, run: newStoredRun(run) } : { created: false, run: runFromRow(sql.run.get(run.id)!) };
+    }).immediate;
+    // One read transaction: the steps and their blobs from the same snapshot.
+    this.stepsTx = connection.transaction((id: string) => {
+      const parsed = parseSteps(sql.steps.all(id));
+      const found = new Map<string, string>();
+      for (const hash of parsed.blobs) {
+        const value = sql.blob.get(hash);
+        if (value !== undefined) found.set(hash, value);
+      }
+      return withBlobs(parsed, found);
+    });
+    this.pruneTx = connection.transaction((finishedBefore: number) => {
+      sql.pruneSteps.run(finishedBefore);
+      const count = sql.pruneRuns.run(finishedBefore).changes;
+      sql.pruneBlobs.run();
+      return count;
+    }).immediate;
   }
 
   private write<T>(doing: string, fn: () => T): Promise<T> {
@@ -153,12 +177,7 @@ export class SqliteStore implements RunStore {
   }
 
   createRun(run: NewRun): Promise<CreateOutcome> {
-    return this.write(`cannot create run ${run.id}`, () => {
-      const input = jsonText(run.input);
-      const added = this.sql.insertRun.run(run.id, run.chain, run.chain_hash, input, run.now, run.now, run.owner, run.lease_until).changes > 0;
-      if (added) return { created: true, run: newStoredRun(run) };
-      return { created: false, run: runFromRow(this.sql.run.get(run.id)!) };
-    });
+    return this.write(`cannot create run ${run.id}`, () => this.createTx(run));
   }
 
   claimRun(id: string, claim: Claim): Promise<ClaimOutcome> {
@@ -209,17 +228,7 @@ export class SqliteStore implements RunStore {
   }
 
   getSteps(id: string): Promise<readonly StoredStep[]> {
-    // One read transaction: the steps and their blobs from the same snapshot.
-    const read = this.connection.transaction(() => {
-      const parsed = parseSteps(this.sql.steps.all(id));
-      const found = new Map<string, string>();
-      for (const hash of parsed.blobs) {
-        const value = this.sql.blob.get(hash);
-        if (value !== undefined) found.set(hash, value);
-      }
-      return withBlobs(parsed, found);
-    });
-    return this.read(`cannot read the steps of run ${id}`, () => read());
+    return this.read(`cannot read the steps of run ${id}`, () => this.stepsTx(id));
   }
 
   listRuns(filter: RunFilter = {}): Promise<readonly StoredRun[]> {
@@ -239,16 +248,7 @@ export class SqliteStore implements RunStore {
   }
 
   prune(finishedBefore: number): Promise<number> {
-    return this.write('cannot prune runs', () =>
-      this.connection
-        .transaction(() => {
-          this.sql.pruneSteps.run(finishedBefore);
-          const count = this.sql.pruneRuns.run(finishedBefore).changes;
-          this.sql.pruneBlobs.run();
-          return count;
-        })
-        .immediate(),
-    );
+    return this.write('cannot prune runs', () => this.pruneTx(finishedBefore));
   }
 
   async close(): Promise<void> {
