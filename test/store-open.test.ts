@@ -22,6 +22,7 @@ describe('openStore', () => {
     ['postgres://u:secret@[bad/db', "store 'postgres://u:***@[bad/db': not a valid URL; " + FORMS],
     ['postgres://u@h/db?schema=my-schema', "store 'postgres://u@h/db?schema=my-schema': ?schema= must be a plain identifier (letters, digits, _), got 'my-schema'; " + FORMS],
     ['redis://h?prefix=a&prefix=b', "store 'redis://h?prefix=a&prefix=b': ?prefix= given 2 times; " + FORMS],
+    ['redis://h?prefix=', "store 'redis://h?prefix=': ?prefix= needs a value, as in ?prefix=myapp; " + FORMS],
   ])('refuses %j with STORE_URL', async (url, message) => {
     await expect(openStore(url)).rejects.toMatchObject({ code: 'STORE_URL', message });
   });

@@ -6,7 +6,7 @@ import { CANCEL, CLAIM, CREATE, FINISH, PRUNE, RECORD, RENEW, STEPS, type Script
 import { jsonText, listLimit, newStoredRun } from './run-codec.js';
 import { encodeStep, MissingBlobError, parseSteps, withBlobs } from './step-codec.js';
 import { isOwnError, storeError, tooNew } from './store-error.js';
-import { redact, takeOption } from './store-url.js';
+import { badUrl, redact, takeOption } from './store-url.js';
 import type { Claim, ClaimOutcome, CreateOutcome, NewRun, RunEnd, RunFilter, RunStatus, RunStore, StepBatch, StoreOptions, StoredRun, StoredStep } from './types.js';
 
 // `redis://…` — the store next to a BullMQ queue (the same Redis). Every write is one Lua script
@@ -26,6 +26,7 @@ const RECONNECT_WAIT_MS = 2_000;
 export async function openRedisStore(url: URL, options: StoreOptions): Promise<RunStore> {
   const display = redact(url);
   const given = takeOption(url, 'prefix', display) ?? 'toolchain';
+  if (given === '' || given === ':') throw badUrl(display, '?prefix= needs a value, as in ?prefix=myapp');
   const prefix = given.endsWith(':') ? given : `${given}:`;
   const { default: Redis } = await importModule<{ default: typeof import('ioredis').default }>('ioredis');
   let opened = false;
