@@ -12,6 +12,7 @@ import { benchRegistryValidation } from './registry-validation.js';
 import { benchReloadLatency } from './reload-latency.js';
 import { benchReloadMemory } from './reload-memory.js';
 import { benchServe } from './serve.js';
+import { benchStore } from './store.js';
 
 const benches: (() => Promise<BenchResult>)[] = [
   benchCompiler,
@@ -24,6 +25,7 @@ const benches: (() => Promise<BenchResult>)[] = [
   benchLlmParse,
   benchLlmMcp,
   benchServe,
+  benchStore,
 ];
 
 for (const bench of benches) {

@@ -10,6 +10,7 @@ import { runAgent } from './llm/agent/index.js';
 import type { CallTargets, ChainCallOptions } from './llm/call-targets.js';
 import { DurableRuns, type StartOptions } from './runs/durable-runs.js';
 import type { RunDetail, RunSummary } from './runs/stored-result.js';
+import { isMemoryStore } from './store/memory.js';
 import { openStore } from './store/open-store.js';
 import type { Durability, RunFilter, RunStore } from './store/types.js';
 import { createPluginHost, watchFiles, type PluginEvent, type PluginHost, type PluginStatus } from './plugins/index.js';
@@ -165,7 +166,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
   if (typeof options.store !== 'object') closers.push(() => store.close());
   const durable = new DurableRuns({
     store,
-    inProcess: store.url === 'memory:',
+    inProcess: isMemoryStore(store),
     leaseMs: options.leaseMs ?? 30_000,
     clock: host.clock,
     newRunId: randomUUID,

@@ -112,10 +112,11 @@ function plantInProject(dir: string, tag: string): void {
 
 describe('tampered caches run nothing injected', () => {
   it('toolchain run: every entry replaced, same outputs, no marker, nothing under the project', async () => {
-    const env = { TOOLCHAIN_CACHE_DIR: cacheDir };
+    // The run store is not what this is about: runs are kept in memory, so the project stays empty.
+    const env = { TOOLCHAIN_CACHE_DIR: cacheDir, TOOLCHAIN_STORE: 'memory:' };
     const args = ['run', 'greet', '--input', 'a=2', '--input', 'b=3', '--json'];
     const first = await runCli(args, { cwd: project, env });
-    expect(first.stderr).toBe('');
+    expect(first.stderr).toMatch(/^run [0-9a-f-]{36}\n$/);
     const outputs = JSON.parse(first.stdout).outputs;
     expect(outputs).toEqual({ sum: 5, text: 'Hello world, the sum is 5' });
     for (const kind of KINDS) expect(entries(cacheDir, kind).length, kind).toBeGreaterThan(0);
@@ -125,7 +126,7 @@ describe('tampered caches run nothing injected', () => {
     expect(tamperAll(cacheDir, 'cli')).toBeGreaterThanOrEqual(6);
 
     const second = await runCli(args, { cwd: project, env });
-    expect(second.stderr).toBe('');
+    expect(second.stderr).toMatch(/^run [0-9a-f-]{36}\n$/);
     expect(JSON.parse(second.stdout).outputs).toEqual(outputs);
     expect(readdirSync(markers)).toEqual([]);
 
@@ -199,10 +200,10 @@ describe('an unsafe cache directory', () => {
     const err = new PassThrough().on('data', (d: Buffer) => (stderr += d.toString()));
     const stdin = new PassThrough();
     stdin.end();
-    const io = { stdout: out, stderr: err, stdin, cwd: project, env: { TOOLCHAIN_CACHE_DIR: dir } };
+    const io = { stdout: out, stderr: err, stdin, cwd: project, env: { TOOLCHAIN_CACHE_DIR: dir, TOOLCHAIN_STORE: 'memory:' } };
     expect(await main(['run', 'greet', '--input', 'a=4'], io)).toBe(0);
     expect(JSON.parse(stdout)).toEqual({ sum: 5, text: 'Hello world, the sum is 5' });
-    expect(stderr.split('\n').filter(Boolean)).toEqual([expect.stringMatching(/^warning: not using the cache directory .*shared-cache: it has mode 0777 .*caching is off$/)]);
+    expect(stderr.split('\n').filter(Boolean)).toEqual([expect.stringMatching(/^warning: not using the cache directory .*shared-cache: it has mode 0777 .*caching is off$/), expect.stringMatching(/^run [0-9a-f-]{36}$/)]);
     expect(readdirSync(dir)).toEqual([]);
   });
 });

@@ -34,7 +34,7 @@ describe('toolchain run (in process)', () => {
     const r = await run(['sum', '--input', 'a=5']);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual({ total: 16 });
-    expect(r.stderr).toBe('');
+    expect(r.stderr).toMatch(/^run [0-9a-f-]{36}\n$/);
   });
 
   it('--input-json, --input-file - and --input merge, later ones winning', async () => {
@@ -54,7 +54,7 @@ describe('toolchain run (in process)', () => {
     const r = await run(['broken']);
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toMatch(/^error: ALWAYS this tool always fails \(step 'bad'\)\n$/);
+    expect(r.stderr).toMatch(/^run [0-9a-f-]{36}\nerror: ALWAYS this tool always fails \(step 'bad'\)\n$/);
     const json = await run(['broken', '--json']);
     expect(json.code).toBe(1);
     expect(JSON.parse(json.stdout)).toMatchObject({ status: 'failed', error: { code: 'ALWAYS', step: 'bad' }, steps: { ok: { status: 'succeeded' }, bad: { status: 'failed' } } });
@@ -86,7 +86,7 @@ describe('toolchain run (in process)', () => {
 
   it('shows per-step progress on stderr only when it is a terminal', async () => {
     const plain = await run(['sum', '--input', 'a=1']);
-    expect(plain.stderr).toBe('');
+    expect(plain.stderr).toMatch(/^run [0-9a-f-]{36}\n$/);
     const tty = await run(['sum', '--input', 'a=1'], { tty: true });
     expect(tty.stderr).toMatch(/✓.* first/);
     expect(tty.stderr).toMatch(/✓.* second/);
@@ -121,7 +121,7 @@ describe('toolchain run (child process)', () => {
 
   it('success (0) and --json', async () => {
     const ok = await cli(['sum', '--input', 'a=5']);
-    expect(ok).toMatchObject({ code: 0, stderr: '' });
+    expect(ok).toMatchObject({ code: 0, stderr: expect.stringMatching(/^run [0-9a-f-]{36}\n$/) });
     expect(JSON.parse(ok.stdout)).toEqual({ total: 16 });
     const json = await cli(['sum', '--input', 'a=5', '--json']);
     expect(JSON.parse(json.stdout)).toMatchObject({ status: 'succeeded', outputs: { total: 16 } });

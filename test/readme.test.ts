@@ -22,6 +22,11 @@ const ELSEWHERE: Record<string, string> = {
   'node bin/toolchain.js mcp': 'test/llm-mcp.test.ts (an MCP client driving it)',
   'node bin/toolchain.js serve': 'test/serve-live.test.ts (serve as a process until SIGTERM)',
   'node bin/toolchain.js serve --approve write_file --verbose': 'test/serve-live.test.ts and test/serve-api.test.ts (approval, logs)',
+  'node bin/toolchain.js runs': 'test/cli-runs.test.ts (list the runs of a store)',
+  'node bin/toolchain.js runs show RUN_ID': 'test/cli-runs.test.ts (show a run)',
+  'node bin/toolchain.js resume RUN_ID': 'test/cli-runs.test.ts (resume, redrive)',
+  'node bin/toolchain.js runs cancel RUN_ID': 'test/cli-runs.test.ts (cancel from another process)',
+  'node bin/toolchain.js runs prune --older-than 30d': 'test/cli-runs.test.ts (prune)',
 };
 
 function sh(command: string): Promise<{ code: number; stdout: string; stderr: string }> {

@@ -80,6 +80,7 @@ export function createMemoryRunService(engine: Engine, options: MemoryRunService
     // trace — in the list, or in the metrics (an unknown chain name must not become a label).
     const held: RunEvent[] = [];
     let accepted = false;
+    let refused = false;
     // A resumed run's recorded successes are not run again (no events): they come from the store.
     for (const e of seed) view.apply(e), entry.feed.push(e);
     let decide!: (refusal: ServiceError | undefined) => void;
@@ -90,7 +91,7 @@ export function createMemoryRunService(engine: Engine, options: MemoryRunService
       entry.feed.push(e);
     };
     const accept = (): void => {
-      if (accepted) return;
+      if (accepted || refused) return;
       accepted = true;
       entries.set(id, entry);
       for (const e of held.splice(0)) deliver(e);
@@ -102,8 +103,9 @@ export function createMemoryRunService(engine: Engine, options: MemoryRunService
       if (e.type.startsWith('step:')) return accept();
       if (e.type !== 'run:finished' || e.run_id !== id) return;
       const status = e.error && REQUEST_CODES.get(e.error.code);
-      if (status) decide(new ServiceError(status, e.error!.code, e.error!.message));
-      else accept();
+      if (!status) return accept();
+      refused = true;
+      decide(new ServiceError(status, e.error!.code, e.error!.message));
     };
     const runOptions: RunOptions = { signal: abort.signal, onEvent, approve, runId: id };
     const done = resumeId !== undefined ? engine.resume(resumeId, runOptions) : engine.run(chain, input, runOptions);

@@ -1,4 +1,5 @@
 import type { StepRecord } from '../executor/step-state.js';
+import { listLimit } from './run-codec.js';
 import { storedStep } from './stored-step.js';
 import type { Claim, ClaimOutcome, CreateOutcome, NewRun, RunEnd, RunFilter, RunStore, StepBatch, StoredRun, StoredStep } from './types.js';
 
@@ -126,7 +127,7 @@ export function createMemoryStore(maxRuns = 100): MemoryRunStore {
     },
     async renewLease(id: string, epoch: number, leaseUntil: number, now: number) {
       const entry = owned(id, epoch);
-      if (!entry) return { result: 'fenced', cancel_requested: false };
+      if (!entry || entry.run.status !== 'running') return { result: 'fenced', cancel_requested: entry?.run.cancel_requested ?? false };
       entry.run.lease_until = leaseUntil;
       entry.run.updated_at = now;
       return { result: 'ok', cancel_requested: entry.run.cancel_requested };
@@ -145,13 +146,14 @@ export function createMemoryStore(maxRuns = 100): MemoryRunStore {
       return [...(runs.get(id)?.steps ?? [])].map(([key, record]) => storedStep(key, record));
     },
     async listRuns(filter: RunFilter = {}) {
+      const limit = listLimit(filter.limit);
       const out: StoredRun[] = [];
       const all = [...runs.values()].map((e) => e.run).sort((a, b) => b.created_at - a.created_at);
       for (const run of all) {
         if (filter.status !== undefined && run.status !== filter.status) continue;
         if (filter.chain !== undefined && run.chain !== filter.chain) continue;
         out.push({ ...run });
-        if (out.length >= (filter.limit ?? 50)) break;
+        if (out.length >= limit) break;
       }
       return out;
     },

@@ -25,6 +25,7 @@ export interface StoredRun {
   readonly input: unknown;
   readonly status: RunStatus;
   readonly created_at: number;
+  /** Set by create, claim, lease renewal, cancel request and finish (not by recorded steps). */
   readonly updated_at: number;
   readonly finished_at: number | null;
   /** The run's outputs once it succeeded; null otherwise. */
@@ -116,14 +117,17 @@ export interface RunStore {
   recordSteps(batches: readonly StepBatch[]): Promise<readonly ('ok' | 'fenced')[]>;
   /** Ends a run: status, outputs, error; owner and lease cleared. Fenced like recordSteps. */
   finishRun(id: string, epoch: number, end: RunEnd): Promise<'ok' | 'fenced'>;
-  /** Extends the owner's lease; 'fenced' if another claim happened. Also reports a pending cancel. */
+  /**
+   * Extends the owner's lease; 'fenced' if another claim happened or the run is no longer running
+   * (a finished run has no lease). Also reports a pending cancel.
+   */
   renewLease(id: string, epoch: number, leaseUntil: number, now: number): Promise<{ readonly result: 'ok' | 'fenced'; readonly cancel_requested: boolean }>;
-  /** Asks a running run to stop; the run as it is afterwards (undefined: no such run). */
+  /** Asks a running run to stop (a finished one is left as it is); the run as it is afterwards (undefined: no such run). */
   requestCancel(id: string, now: number): Promise<StoredRun | undefined>;
   getRun(id: string): Promise<StoredRun | undefined>;
-  /** Every step result of a run, in the order they were recorded. */
+  /** Every step result of a run, in the order their keys were first recorded (a replaced result keeps its place). */
   getSteps(id: string): Promise<readonly StoredStep[]>;
-  /** Newest first. */
+  /** Newest first (by created_at; runs created in the same millisecond in no promised order). */
   listRuns(filter?: RunFilter): Promise<readonly StoredRun[]>;
   /** Deletes finished runs (and their steps) that finished before `finishedBefore`; how many went. */
   prune(finishedBefore: number): Promise<number>;

@@ -1,0 +1,86 @@
+import type { Pool } from 'pg';
+import { ToolchainError } from '../common/errors.js';
+import { tooNew } from './store-error.js';
+
+// The PostgreSQL store's schema, in a schema of its own (`toolchain` unless the URL says
+// `?schema=NAME`), as numbered migrations; the version is kept in the table toolchain_meta.
+// Several processes may open the same store at once: migrating takes a transaction-level advisory
+// lock named after the schema, and looks at the version again once it holds it.
+
+function migrations(s: string): readonly string[] {
+  return [
+    // 1: runs and their step results (`seq`: creation / recording order). No foreign key from
+    //    steps to runs: a step is only ever added under a share lock on its run's row (postgres-sql.ts),
+    //    and the key check would cost every insert (measured: a fifth of the rate).
+    `CREATE TABLE ${s}.runs (
+       id text PRIMARY KEY, seq bigserial NOT NULL, chain text NOT NULL, chain_hash text NOT NULL, input text,
+       status text NOT NULL, created_at bigint NOT NULL, updated_at bigint NOT NULL, finished_at bigint,
+       outputs text, error text, owner text, lease_until bigint, epoch integer NOT NULL,
+       cancel_requested boolean NOT NULL DEFAULT false);
+     CREATE INDEX runs_by_created ON ${s}.runs (created_at DESC, seq DESC);
+     CREATE INDEX runs_by_status ON ${s}.runs (status, created_at DESC, seq DESC);
+     CREATE INDEX runs_by_chain ON ${s}.runs (chain, created_at DESC, seq DESC);
+     CREATE INDEX runs_by_finished ON ${s}.runs (finished_at) WHERE finished_at IS NOT NULL;
+     CREATE TABLE ${s}.steps (
+       run_id text NOT NULL, key text NOT NULL, seq bigserial NOT NULL, status text NOT NULL, record text NOT NULL,
+       PRIMARY KEY (run_id, key));`,
+    // 2: big outputs kept once, by the sha256 of their JSON.
+    `CREATE TABLE ${s}.blobs (hash text PRIMARY KEY, value text NOT NULL);
+     ALTER TABLE ${s}.steps ADD COLUMN output_blob text;
+     CREATE INDEX steps_by_blob ON ${s}.steps (output_blob) WHERE output_blob IS NOT NULL;`,
+  ];
+}
+
+export const POSTGRES_SCHEMA_VERSION = migrations('s').length;
+
+/** Our tables: a schema holding one of them without toolchain_meta belongs to someone else. */
+const OWN_TABLES = ['runs', 'steps', 'blobs'];
+
+/** `schema` is the bare name (checked to be an identifier), `s` its quoted form. */
+export async function preparePostgresSchema(pool: Pool, schema: string, url: string): Promise<void> {
+  const s = quote(schema);
+  try {
+    const found = await pool.query<{ value: string }>(`SELECT value FROM ${s}.toolchain_meta WHERE key = 'version'`);
+    const version = Number(found.rows[0]?.value ?? 0);
+    if (version === POSTGRES_SCHEMA_VERSION) return;
+    if (version > POSTGRES_SCHEMA_VERSION) throw tooNew(url, version, POSTGRES_SCHEMA_VERSION);
+  } catch (error) {
+    // 42P01 / 3F000: no table / no schema yet — a new store; anything else is the caller's to report.
+    const code = (error as { code?: unknown }).code;
+    if (code !== '42P01' && code !== '3F000') throw error;
+  }
+  const client = await pool.connect();
+  let failure: Error | undefined;
+  try {
+    await client.query('BEGIN');
+    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`toolchain run store ${schema}`]);
+    await client.query(`CREATE SCHEMA IF NOT EXISTS ${s}`);
+    const tables = (await client.query<{ name: string }>('SELECT table_name AS name FROM information_schema.tables WHERE table_schema = $1', [schema])).rows.map((r) => r.name);
+    let version = 0;
+    if (tables.includes('toolchain_meta')) {
+      version = Number((await client.query<{ value: string }>(`SELECT value FROM ${s}.toolchain_meta WHERE key = 'version'`)).rows[0]?.value ?? 0);
+    } else {
+      const foreign = tables.filter((t) => OWN_TABLES.includes(t));
+      if (foreign.length > 0) {
+        throw new ToolchainError('STORE_CORRUPT', `${url} is not a toolchain run store (schema ${schema} has tables of another application: ${foreign.join(', ')}); choose another schema with ?schema=NAME`);
+      }
+      await client.query(`CREATE TABLE ${s}.toolchain_meta (key text PRIMARY KEY, value text NOT NULL)`);
+    }
+    if (version > POSTGRES_SCHEMA_VERSION) throw tooNew(url, version, POSTGRES_SCHEMA_VERSION);
+    const steps = migrations(s);
+    for (let v = version; v < steps.length; v++) await client.query(steps[v]!);
+    await client.query(`INSERT INTO ${s}.toolchain_meta (key, value) VALUES ('version', $1) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`, [String(steps.length)]);
+    await client.query('COMMIT');
+  } catch (error) {
+    failure = error instanceof Error ? error : new Error(String(error));
+    await client.query('ROLLBACK').catch(() => undefined); // the connection may be the thing that failed
+    throw error;
+  } finally {
+    client.release(failure);
+  }
+}
+
+/** A schema name as SQL: checked to be a plain identifier when the URL was read, quoted here. */
+export function quote(identifier: string): string {
+  return `"${identifier}"`;
+}

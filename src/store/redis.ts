@@ -1,0 +1,290 @@
+import type { Redis as RedisClient } from 'ioredis';
+import { ToolchainError } from '../common/errors.js';
+import { importModule } from '../common/import-module.js';
+import type { RunError } from '../executor/events.js';
+import { CANCEL, CLAIM, CREATE, FINISH, PRUNE, RECORD, RENEW, STEPS, type Script } from './redis-scripts.js';
+import { jsonText, listLimit, newStoredRun } from './run-codec.js';
+import { encodeStep, MissingBlobError, parseSteps, withBlobs } from './step-codec.js';
+import { isOwnError, storeError, tooNew } from './store-error.js';
+import { badUrl, redact, takeOption } from './store-url.js';
+import type { Claim, ClaimOutcome, CreateOutcome, NewRun, RunEnd, RunFilter, RunStatus, RunStore, StepBatch, StoreOptions, StoredRun, StoredStep } from './types.js';
+
+// `redis://…` — the store next to a BullMQ queue (the same Redis). Every write is one Lua script
+// (redis-scripts.ts), so it is atomic and one round trip. The client neither queues commands
+// while disconnected nor resends them after a reconnection: a script that may or may not have run
+// is reported (STORE_UNAVAILABLE) rather than run twice.
+//
+// Durability is the server's: `normal` needs nothing from it (a crash of the engine's process
+// loses nothing Redis acknowledged); `full` needs `appendonly yes` and `appendfsync always`, and
+// opening refuses a server that says otherwise (one that does not answer CONFIG GET is taken at
+// its word).
+
+const VERSION = 1;
+const PRUNE_CHUNK = 200;
+const RECONNECT_WAIT_MS = 2_000;
+
+export async function openRedisStore(url: URL, options: StoreOptions): Promise<RunStore> {
+  const display = redact(url);
+  const given = takeOption(url, 'prefix', display) ?? 'toolchain';
+  if (given === '' || given === ':') throw badUrl(display, '?prefix= needs a value, as in ?prefix=myapp');
+  const prefix = given.endsWith(':') ? given : `${given}:`;
+  const { default: Redis } = await importModule<{ default: typeof import('ioredis').default }>('ioredis');
+  let opened = false;
+  let lastError: unknown;
+  const redis = new Redis(url.href, {
+    lazyConnect: true,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    autoResendUnfulfilledCommands: false,
+    connectTimeout: 5_000,
+    // Once open, reconnect for ever (calls fail meanwhile); while opening, report the first failure.
+    retryStrategy: (times) => (opened ? Math.min(times * 100, 1_000) : null),
+  });
+  redis.on('error', (error: unknown) => {
+    lastError = error; // reported by the call that fails; without a listener ioredis logs it
+  });
+  try {
+    await redis.connect();
+    await prepare(redis, prefix, display, options);
+  } catch (error) {
+    redis.disconnect();
+    throw isOwnError(error) ? error : mapRedisError(display, 'cannot open it', lastError ?? error, 'read');
+  }
+  opened = true;
+  return new RedisStore(redis, display, prefix);
+}
+
+async function prepare(redis: RedisClient, p: string, url: string, options: StoreOptions): Promise<void> {
+  const version = Number((await redis.hget(`${p}meta`, 'version')) ?? 0);
+  if (version > VERSION) throw tooNew(url, version, VERSION);
+  if (version === 0 && (await redis.exists(`${p}runs`, `${p}finished`)) > 0) {
+    throw new ToolchainError('STORE_CORRUPT', `${url} is not a toolchain run store (keys under the prefix '${p}' belong to something else); choose another with ?prefix=P`);
+  }
+  // Version 1 needs no setting up: a run's keys are made when it is created.
+  if (version < VERSION) await redis.hset(`${p}meta`, 'version', String(VERSION));
+  if (options.durability === 'full') await checkFsync(redis, url);
+}
+
+async function checkFsync(redis: RedisClient, url: string): Promise<void> {
+  let config: string[];
+  try {
+    config = [...((await redis.config('GET', 'appendonly')) as string[]), ...((await redis.config('GET', 'appendfsync')) as string[])];
+  } catch {
+    return; // CONFIG is often disabled on managed servers: nothing to check against
+  }
+  const appendonly = config[config.indexOf('appendonly') + 1];
+  const appendfsync = config[config.indexOf('appendfsync') + 1];
+  if (appendonly !== 'yes' || appendfsync !== 'always') {
+    throw new ToolchainError(
+      'STORE_URL',
+      `${url}: durability 'full' needs a Redis that syncs every write to disk (appendonly yes, appendfsync always); this one has appendonly ${appendonly}, appendfsync ${appendfsync}: configure it, or use durability 'normal', PostgreSQL or SQLite`,
+    );
+  }
+}
+
+function mapRedisError(url: string, doing: string, error: unknown, op: 'read' | 'write'): Error {
+  if (isOwnError(error)) return error;
+  if (error instanceof MissingBlobError) return storeError('STORE_CORRUPT', url, doing, error);
+  // A reply of the server (OOM, READONLY, MISCONF: it refuses writes) versus no answer at all.
+  const reply = error instanceof Error && error.name === 'ReplyError';
+  const down = !reply || /^(NOAUTH|WRONGPASS|LOADING|MASTERDOWN|BUSY)/.test(error.message);
+  return storeError(!down && op === 'write' ? 'STORE_WRITE_FAILED' : 'STORE_UNAVAILABLE', url, doing, error);
+}
+
+/** A flat HGETALL answer (`field, value, …`, from `from` on) as a run; undefined when empty. */
+function runFromFields(fields: readonly string[], from = 0): StoredRun | undefined {
+  if (fields.length <= from) return undefined;
+  const h = new Map<string, string>();
+  for (let i = from; i + 1 < fields.length; i += 2) h.set(fields[i]!, fields[i + 1]!);
+  return runFromHash(h);
+}
+
+function runFromHash(h: ReadonlyMap<string, string>): StoredRun | undefined {
+  const id = h.get('id');
+  if (id === undefined) return undefined;
+  const num = (field: string): number | null => (h.has(field) ? Number(h.get(field)) : null);
+  const json = (field: string): unknown => (h.has(field) ? JSON.parse(h.get(field)!) : null);
+  return {
+    id,
+    chain: h.get('chain') ?? '',
+    chain_hash: h.get('chain_hash') ?? '',
+    input: h.has('input') ? JSON.parse(h.get('input')!) : undefined,
+    status: h.get('status') as RunStatus,
+    created_at: num('created_at') ?? 0,
+    updated_at: num('updated_at') ?? 0,
+    finished_at: num('finished_at'),
+    outputs: json('outputs'),
+    error: json('error') as RunError | null,
+    owner: h.get('owner') ?? null,
+    lease_until: num('lease_until'),
+    epoch: num('epoch') ?? 0,
+    cancel_requested: h.get('cancel_requested') === '1',
+  };
+}
+
+class RedisStore implements RunStore {
+  constructor(
+    private readonly redis: RedisClient,
+    readonly url: string,
+    private readonly prefix: string,
+  ) {}
+
+  /**
+   * Waits a moment for a connection that is being made again (the server restarted, a network
+   * blip); a longer outage fails the call with STORE_UNAVAILABLE instead of queueing it.
+   */
+  private async connected(): Promise<void> {
+    if (this.redis.status === 'ready') return;
+    if (this.redis.status === 'end') throw new Error('the store is closed');
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.redis.off('ready', ready);
+        reject(new Error(`not connected (${this.redis.status})`));
+      }, RECONNECT_WAIT_MS);
+      const ready = (): void => {
+        clearTimeout(timer);
+        resolve();
+      };
+      this.redis.once('ready', ready);
+    });
+  }
+
+  private async eval<T>(doing: string, op: 'read' | 'write', script: Script, args: readonly (string | number)[]): Promise<T> {
+    try {
+      await this.connected();
+      try {
+        return (await this.redis.call('EVALSHA', [script.sha, 0, this.prefix, ...args])) as T;
+      } catch (error) {
+        if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
+        return (await this.redis.call('EVAL', [script.lua, 0, this.prefix, ...args])) as T;
+      }
+    } catch (error) {
+      throw mapRedisError(this.url, doing, error, op);
+    }
+  }
+
+  private async command<T>(doing: string, fn: (redis: RedisClient) => Promise<T>): Promise<T> {
+    try {
+      await this.connected();
+      return await fn(this.redis);
+    } catch (error) {
+      throw mapRedisError(this.url, doing, error, 'read');
+    }
+  }
+
+  async createRun(run: NewRun): Promise<CreateOutcome> {
+    const fields: (string | number)[] = ['id', run.id, 'chain', run.chain, 'chain_hash', run.chain_hash, 'status', 'running'];
+    const input = jsonText(run.input);
+    if (input !== null) fields.push('input', input);
+    fields.push('created_at', run.now, 'updated_at', run.now, 'owner', run.owner, 'lease_until', run.lease_until, 'epoch', 1, 'cancel_requested', '0');
+    const answer = await this.eval<string[]>(`cannot create run ${run.id}`, 'write', CREATE, [run.id, run.now, run.chain, ...fields]);
+    if (answer[0] === '1') return { created: true, run: newStoredRun(run) };
+    return { created: false, run: runFromFields(answer, 1)! };
+  }
+
+  async claimRun(id: string, claim: Claim): Promise<ClaimOutcome> {
+    const answer = await this.eval<string[]>(`cannot claim run ${id}`, 'write', CLAIM, [id, claim.expected_epoch, claim.owner, claim.lease_until, claim.now]);
+    const run = runFromFields(answer, 1);
+    return answer[0] === '1' && run ? { claimed: true, run } : { claimed: false, run };
+  }
+
+  async recordSteps(batches: readonly StepBatch[]): Promise<readonly ('ok' | 'fenced')[]> {
+    const doing = 'cannot record step results';
+    const args: (string | number)[] = [];
+    try {
+      for (const batch of batches) {
+        args.push(batch.run_id, batch.epoch, batch.steps.length);
+        for (const step of batch.steps) {
+          const encoded = encodeStep(step);
+          args.push(encoded.key, encoded.status, encoded.json, encoded.blob?.hash ?? '', encoded.blob?.json ?? '');
+        }
+      }
+    } catch (error) {
+      throw storeError('STORE_WRITE_FAILED', this.url, doing, error); // an output JSON cannot carry
+    }
+    const answer = await this.eval<number[]>(doing, 'write', RECORD, args);
+    return answer.map((ok) => (ok === 1 ? 'ok' : 'fenced'));
+  }
+
+  async finishRun(id: string, epoch: number, end: RunEnd): Promise<'ok' | 'fenced'> {
+    const args = [id, epoch, end.status, end.finished_at, jsonText(end.outputs ?? null) ?? '', jsonText(end.error ?? null) ?? ''];
+    return (await this.eval<number>(`cannot finish run ${id}`, 'write', FINISH, args)) === 1 ? 'ok' : 'fenced';
+  }
+
+  async renewLease(id: string, epoch: number, leaseUntil: number, now: number): Promise<{ result: 'ok' | 'fenced'; cancel_requested: boolean }> {
+    const [ok, cancel] = await this.eval<[number, number]>(`cannot renew the lease of run ${id}`, 'write', RENEW, [id, epoch, leaseUntil, now]);
+    return { result: ok === 1 ? 'ok' : 'fenced', cancel_requested: cancel === 1 };
+  }
+
+  async requestCancel(id: string, now: number): Promise<StoredRun | undefined> {
+    return runFromFields(await this.eval<string[]>(`cannot cancel run ${id}`, 'write', CANCEL, [id, now]));
+  }
+
+  async getRun(id: string): Promise<StoredRun | undefined> {
+    const hash = await this.command(`cannot read run ${id}`, (r) => r.hgetall(`${this.prefix}run:${id}`));
+    return runFromHash(new Map(Object.entries(hash)));
+  }
+
+  async getSteps(id: string): Promise<readonly StoredStep[]> {
+    const doing = `cannot read the steps of run ${id}`;
+    const texts = await this.eval<(string | null)[]>(doing, 'read', STEPS, [id]);
+    const parsed = parseSteps(texts.filter((t): t is string => t !== null));
+    const found = new Map<string, string>();
+    if (parsed.blobs.length > 0) {
+      const values = await this.command(doing, (r) => r.mget(parsed.blobs.map((h) => `${this.prefix}blob:${h}`)));
+      parsed.blobs.forEach((h, i) => {
+        const value = values[i];
+        if (value !== null && value !== undefined) found.set(h, value);
+      });
+      // A run pruned between the two reads has no steps any more, rather than a damaged one.
+      if (found.size < parsed.blobs.length && !(await this.getRun(id))) return [];
+    }
+    try {
+      return withBlobs(parsed, found);
+    } catch (error) {
+      throw mapRedisError(this.url, doing, error, 'read');
+    }
+  }
+
+  async listRuns(filter: RunFilter = {}): Promise<readonly StoredRun[]> {
+    const limit = listLimit(filter.limit);
+    const p = this.prefix;
+    const { status, chain } = filter;
+    const index =
+      status !== undefined && chain !== undefined
+        ? `${p}status-chain:${status}:${chain}`
+        : status !== undefined
+          ? `${p}status:${status}`
+          : chain !== undefined
+            ? `${p}chain:${chain}`
+            : `${p}runs`;
+    return this.command('cannot list runs', async (r) => {
+      const ids = await r.zrevrange(index, 0, limit - 1);
+      if (ids.length === 0) return [];
+      const pipeline = r.pipeline();
+      for (const id of ids) pipeline.hgetall(`${p}run:${id}`);
+      const answers = (await pipeline.exec()) ?? [];
+      const runs: StoredRun[] = [];
+      for (const [error, hash] of answers) {
+        if (error) throw error;
+        const run = runFromHash(new Map(Object.entries(hash as Record<string, string>)));
+        if (run) runs.push(run); // pruned since the index was read
+      }
+      return runs;
+    });
+  }
+
+  async prune(finishedBefore: number): Promise<number> {
+    let total = 0;
+    for (;;) {
+      // In chunks, so that Redis is never held long by one script.
+      const count = await this.eval<number>('cannot prune runs', 'write', PRUNE, [finishedBefore, PRUNE_CHUNK]);
+      total += count;
+      if (count < PRUNE_CHUNK) return total;
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.redis.quit().catch(() => this.redis.disconnect());
+  }
+}

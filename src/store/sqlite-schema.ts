@@ -1,0 +1,57 @@
+import type BetterSqlite3 from 'better-sqlite3';
+import { ToolchainError } from '../common/errors.js';
+import { tooNew } from './store-error.js';
+
+// The SQLite store's schema, as numbered migrations (migration i brings the file to version i+1,
+// kept in `PRAGMA user_version`). The file is marked as ours with `PRAGMA application_id`, so
+// that a database of something else is refused before anything in it is touched.
+
+/** 'tcrs' (toolchain run store). */
+export const APPLICATION_ID = 0x74637273;
+
+const MIGRATIONS: readonly string[] = [
+  // 1: runs and their step results (rowid order is creation / recording order).
+  `CREATE TABLE runs (
+     id TEXT PRIMARY KEY, chain TEXT NOT NULL, chain_hash TEXT NOT NULL, input TEXT,
+     status TEXT NOT NULL, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, finished_at INTEGER,
+     outputs TEXT, error TEXT, owner TEXT, lease_until INTEGER, epoch INTEGER NOT NULL,
+     cancel_requested INTEGER NOT NULL DEFAULT 0);
+   CREATE INDEX runs_by_created ON runs (created_at);
+   CREATE INDEX runs_by_status ON runs (status, created_at);
+   CREATE INDEX runs_by_chain ON runs (chain, created_at);
+   CREATE INDEX runs_by_finished ON runs (finished_at) WHERE finished_at IS NOT NULL;
+   CREATE TABLE steps (run_id TEXT NOT NULL, key TEXT NOT NULL, status TEXT NOT NULL, record TEXT NOT NULL, PRIMARY KEY (run_id, key));`,
+  // 2: big outputs kept once, by the sha256 of their JSON.
+  `CREATE TABLE blobs (hash TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+   ALTER TABLE steps ADD COLUMN output_blob TEXT;
+   CREATE INDEX steps_by_blob ON steps (output_blob) WHERE output_blob IS NOT NULL;`,
+];
+
+export const SQLITE_SCHEMA_VERSION = MIGRATIONS.length;
+
+/** Brings a file to the current version, or refuses it: STORE_CORRUPT (not ours), STORE_TOO_NEW. */
+export function prepareSqliteSchema(db: BetterSqlite3.Database, url: string): void {
+  if (checkVersion(db, url) === SQLITE_SCHEMA_VERSION) return;
+  // Another process may be migrating the same file: take the write lock, then look again.
+  db.transaction(() => {
+    const from = checkVersion(db, url);
+    for (let v = from; v < SQLITE_SCHEMA_VERSION; v++) db.exec(MIGRATIONS[v]!);
+    db.pragma(`application_id = ${APPLICATION_ID}`);
+    db.pragma(`user_version = ${SQLITE_SCHEMA_VERSION}`);
+  }).immediate();
+}
+
+/** The file's version, after checking that it is a run store (or an empty database). */
+function checkVersion(db: BetterSqlite3.Database, url: string): number {
+  const appId = db.pragma('application_id', { simple: true }) as number;
+  const version = db.pragma('user_version', { simple: true }) as number;
+  if (appId !== APPLICATION_ID) {
+    const tables = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name").pluck().all() as string[];
+    if (appId !== 0 || version !== 0 || tables.length > 0) {
+      const what = tables.length > 0 ? `an SQLite database with tables of its own: ${tables.slice(0, 5).join(', ')}${tables.length > 5 ? ', …' : ''}` : 'an SQLite database of another application';
+      throw new ToolchainError('STORE_CORRUPT', `${url} is not a toolchain run store (${what}); give the store a file of its own`);
+    }
+  }
+  if (version > SQLITE_SCHEMA_VERSION) throw tooNew(url, version, SQLITE_SCHEMA_VERSION);
+  return version;
+}
