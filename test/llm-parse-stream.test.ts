@@ -72,8 +72,8 @@ describe('parseToolCalls: streamed chunks', () => {
     ]);
     expect(calls).toEqual([{ id: 'ok', name: 'a', arguments: {} }]);
     expect(problems).toEqual([
-      { message: expect.stringMatching(/call to 'b': the arguments are not valid JSON/), raw: '{"text": "the stream ended', id: 'cut', name: 'b' },
-      { message: expect.stringMatching(/index 2 has no name/), raw: '{}', id: 'anon' },
+      { code: 'INVALID_ARGUMENTS', message: expect.stringMatching(/call to 'b': the arguments are not valid JSON/), raw: '{"text": "the stream ended', id: 'cut', name: 'b', format: 'openai' },
+      { code: 'UNREADABLE_CALL', message: expect.stringMatching(/index 2 has no name/), raw: '{}', id: 'anon', format: 'openai' },
     ]);
   });
 
