@@ -144,6 +144,7 @@ export type {
   AgentStopReason,
   AgentTurn,
   AgentToolCall,
+  TextCallsNote,
   AgentHost,
   AgentPlan,
   ChatMessage,

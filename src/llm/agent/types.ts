@@ -1,6 +1,7 @@
 import type { AgentPlan, ChainPlan } from '../../compiler/plan.js';
 import type { LogEntry, RunResult } from '../../executor/types.js';
 import type { ApproveCallback, Tool } from '../../registry/types.js';
+import type { TextCallsNote } from './text-calls.js';
 import type { ChatMessage, TokenUsage } from './wire.js';
 
 // The agent loop's contract with whoever runs it (the executor, for an `agent` step): what it
@@ -45,6 +46,8 @@ export interface AgentTurn {
   readonly total_tokens: number;
   /** The HTTP round trip. */
   readonly duration_ms: number;
+  /** Present when the endpoint sent no tool_calls and calls were read from the text (`text_calls: auto`). */
+  readonly text_calls?: TextCallsNote;
 }
 
 /** One executed tool call, as an event (`agent:tool_call`). */
