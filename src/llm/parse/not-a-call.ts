@@ -16,8 +16,11 @@ import type { KnownTools } from './known-tools.js';
 const PLACEHOLDER =
   /^[<{[]?(?:(?:your|example|some)[_-]?)?(?:tool|function|func|fn)(?:[_-]?name)?(?:[_-]?\d+)?[>}\]]?$|^example[_-]function[_-]name$|^[<{](?:name|tool|function)[^<>{}]*[>}]$/i;
 
-/** `"name": <function-name>` and `"arguments": <args-json-object>`: the Hermes template's instruction text. */
-const TEMPLATE_SLOT = /["'][^"']*["']\s*:\s*<[a-z][\w-]*>/i;
+/**
+ * Template slots: `"name": <function-name>` and `<args-json-object>` (Hermes), `{function-name}`
+ * and `{arg-key-1}` (GLM): the chat template's instruction text, not a model's call.
+ */
+const TEMPLATE_SLOT = /["'][^"']*["']\s*:\s*<[a-z][\w-]*>|\{(?:function|tool|arg|param)[-_][\w-]*\}/i;
 
 export function isPlaceholderName(name: string, tools: KnownTools | undefined): boolean {
   if (tools?.has(name)) return false;
