@@ -1,3 +1,4 @@
+import type { Span } from './format.js';
 import type { KnownTools } from './known-tools.js';
 import { parseLenientJson } from './lenient-json.js';
 import { matchBracket } from './match-bracket.js';
@@ -60,6 +61,8 @@ export interface JsonScan {
   readonly partial: boolean;
   /** Set while streaming, where an object or a fence is still open. */
   pending: number | undefined;
+  /** Objects read as JSON that held no call (a definition, an envelope): no one may read inside them again. */
+  readonly claims?: Span[];
 }
 
 function nameIn(raw: string): string | undefined {
@@ -138,7 +141,7 @@ function scanObject(st: JsonScan, at: number, end: number, loose: boolean, depth
     if (!CALL_LIKE.test(raw) || (!loose && !ARGS_LIKE.test(raw))) return close + 1;
     const parsed = parseLenientJson(raw);
     if (parsed.ok) {
-      addJsonCalls(parsed.value, loose, { start: at, end: close + 1 }, tools, out);
+      if (addJsonCalls(parsed.value, loose, { start: at, end: close + 1 }, tools, out) > 0) st.claims?.push({ start: at, end: close + 1 });
       return close + 1;
     }
   }
@@ -148,7 +151,7 @@ function scanObject(st: JsonScan, at: number, end: number, loose: boolean, depth
     const raw = text.slice(at, alternative + 1);
     const parsed = CALL_LIKE.test(raw) ? parseLenientJson(raw) : undefined;
     if (parsed?.ok) {
-      addJsonCalls(parsed.value, loose, { start: at, end: alternative + 1 }, tools, out);
+      if (addJsonCalls(parsed.value, loose, { start: at, end: alternative + 1 }, tools, out) > 0) st.claims?.push({ start: at, end: alternative + 1 });
       return alternative + 1;
     }
   }

@@ -143,7 +143,8 @@ class Stream implements ToolCallStream {
     this.region += delta;
     const kinds = notable(delta);
     this.fresh |= kinds;
-    if ((kinds & TRIGGER) === 0 && !((kinds & ANGLE) !== 0 && this.closesTag(delta))) return [];
+    // Formats of your own may end a call with any character: with them, every delta is read.
+    if (this.builtInOnly && (kinds & TRIGGER) === 0 && !((kinds & ANGLE) !== 0 && this.closesTag(delta))) return [];
     if (this.quiet()) {
       // Nothing here can hold a call: settle, now and then, up to the first object still open, without reading.
       if (this.region.length >= QUIET_BATCH) this.advance(Math.min(firstOpenBrace(this.region), this.region.length - TAIL));

@@ -13,9 +13,9 @@ import { scanJson, type JsonScan } from '../scan-json.js';
 
 function parse(text: string, context: FormatContext): FormatResult {
   const found = newFound();
-  const st: JsonScan = { text, out: found, tools: context.tools, partial: context.partial, pending: undefined };
+  const st: JsonScan = { text, out: found, tools: context.tools, partial: context.partial, pending: undefined, claims: [] };
   scanJson(st, 0, text.length, false);
-  return { calls: found.calls, problems: found.problems, ...(st.pending !== undefined ? { pending: st.pending } : {}) };
+  return { calls: found.calls, problems: found.problems, claims: st.claims, ...(st.pending !== undefined ? { pending: st.pending } : {}) };
 }
 
 export const json: ToolCallFormat = {

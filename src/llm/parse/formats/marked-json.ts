@@ -42,7 +42,10 @@ function markedJson(spec: MarkedJson): ToolCallFormat {
         if (!value.ok) found.problems.push({ ...span, message: `the JSON after ${spec.open} is not valid: ${value.error}` });
         else if (addJsonCalls(value.value, true, span, context.tools, found) === 0) found.problems.push({ ...span, message: `the JSON after ${spec.open} holds no call (expected {"name": …, "arguments": {…}})` });
         first = false;
-        const more = /^\s*[;,]?\s*(?=[[{])/.exec(text.slice(value.end, value.end + 16));
+        // Several calls are separated by `;` (Llama 3.1) or `,`; while streaming, one may still come.
+        const after = text.slice(value.end, value.end + 16);
+        const more = /^\s*[;,]\s*(?=[[{])/.exec(after);
+        if (context.partial && closing === null && value.ok && /^\s*[;,]?\s*$/.test(after) && value.end + 16 > text.length) pending = Math.min(pending ?? at, at);
         if (closing !== null || more === null || !value.ok) break;
         pos = value.end + more[0].length;
       }

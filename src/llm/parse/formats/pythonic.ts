@@ -31,6 +31,7 @@ interface Block extends Span {
   /** Where the calls start and end inside the block. */
   readonly from: number;
   readonly to: number;
+  /** The block's closing token has arrived (a bare list has none: it ends at its `]`). */
   readonly closed: boolean;
 }
 
@@ -40,7 +41,7 @@ function blocks(text: string, context: FormatContext): { blocks: Block[]; pendin
   if (context.atMessageStart) {
     if (BARE_LIST.test(text)) {
       const start = text.search(/\[/);
-      out.push({ start, end: text.length, from: start, to: text.length, closed: !context.partial });
+      out.push({ start, end: text.length, from: start, to: text.length, closed: false });
     } else if (context.partial && LIST_PREFIX.test(text)) {
       pending = 0;
     }
@@ -114,7 +115,9 @@ function readBlock(text: string, block: Block, context: FormatContext, out: { ca
     return list ? reader.pos : block.end;
   } catch (error) {
     if (!(error instanceof PySyntaxError)) throw error;
-    if (context.partial && !block.closed) return undefined;
+    // While streaming, running out of text (or a closing token half arrived) is not an error yet; a wrong character well before the end is.
+    const ranOut = error.at >= block.to - 16 || /end of the text|unterminated/.test(error.message);
+    if (context.partial && !block.closed && ranOut) return undefined;
     const name = /^\s*(?:print\(\s*)?([A-Za-z_][\w.-]*)/.exec(text.slice(current, block.to))?.[1];
     if (name !== undefined && isPlaceholderName(callName(name), context.tools)) return block.end;
     out.problems.push({
