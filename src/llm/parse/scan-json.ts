@@ -110,6 +110,8 @@ export function scanJson(st: JsonScan, from: number, end: number, loose: boolean
     const at = fence >= 0 && (brace < 0 || fence < brace) ? fence : brace;
     if (at < 0 || at >= end) break;
     if (at === fence) {
+      // A closed fence is one piece: streaming never resumes between its two ends.
+      if (fenced && depth === 0) st.claims?.push({ start: fenceAt, end: at + 3 });
       fenced = !fenced;
       fenceAt = at;
       pos = at + 3;
@@ -117,7 +119,11 @@ export function scanJson(st: JsonScan, from: number, end: number, loose: boolean
       pos = at + 1;
     } else {
       const resume = scanObject(st, at, end, loose || fenced, depth);
-      if (resume === 'open') return out.calls.length + out.problems.length - before;
+      if (resume === 'open') {
+        // The fence around the open object must be seen again too, or its end would read as a start.
+        if (fenced) st.pending = Math.min(st.pending ?? fenceAt, fenceAt);
+        return out.calls.length + out.problems.length - before;
+      }
       objectsDone = resume === undefined;
       pos = Math.max(resume ?? at + 1, at + 1);
     }
