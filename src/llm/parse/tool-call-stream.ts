@@ -30,6 +30,8 @@ export interface ToolCallStream {
 const TAIL = 32;
 /** While nothing can hold a call, the settled point moves only once this much text is unsettled (fewer, larger steps). */
 const QUIET_BATCH = 1024;
+/** How many of the last deltas are kept to read the key before a colon. */
+const RECENT = 16;
 // The characters the stream cares about, by kind: what can end a call, what a built-in format's
 // opening marker holds (besides `{`), and colons (a JSON key). A table lookup per character is the
 // cheapest way to look at every character once.
@@ -57,20 +59,18 @@ function notable(text: string): number {
   return kinds;
 }
 
-function nextBrace(text: string, from: number): number {
-  const a = text.indexOf('{', from);
-  const b = text.indexOf('\uff5b', from);
-  return a < 0 ? b : b < 0 ? a : Math.min(a, b);
-}
-
-/** The first `{` in `text` that does not close, or the length of the text. */
+/** The first `{` (or `｛`) in `text` that does not close, or the length of the text. */
 function firstOpenBrace(text: string): number {
-  for (let at = nextBrace(text, 0); at >= 0; ) {
-    const close = matchBracket(text, at);
-    if (close < 0) return at;
-    at = nextBrace(text, close + 1);
+  let wide = text.indexOf('\uff5b');
+  for (let at = 0; ; ) {
+    const ascii = text.indexOf('{', at);
+    if (wide >= 0 && wide < at) wide = text.indexOf('\uff5b', at);
+    const brace = ascii < 0 ? wide : wide < 0 ? ascii : Math.min(ascii, wide);
+    if (brace < 0) return text.length;
+    const close = matchBracket(text, brace);
+    if (close < 0) return brace;
+    at = close + 1;
   }
-  return text.length;
 }
 
 interface Emitted {
@@ -93,31 +93,39 @@ class Stream implements ToolCallStream {
   private nextId = 1;
 
   private readonly builtInOnly: boolean;
-  /** What kinds of notable characters arrived since the last quiet check (KINDS' bits). */
-  private fresh = 0;
-  /** `region` holds no marker character and no call-like JSON (as of the last check). */
+  /** `region` holds no marker character and no call-like JSON (kept up to date push by push). */
   private calm = true;
-  /** The call-like JSON keys `region` holds (jsonKeys' bits), up to `checked`. */
+  /** The call-like JSON keys `region` holds (jsonKeys' bits). */
   private keys = 0;
-  private checked = 0;
+  /**
+   * The last deltas, for the few characters before a colon where a key stands: `region` grows by
+   * concatenation, and searching it would copy all of it on every colon.
+   */
+  private readonly recent: string[] = [];
+  private pushes = 0;
+
+  /** Brings `calm` up to date with one delta: a marker character, or a colon whose key makes JSON call-like. */
+  private note(delta: string, kinds: number): void {
+    this.recent[this.pushes++ % RECENT] = delta;
+    if (!this.calm) return;
+    if ((kinds & MARKER) !== 0) this.calm = false;
+    else if ((kinds & COLON) !== 0) {
+      // The newest deltas, back to some 48 characters before this one's end: enough for any key.
+      let look = '';
+      for (let k = this.pushes - 1; k >= Math.max(0, this.pushes - RECENT) && look.length < 48 + delta.length; k--) look = this.recent[k % RECENT]! + look;
+      this.keys |= jsonKeys(look);
+      this.calm = this.keys !== (NAME_KEY | ARGS_KEY);
+    }
+  }
 
   /**
    * True when the unsettled text cannot hold a call of a built-in format: no marker character and
-   * no call-like JSON. Only what arrived since the last check is looked at. Formats of your own
-   * may open calls with anything, so with them every trigger reads; so does the start of a
-   * message, where a Functionary recipient or a Llama call list needs no marker.
+   * no call-like JSON. Formats of your own may open calls with anything, so with them every
+   * trigger reads; so does the start of a message, where a Functionary recipient or a Llama call
+   * list needs no marker.
    */
   private quiet(): boolean {
-    if (!this.builtInOnly || this.atStart) return false;
-    if ((this.fresh & MARKER) !== 0) this.calm = false;
-    else if ((this.fresh & COLON) !== 0 && this.calm) {
-      // A key may straddle the last check: look a little before it.
-      this.keys |= jsonKeys(this.region, Math.max(0, this.checked - 16));
-      this.calm = this.keys !== (NAME_KEY | ARGS_KEY);
-    }
-    this.checked = this.region.length;
-    this.fresh = 0;
-    return this.calm;
+    return this.builtInOnly && !this.atStart && this.calm;
   }
 
   /** True when a `>` in `delta` ends a closing tag or an end token; with formats of your own, any `>` may. */
@@ -142,7 +150,7 @@ class Stream implements ToolCallStream {
     if (typeof delta !== 'string') throw new ToolchainError('USAGE', `ToolCallStream.push: expected a text delta, got ${describeKind(delta)}`);
     this.region += delta;
     const kinds = notable(delta);
-    this.fresh |= kinds;
+    this.note(delta, kinds);
     // Formats of your own may end a call with any character: with them, every delta is read.
     if (this.builtInOnly && (kinds & TRIGGER) === 0 && !((kinds & ANGLE) !== 0 && this.closesTag(delta))) return [];
     if (this.quiet()) {
@@ -154,7 +162,9 @@ class Stream implements ToolCallStream {
   }
 
   end(): ParseResult {
-    if (!this.ended) this.read(true);
+    // The unsettled rest is read as a finished text, unless nothing in it can be a call or a
+    // problem: no marker, no call-like JSON, no object left open.
+    if (!this.ended && !(this.quiet() && firstOpenBrace(this.region) === this.region.length)) this.read(true);
     this.ended = true;
     const text = this.settled.join('') + this.region;
     const position = textPositions(text);
@@ -236,8 +246,6 @@ class Stream implements ToolCallStream {
     const kinds = notable(this.region);
     this.keys = (kinds & COLON) === 0 ? 0 : jsonKeys(this.region);
     this.calm = (kinds & MARKER) === 0 && this.keys !== (NAME_KEY | ARGS_KEY);
-    this.checked = this.region.length;
-    this.fresh = 0;
   }
 }
 
