@@ -71,6 +71,19 @@ function message(calls: string): string {
   return `${before}\n\n${calls}\n\n${prose(4096 - before.length - calls.length - 4)}`;
 }
 
+/** The best of a few rounds: the machine is shared, and the fastest round is the one least disturbed. */
+function bestNs(fn: () => unknown, iterations: number, rounds = 5): number {
+  let best = Infinity;
+  for (let r = 0; r < rounds; r++) best = Math.min(best, nsPerOp(fn, iterations, r === 0 ? undefined : 0));
+  return best;
+}
+
+function concatenated(pieces: readonly string[]): unknown {
+  let text = '';
+  for (const piece of pieces) text += piece;
+  return parseToolCalls(text);
+}
+
 function deltas(text: string): string[] {
   const out: string[] = [];
   for (let i = 0; i < text.length; i += DELTA) out.push(text.slice(i, i + DELTA));
@@ -100,8 +113,8 @@ export async function benchLlmParse(): Promise<BenchResult> {
 
   const plain = prose(4096);
   if (parseToolCalls(plain).calls.length !== 0) throw new Error('bench prose parsed as a call');
-  const proseUs = nsPerOp(() => parseToolCalls(plain), 20_000) / 1000 / 4;
-  const proseBaseUs = nsPerOp(() => plain.indexOf('<tool_call>'), 200_000) / 1000 / 4;
+  const proseUs = bestNs(() => parseToolCalls(plain), 5_000) / 1000 / 4;
+  const proseBaseUs = bestNs(() => plain.indexOf('<tool_call>'), 100_000) / 1000 / 4;
   lines.push(`plain prose, no call: ${proseUs.toFixed(2)} µs/KB (target ≤ ${PROSE_TARGET_US_PER_KB}: ${verdict(proseUs <= PROSE_TARGET_US_PER_KB)}); baseline one indexOf ${proseBaseUs.toFixed(3)} µs/KB`);
 
   let worstMessage = 0;
@@ -113,11 +126,11 @@ export async function benchLlmParse(): Promise<BenchResult> {
     if (whole.calls.length !== format.args.length || whole.problems.length !== 0) throw new Error(`bench message (${format.name}) parsed wrong: ${JSON.stringify(whole)}`);
     if (JSON.stringify(streamed(pieces)) !== JSON.stringify(whole)) throw new Error(`bench stream (${format.name}) differs from the whole-text parse`);
     const offsets = format.args.map((a) => text.indexOf(a));
-    const wholeUs = nsPerOp(() => parseToolCalls(text), 5_000) / 1000;
+    const wholeUs = bestNs(() => parseToolCalls(text), 2_000) / 1000;
     // JSON arguments are parsed; an XML value is cut out.
-    const baseUs = nsPerOp(() => format.args.map((a, i) => (a.startsWith('{') ? (JSON.parse(text.slice(offsets[i], offsets[i]! + a.length)) as unknown) : text.slice(offsets[i], offsets[i]! + a.length))), 100_000) / 1000;
-    const streamUs = nsPerOp(() => streamed(pieces), 2_000) / 1000;
-    const concatUs = nsPerOp(() => parseToolCalls(pieces.join('')), 5_000) / 1000;
+    const baseUs = bestNs(() => format.args.map((a, i) => (a.startsWith('{') ? (JSON.parse(text.slice(offsets[i], offsets[i]! + a.length)) as unknown) : text.slice(offsets[i], offsets[i]! + a.length))), 100_000) / 1000;
+    const streamUs = bestNs(() => streamed(pieces), 1_000) / 1000;
+    const concatUs = bestNs(() => concatenated(pieces), 2_000) / 1000;
     const ratio = streamUs / wholeUs;
     worstMessage = Math.max(worstMessage, wholeUs);
     worstRatio = Math.max(worstRatio, ratio);
@@ -131,9 +144,9 @@ export async function benchLlmParse(): Promise<BenchResult> {
 
   const { chunks: stream, pieces } = chunks(200);
   if (parseToolCalls(stream).calls.length !== 1) throw new Error('bench stream parsed wrong');
-  const chunksUs = nsPerOp(() => parseToolCalls(stream), 20_000) / 1000;
+  const chunksUs = bestNs(() => parseToolCalls(stream), 5_000) / 1000;
   const chunksBaseUs =
-    nsPerOp(() => {
+    bestNs(() => {
       let args = '';
       for (const p of pieces) args += p;
       return JSON.parse(args) as unknown;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createEngine, parseToolCalls, registerToolCallFormat, toolCallFormats, toOpenAITools, type ToolCallFormat } from '../src/index.js';
+import { createEngine, createToolCallStream, parseToolCalls, registerToolCallFormat, toolCallFormats, toOpenAITools, type ToolCallFormat } from '../src/index.js';
 
 // What keeps text parsing honest (issue 16): a format's marker with nothing readable behind it is
 // a problem naming the format and the place, never silence; with the offered tools known, other
@@ -217,5 +217,34 @@ describe('the format registry', () => {
     const { calls, problems } = parseToolCalls('<tool_call>{"name": "a", "arguments": {}}</tool_call>', { formats: [broken, 'hermes'] });
     expect(calls.map((c) => c.name)).toEqual(['a']);
     expect(problems).toEqual([expect.objectContaining({ format: 'broken', message: expect.stringMatching(/the 'broken' format failed: oops/) })]);
+  });
+});
+
+describe('hostile text stays linear', () => {
+  // Floods of one format's marker with nothing to close it. A search from each marker to the end
+  // of the text would make these quadratic (minutes); each format remembers what it searched.
+  // No timing is asserted: a quadratic regression shows as this test running into its timeout.
+  const floods: [string, string][] = [
+    ['<function=', '<function=a>'.repeat(20_000)],
+    ['<tool_call>', '<tool_call>'.repeat(20_000)],
+    ['kimi-k2', '<|tool_call_begin|>'.repeat(20_000)],
+    ['deepseek', '<｜tool▁call▁begin｜>'.repeat(20_000)],
+    ['invoke', '<invoke name="a">'.repeat(20_000)],
+    ['anthropic-legacy', '<invoke>'.repeat(20_000)],
+    ['glm', `<tool_call>a${'<arg_key>k</arg_key>'.repeat(20_000)}`],
+    ['harmony', '<|channel|>commentary to=functions.a '.repeat(10_000)],
+    ['pythonic', `[${'a(x=1), '.repeat(20_000)}`],
+    ['python_tag', '<|python_tag|>'.repeat(20_000)],
+    ['functionary-v3.2', '>>>a\n'.repeat(20_000)],
+    ['granite', '<|tool_call|>['.repeat(20_000)],
+    ['mistral', '[TOOL_CALLS]'.repeat(20_000)],
+  ];
+
+  it.each(floods)('%s', (_name, text) => {
+    const whole = parseToolCalls(text);
+    const stream = createToolCallStream();
+    for (let i = 0; i < text.length; i += 64) stream.push(text.slice(i, i + 64));
+    expect(stream.end()).toEqual(whole);
+    expect(whole.calls.length + whole.problems.length).toBeLessThanOrEqual(20_001);
   });
 });

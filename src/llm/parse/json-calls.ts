@@ -82,11 +82,6 @@ export function matchSquare(text: string, start: number, end = text.length): num
   return -1;
 }
 
-/** A problem at `span` saying what was expected after a format's marker. */
-export function markerProblem(span: Span, message: string, extra: { name?: string; id?: string; code?: FoundProblem['code'] } = {}): FoundProblem {
-  return { start: span.start, end: span.end, message, ...extra };
-}
-
 /** A parsed value as a call's arguments: an object as is; anything else as JSON text, which the registry reports as not an object. */
 export function asArguments(value: unknown): Record<string, unknown> | string {
   if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;

@@ -30,8 +30,10 @@ export interface ToolCallStream {
 const TAIL = 32;
 /** While nothing can hold a call, the settled point moves only once this much text is unsettled (fewer, larger steps). */
 const QUIET_BATCH = 1024;
+/** Unsettled text longer than this is read again only after it has grown by a quarter. */
+const LONG_OPEN = 4096;
 /** How many of the last deltas are kept to read the key before a colon. */
-const RECENT = 16;
+const RECENT = 64;
 // The characters the stream cares about, by kind: what can end a call, what a built-in format's
 // opening marker holds (besides `{`), and colons (a JSON key). A table lookup per character is the
 // cheapest way to look at every character once.
@@ -102,6 +104,8 @@ class Stream implements ToolCallStream {
    * concatenation, and searching it would copy all of it on every colon.
    */
   private readonly recent: string[] = [];
+  /** While something long is open: the length `region` must reach before it is read again. */
+  private readAgainAt = 0;
   private pushes = 0;
 
   /** Brings `calm` up to date with one delta: a marker character, or a colon whose key makes JSON call-like. */
@@ -110,10 +114,8 @@ class Stream implements ToolCallStream {
     if (!this.calm) return;
     if ((kinds & MARKER) !== 0) this.calm = false;
     else if ((kinds & COLON) !== 0) {
-      // The newest deltas, back to some 48 characters before this one's end: enough for any key.
-      let look = '';
-      for (let k = this.pushes - 1; k >= Math.max(0, this.pushes - RECENT) && look.length < 48 + delta.length; k--) look = this.recent[k % RECENT]! + look;
-      this.keys |= jsonKeys(look);
+      // Some 48 characters before this delta: enough for any key.
+      this.keys |= jsonKeys(this.recentText(48 + delta.length));
       this.calm = this.keys !== (NAME_KEY | ARGS_KEY);
     }
   }
@@ -128,15 +130,22 @@ class Stream implements ToolCallStream {
     return this.builtInOnly && !this.atStart && this.calm;
   }
 
+  /** The last deltas joined, back to at least `length` characters before the newest one's end (never the whole region). */
+  private recentText(length: number): string {
+    let text = '';
+    for (let k = this.pushes - 1; k >= Math.max(0, this.pushes - RECENT) && text.length < length; k--) text = this.recent[k % RECENT]! + text;
+    return text;
+  }
+
   /** True when a `>` in `delta` ends a closing tag or an end token; with formats of your own, any `>` may. */
   private closesTag(delta: string): boolean {
     if (!this.builtInOnly) return true;
-    const { region } = this;
-    const base = region.length - delta.length;
+    const near = this.recentText(delta.length + 40);
+    const base = near.length - delta.length;
     for (let gt = delta.indexOf('>'); gt >= 0; gt = delta.indexOf('>', gt + 1)) {
       const end = base + gt;
-      const lt = Math.max(region.lastIndexOf('<', end), region.lastIndexOf('\uff5c', end - 1) - 24);
-      if (lt >= 0 && CLOSING_TAG.test(region.slice(Math.max(0, lt), end + 1))) return true;
+      const lt = Math.max(near.lastIndexOf('<', end), near.lastIndexOf('\uff5c', end - 1) - 24);
+      if (lt >= 0 && CLOSING_TAG.test(near.slice(Math.max(0, lt), end + 1))) return true;
     }
     return false;
   }
@@ -158,6 +167,7 @@ class Stream implements ToolCallStream {
       if (this.region.length >= QUIET_BATCH) this.advance(Math.min(firstOpenBrace(this.region), this.region.length - TAIL));
       return [];
     }
+    if (this.region.length < this.readAgainAt) return [];
     return this.read(false);
   }
 
@@ -195,7 +205,12 @@ class Stream implements ToolCallStream {
       const key = `${shifted.start}:${found.message}`;
       if (!this.problems.has(key)) this.problems.set(key, { at: shifted.start, problem: shifted });
     }
-    if (!final) this.settle(region, read.pending, read.spans);
+    if (!final) {
+      this.settle(region, read.pending, read.spans);
+      // Something open for long (hostile text, a runaway call) is read again only once the text has
+      // grown by a quarter: the reads then add up to a few passes over it, not one per delta.
+      this.readAgainAt = this.region.length > LONG_OPEN ? this.region.length + (this.region.length >> 2) : 0;
+    }
     return fresh;
   }
 

@@ -1,6 +1,7 @@
 import type { FormatContext, FormatResult, ToolCallFormat } from '../format.js';
 import { newFound } from '../json-calls.js';
-import { findTag, tagValue, widen } from './xml-tags.js';
+import { Seeker } from './special-tokens.js';
+import { tagValue, widen, wrapper } from './xml-tags.js';
 
 // Anthropic's legacy prompt-based tool use (Claude 2.1 / Claude 3 before the tools API), still
 // written by models prompted with it: the name and each parameter as their own tags.
@@ -19,28 +20,26 @@ import { findTag, tagValue, widen } from './xml-tags.js';
 // Source: Anthropic, "Legacy tool use" (docs.anthropic.com, tool use with Claude 2.1) and the
 // anthropic-tools SDK's `function_calls` prompt constructor.
 
-const INVOKE = /<invoke>/g;
-const INVOKE_END = /<\/invoke>/g;
 const TOOL_NAME = /^\s*<tool_name>([\s\S]*?)<\/tool_name>/;
 const PARAMETERS = /<parameters>([\s\S]*?)(?:<\/parameters>|$)/;
 const CHILD = /<([A-Za-z_][\w.-]*)>([\s\S]*?)<\/\1>/g;
-const WRAP_OPEN = /<function_calls>/;
-const WRAP_CLOSE = /<\/function_calls>/;
+const WRAP = wrapper('<function_calls>', '</function_calls>');
 
 function parse(text: string, context: FormatContext): FormatResult {
   const found = newFound();
   let pending: number | undefined;
-  for (let m = findTag(INVOKE, text, 0); m !== undefined; m = findTag(INVOKE, text, m.index + m[0].length)) {
-    const bodyStart = m.index + m[0].length;
-    const close = findTag(INVOKE_END, text, bodyStart);
-    const next = findTag(INVOKE, text, bodyStart);
-    const closed = close !== undefined && (next === undefined || close.index < next.index);
-    if (context.partial && !closed) {
-      pending = widen(text, { start: m.index, end: bodyStart }, WRAP_OPEN, WRAP_CLOSE).start;
+  const invokes = new Seeker(text, '<invoke>');
+  const ends = new Seeker(text, '</invoke>');
+  for (let m = invokes.find(0); m !== undefined; m = invokes.find(m.end)) {
+    const bodyStart = m.end;
+    const next = invokes.find(bodyStart);
+    const close = ends.find(bodyStart, next?.at);
+    if (context.partial && close === undefined) {
+      pending = widen(text, { start: m.at, end: bodyStart }, WRAP).start;
       break;
     }
-    const bodyEnd = closed ? close.index : (next?.index ?? text.length);
-    const span = widen(text, { start: m.index, end: closed ? close.index + close[0].length : bodyEnd }, WRAP_OPEN, WRAP_CLOSE);
+    const bodyEnd = close?.at ?? next?.at ?? text.length;
+    const span = widen(text, { start: m.at, end: close?.end ?? bodyEnd }, WRAP);
     const body = text.slice(bodyStart, bodyEnd);
     const name = TOOL_NAME.exec(body)?.[1]?.trim();
     if (name === undefined || name === '') {

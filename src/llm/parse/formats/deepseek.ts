@@ -1,5 +1,6 @@
 import type { FormatContext, FormatResult, Span, ToolCallFormat } from '../format.js';
 import { asArguments, newFound, readJsonValue } from '../json-calls.js';
+import { Seeker } from './special-tokens.js';
 
 // DeepSeek V3, R1 and V3.1. Calls sit between special tokens (full-width bars, `▁` for spaces):
 //
@@ -21,38 +22,30 @@ const CALL_BEGIN = token('tool call begin');
 const CALL_END = token('tool call end');
 const SEP = token('tool sep');
 
-interface Hit {
-  readonly at: number;
-  readonly after: number;
-}
-
-function find(re: RegExp, text: string, from: number, limit = text.length): Hit | undefined {
-  re.lastIndex = from;
-  const m = re.exec(text);
-  return m === null || m.index >= limit ? undefined : { at: m.index, after: m.index + m[0].length };
-}
-
 function parse(text: string, context: FormatContext): FormatResult {
   const found = newFound();
   const claims: Span[] = [];
+  const begins = new Seeker(text, CALL_BEGIN);
+  const ends = new Seeker(text, CALL_END);
+  const seps = new Seeker(text, SEP);
+  const callsEnd = new Seeker(text, CALLS_END);
   let pending: number | undefined;
-  for (let begin = find(CALL_BEGIN, text, 0); begin !== undefined; begin = find(CALL_BEGIN, text, begin.after)) {
-    const close = find(CALL_END, text, begin.after);
-    const nextBegin = find(CALL_BEGIN, text, begin.after);
-    const ended = close !== undefined && (nextBegin === undefined || close.at < nextBegin.at);
-    if (context.partial && !ended) {
+  for (let begin = begins.find(0); begin !== undefined; begin = begins.find(begin.end)) {
+    const nextBegin = begins.find(begin.end);
+    const close = ends.find(begin.end, nextBegin?.at);
+    if (context.partial && close === undefined) {
       pending = begin.at;
       break;
     }
-    const limit = ended ? close.at : (nextBegin?.at ?? find(CALLS_END, text, begin.after)?.at ?? text.length);
-    const span: Span = { start: begin.at, end: ended ? close.after : limit };
-    const sep = find(SEP, text, begin.after, limit);
+    const limit = close?.at ?? nextBegin?.at ?? callsEnd.find(begin.end)?.at ?? text.length;
+    const span: Span = { start: begin.at, end: close?.end ?? limit };
+    const sep = seps.find(begin.end, limit);
     if (sep === undefined) {
       found.problems.push({ ...span, message: 'DeepSeek tool call without <｜tool▁sep｜> between its type or name and its arguments' });
       continue;
     }
-    const before = text.slice(begin.after, sep.at).trim();
-    const after = text.slice(sep.after, limit);
+    const before = text.slice(begin.end, sep.at).trim();
+    const after = text.slice(sep.end, limit);
     const v31 = /^\s*[{[]/.test(after);
     const name = v31 ? before : (/^\s*([^\n`]*)/.exec(after)?.[1] ?? '').trim();
     if (name === '') {
@@ -60,16 +53,17 @@ function parse(text: string, context: FormatContext): FormatResult {
       continue;
     }
     // V3: skip the name line and the opening fence; the JSON follows.
-    const argsFrom = v31 ? sep.after : sep.after + after.indexOf(name) + name.length;
+    const argsFrom = v31 ? sep.end : sep.end + after.indexOf(name) + name.length;
     const fenceOpen = /^\s*```[a-z]*\s*/i.exec(text.slice(argsFrom, limit));
     const value = readJsonValue(text, argsFrom + (fenceOpen?.[0].length ?? 0), false, limit);
     if (value.ok === true) found.calls.push({ ...span, name, arguments: asArguments(value.value) });
     else if (!v31 && text.slice(argsFrom, limit).replace(/```\w*/g, '').trim() === '') found.calls.push({ ...span, name, arguments: {} });
     else found.problems.push({ ...span, name, code: 'INVALID_ARGUMENTS', message: `DeepSeek call to '${name}': the arguments are not valid JSON: ${value.ok === false ? value.error : 'unterminated'}` });
   }
-  for (let open = find(CALLS_BEGIN, text, 0); open !== undefined; open = find(CALLS_BEGIN, text, open.after)) {
-    const shut = find(CALLS_END, text, open.after);
-    claims.push({ start: open.at, end: shut?.after ?? text.length });
+  const sections = new Seeker(text, CALLS_BEGIN);
+  for (let open = sections.find(0); open !== undefined; open = sections.find(open.end)) {
+    const shut = callsEnd.find(open.end);
+    claims.push({ start: open.at, end: shut?.end ?? text.length });
     if (shut === undefined) break;
   }
   return { calls: found.calls, problems: found.problems, claims, ...(pending !== undefined ? { pending } : {}) };

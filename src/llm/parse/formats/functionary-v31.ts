@@ -1,6 +1,6 @@
 import type { FormatContext, FormatResult, ToolCallFormat } from '../format.js';
 import { asArguments, newFound, readJsonValue } from '../json-calls.js';
-import { findTag } from './xml-tags.js';
+import { Seeker } from './special-tokens.js';
 
 // Functionary v3.1 (MeetKai, on Llama 3.1), also the custom-tool format of Meta's Llama 3.1 prompt
 // guide: the name in the tag, JSON arguments inside it.
@@ -17,19 +17,21 @@ const CLOSE = /^\s*<\/function>/;
 function parse(text: string, context: FormatContext): FormatResult {
   const found = newFound();
   let pending: number | undefined;
-  for (let m = findTag(FUNCTION, text, 0); m !== undefined; m = findTag(FUNCTION, text, m.index + m[0].length)) {
-    const bodyStart = m.index + m[0].length;
+  const functions = new Seeker(text, FUNCTION);
+  for (let m = functions.find(0); m !== undefined; m = functions.find(m.end)) {
+    const bodyStart = m.end;
     const body = text.slice(bodyStart, bodyStart + 64);
     // `<function=NAME>` then tags, or nothing, is Qwen3-Coder's; JSON (or the end of a stream) is this format's.
     if (!/^\s*[{[]/.test(body) && !(context.partial && body.trim() === '')) continue;
-    const name = m[1]!.trim();
-    const value = readJsonValue(text, bodyStart, context.partial);
+    const name = m.match![1]!.trim();
+    // A call's text ends where the next one starts: an unclosed body never makes the search run to the end again.
+    const value = readJsonValue(text, bodyStart, context.partial, functions.find(bodyStart)?.at ?? text.length);
     if (value.ok === 'open' || (context.partial && value.ok === false && body.trim() === '')) {
-      pending = m.index;
+      pending = m.at;
       break;
     }
     const close = CLOSE.exec(text.slice(value.end, value.end + 32));
-    const span = { start: m.index, end: value.end + (close?.[0].length ?? 0) };
+    const span = { start: m.at, end: value.end + (close?.[0].length ?? 0) };
     if (name === '') found.problems.push({ ...span, message: 'Functionary <function=…> without a function name' });
     else if (value.ok) found.calls.push({ ...span, name, arguments: asArguments(value.value) });
     else found.problems.push({ ...span, name, code: 'INVALID_ARGUMENTS', message: `Functionary call to '${name}': the arguments are not valid JSON: ${value.error}` });

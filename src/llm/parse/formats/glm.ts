@@ -1,6 +1,7 @@
 import type { FormatContext, FormatResult, ToolCallFormat } from '../format.js';
 import { newFound } from '../json-calls.js';
-import { findTag, tagValue } from './xml-tags.js';
+import { Seeker } from './special-tokens.js';
+import { tagValue } from './xml-tags.js';
 
 // GLM-4.5, 4.6, 4.7 (Zhipu): the name right after <tool_call>, then key/value tag pairs.
 //
@@ -14,8 +15,6 @@ import { findTag, tagValue } from './xml-tags.js';
 // belongs to Hermes or Qwen3-Coder and is left to them.
 // Source: zai-org/GLM-4.5 `chat_template.jinja`; vLLM `glm4_moe_tool_parser.py`.
 
-const OPEN = /<tool_call>/g;
-const CLOSE = /<\/tool_call>/g;
 const KEY = /<arg_key>([\s\S]*?)<\/arg_key>/g;
 const VALUE = /^\s*<arg_value>([\s\S]*?)<\/arg_value>/;
 const NAME = /^\s*([A-Za-z_][\w.-]*)\s*(?=<arg_key>|$)/;
@@ -23,30 +22,33 @@ const NAME = /^\s*([A-Za-z_][\w.-]*)\s*(?=<arg_key>|$)/;
 function parse(text: string, context: FormatContext): FormatResult {
   const found = newFound();
   let pending: number | undefined;
-  for (let m = findTag(OPEN, text, 0); m !== undefined; m = findTag(OPEN, text, m.index + m[0].length)) {
-    const bodyStart = m.index + m[0].length;
-    const close = findTag(CLOSE, text, bodyStart);
-    const next = findTag(OPEN, text, bodyStart);
-    const closed = close !== undefined && (next === undefined || close.index < next.index);
-    const bodyEnd = closed ? close.index : (next?.index ?? text.length);
+  const opens = new Seeker(text, '<tool_call>');
+  const closes = new Seeker(text, '</tool_call>');
+  for (let m = opens.find(0); m !== undefined; m = opens.find(m.end)) {
+    const bodyStart = m.end;
+    const next = opens.find(bodyStart);
+    const close = closes.find(bodyStart, next?.at);
+    const closed = close !== undefined;
+    const bodyEnd = close?.at ?? next?.at ?? text.length;
     const body = text.slice(bodyStart, bodyEnd);
     const name = NAME.exec(body)?.[1];
     if (name === undefined) {
       // Not GLM's (JSON, a tag, prose): unless it is still arriving.
       if (context.partial && !closed && /^\s*[A-Za-z_][\w.-]*\s*$/.test(body)) {
-        pending = m.index;
+        pending = m.at;
         break;
       }
       continue;
     }
     if (context.partial && !closed) {
-      pending = m.index;
+      pending = m.at;
       break;
     }
-    const span = { start: m.index, end: closed ? close.index + close[0].length : bodyEnd };
+    const span = { start: m.at, end: close?.end ?? bodyEnd };
     const args: Record<string, unknown> = {};
     let broken: string | undefined;
-    for (let k = findTag(KEY, text, bodyStart, bodyEnd); k !== undefined; k = findTag(KEY, text, KEY.lastIndex, bodyEnd)) {
+    KEY.lastIndex = bodyStart;
+    for (let k = KEY.exec(text); k !== null && k.index < bodyEnd; k = KEY.exec(text)) {
       const key = k[1]!.trim();
       const value = VALUE.exec(text.slice(KEY.lastIndex, bodyEnd));
       if (value === null) {

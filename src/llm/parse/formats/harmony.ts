@@ -1,6 +1,6 @@
 import type { FormatContext, FormatResult, FoundProblem, Span, ToolCallFormat } from '../format.js';
 import { asArguments, newFound, readJsonValue } from '../json-calls.js';
-import { nextOf as firstOf } from './special-tokens.js';
+import { firstFound, Seeker, type Found } from './special-tokens.js';
 
 // gpt-oss (OpenAI's Harmony response format). A message is a header and a body:
 //
@@ -25,43 +25,71 @@ const RECIPIENT = /(^|[\s>|])to=([A-Za-z0-9_.:/-]+)/g;
 /** Recipients that address a message to the conversation, not to a tool (tool results are written `to=assistant`). */
 const NOT_TOOLS = new Set(['assistant', 'user', 'all', 'system', 'developer']);
 
+/** How far back a header may start before its recipient. */
+const HEADER_REACH = 256;
+
 /** Where the header holding `at` begins: the closest <|start|> or <|channel|> before it with no body in between. */
 function headerStart(text: string, at: number): number {
-  const body = Math.max(text.lastIndexOf(MESSAGE, at), text.lastIndexOf('<|end|>', at), text.lastIndexOf('<|call|>', at));
-  const start = text.lastIndexOf(START, at);
-  if (start > body && start >= 0) return start;
-  const channel = text.lastIndexOf(CHANNEL, at);
-  if (channel > body && channel >= 0) return channel;
+  const base = Math.max(0, at - HEADER_REACH);
+  const near = text.slice(base, at);
+  const body = Math.max(near.lastIndexOf(MESSAGE), near.lastIndexOf('<|end|>'), near.lastIndexOf('<|call|>'));
+  const start = near.lastIndexOf(START);
+  if (start > body && start >= 0) return base + start;
+  const channel = near.lastIndexOf(CHANNEL);
+  if (channel > body && channel >= 0) return base + channel;
   // Without special tokens: the channel name just before the recipient (`commentary to=…`).
-  const word = /(?:analysis|commentary|final)\s*$/.exec(text.slice(Math.max(0, at - 16), at));
+  const word = /(?:analysis|commentary|final)\s*$/.exec(near.slice(-16));
   return word ? at - word[0].length : at;
 }
 
+/** The searches one parse makes, each done once per text. */
+class Tokens {
+  readonly message: Seeker;
+  readonly ends: Seeker[];
+  readonly headers: Seeker[];
+
+  constructor(readonly text: string) {
+    this.message = new Seeker(text, MESSAGE);
+    this.ends = BODY_ENDS.map((t) => new Seeker(text, t));
+    this.headers = [START, '\nto=', ' to='].map((t) => new Seeker(text, t));
+  }
+
+  end(from: number): Found | undefined {
+    return firstFound(this.ends, from);
+  }
+}
+
 /** The analysis channel's messages: reasoning, hidden from the formats after this one. */
-function analysisSpans(text: string, partial: boolean): { spans: Span[]; pending?: number } {
+function analysisSpans(text: string, tokens: Tokens, partial: boolean): { spans: Span[]; pending?: number } {
   const spans: Span[] = [];
-  let from = 0;
-  for (;;) {
-    const at = text.indexOf(`${CHANNEL}analysis`, from);
-    if (at < 0) return { spans };
-    const end = firstOf(text, BODY_ENDS, text.indexOf(MESSAGE, at) >= 0 ? text.indexOf(MESSAGE, at) + MESSAGE.length : at + 1);
-    const header = text.lastIndexOf(START, at);
-    const begin = header >= 0 && /^<\|start\|>assistant\s*$/.test(text.slice(header, at)) ? header : at;
+  const channels = new Seeker(text, `${CHANNEL}analysis`);
+  for (let at = channels.find(0); at !== undefined; at = channels.find(at.end)) {
+    const message = tokens.message.find(at.end);
+    const end = tokens.end(message?.end ?? at.end);
+    const near = text.slice(Math.max(0, at.at - 24), at.at);
+    const header = near.lastIndexOf(START);
+    const begin = header >= 0 && /^<\|start\|>assistant\s*$/.test(near.slice(header)) ? at.at - near.length + header : at.at;
     if (end === undefined) {
       spans.push({ start: begin, end: text.length });
       return partial ? { spans, pending: begin } : { spans };
     }
-    const stop = end.token === START ? end.at : end.at + end.token.length;
+    const stop = text.startsWith(START, end.at) ? end.at : end.end;
     spans.push({ start: begin, end: stop });
-    from = stop;
   }
+  return { spans };
 }
 
 function parse(text: string, context: FormatContext): FormatResult {
   const found = newFound();
-  const analysis = analysisSpans(text, context.partial);
+  const tokens = new Tokens(text);
+  const analysis = analysisSpans(text, tokens, context.partial);
   let pending = analysis.pending;
-  const inAnalysis = (at: number): boolean => analysis.spans.some((s) => at >= s.start && at < s.end);
+  let span = 0;
+  const inAnalysis = (at: number): boolean => {
+    while (span < analysis.spans.length && analysis.spans[span]!.end <= at) span++;
+    const s = analysis.spans[span];
+    return s !== undefined && at >= s.start;
+  };
   RECIPIENT.lastIndex = 0;
   for (let m = RECIPIENT.exec(text); m !== null; m = RECIPIENT.exec(text)) {
     const at = m.index + m[1]!.length;
@@ -70,20 +98,22 @@ function parse(text: string, context: FormatContext): FormatResult {
     const start = headerStart(text, at);
     const afterName = at + 3 + recipient.length;
     const name = recipient.startsWith('functions.') ? recipient.slice('functions.'.length) : recipient;
-    const message = text.indexOf(MESSAGE, afterName);
-    const nextHeader = firstOf(text, [START, '\nto=', ' to='], afterName)?.at ?? text.length;
-    const bodyStart = message >= 0 && message < nextHeader ? message + MESSAGE.length : afterName;
-    const ending = firstOf(text, BODY_ENDS, bodyStart);
-    const args = readJsonValue(text, skipHeaderWords(text, bodyStart, ending?.at ?? text.length), context.partial, ending?.at ?? text.length);
+    const nextHeader = firstFound(tokens.headers, afterName)?.at ?? text.length;
+    const message = tokens.message.find(afterName, nextHeader);
+    const bodyStart = message?.end ?? afterName;
+    const ending = tokens.end(bodyStart);
+    // A body ends at its end token; without one, where the next header starts.
+    const limit = ending?.at ?? firstFound(tokens.headers, bodyStart)?.at ?? text.length;
+    const args = readJsonValue(text, skipHeaderWords(text, bodyStart, limit), context.partial, limit);
     if (args.ok === 'open' || (context.partial && ending === undefined && args.ok !== true)) {
       pending = Math.min(pending ?? start, start);
       break;
     }
-    const end = ending !== undefined && ending.token !== START ? ending.at + ending.token.length : args.end;
+    const end = ending !== undefined && !text.startsWith(START, ending.at) ? ending.end : args.end;
     if (args.ok === true) {
       found.calls.push({ start, end, name, arguments: asArguments(args.value) });
     } else {
-      const why = text.slice(bodyStart, ending?.at ?? text.length).trim() === '' ? 'no arguments after the header' : `the arguments are not valid JSON: ${args.error}`;
+      const why = text.slice(bodyStart, limit).trim() === '' ? 'no arguments after the header' : `the arguments are not valid JSON: ${args.error}`;
       found.problems.push(problemAt({ start, end: Math.max(end, afterName) }, `Harmony call to '${name}': ${why}`, name));
     }
     RECIPIENT.lastIndex = Math.max(RECIPIENT.lastIndex, end);

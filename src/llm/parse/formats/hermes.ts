@@ -2,6 +2,7 @@ import type { FormatContext, FormatResult, ToolCallFormat } from '../format.js';
 import { newFound } from '../json-calls.js';
 import { echoesTemplate } from '../not-a-call.js';
 import { scanJson, type JsonScan } from '../scan-json.js';
+import { Seeker } from './special-tokens.js';
 
 // Hermes 2/3, Qwen2.5, Qwen3, xLAM and most fine-tunes of them: JSON inside <tool_call> tags,
 // several per message, text around them.
@@ -23,16 +24,20 @@ function parse(text: string, context: FormatContext): FormatResult {
   const found = newFound();
   const st: JsonScan = { text, out: found, tools: context.tools, partial: false, pending: undefined };
   let pending: number | undefined;
-  for (let at = text.indexOf(OPEN); at >= 0; ) {
-    const contentStart = at + OPEN.length;
-    const close = text.indexOf(CLOSE, contentStart);
-    const next = text.indexOf(OPEN, contentStart);
-    const closed = close >= 0 && (next < 0 || close < next);
+  const opens = new Seeker(text, OPEN);
+  const closes = new Seeker(text, CLOSE);
+  for (let open = opens.find(0); open !== undefined; ) {
+    const at = open.at;
+    const contentStart = open.end;
+    const next = opens.find(contentStart);
+    const closeAt = closes.find(contentStart, next?.at);
+    const closed = closeAt !== undefined;
     if (context.partial && !closed) {
       pending = at;
       break;
     }
-    const contentEnd = closed ? close : next >= 0 ? next : text.length;
+    const close = closeAt?.at ?? -1;
+    const contentEnd = closed ? close : (next?.at ?? text.length);
     const end = closed ? close + CLOSE.length : contentEnd;
     const before = found.calls.length + found.problems.length;
     scanJson(st, contentStart, contentEnd, true);
@@ -43,7 +48,7 @@ function parse(text: string, context: FormatContext): FormatResult {
     if (found.calls.length + found.problems.length === before && content !== '' && !echoesTemplate(content)) {
       found.problems.push({ start: at, end, message: closed ? 'no JSON call inside <tool_call>…</tool_call>' : 'unterminated <tool_call> tag without a JSON call' });
     }
-    at = next >= 0 && next >= end ? next : text.indexOf(OPEN, end);
+    open = opens.find(end);
   }
   return { calls: found.calls, problems: found.problems, ...(pending !== undefined ? { pending } : {}) };
 }

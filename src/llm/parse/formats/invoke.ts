@@ -1,7 +1,8 @@
 import { parseLenientJson } from '../lenient-json.js';
 import type { FormatContext, FormatResult, ToolCallFormat } from '../format.js';
 import { newFound } from '../json-calls.js';
-import { findTag, tagValue, widen } from './xml-tags.js';
+import { Seeker } from './special-tokens.js';
+import { tagValue, widen, wrapper, type Wrapper } from './xml-tags.js';
 
 // `<invoke name="…">` with `<parameter name="…">` children: MiniMax-M2, Claude-style prompts, and
 // DeepSeek V3.2's DSML, which spells the same tags with a `｜DSML｜` prefix.
@@ -21,40 +22,59 @@ import { findTag, tagValue, widen } from './xml-tags.js';
 
 const PREFIX = '((?:[A-Za-z][\\w-]*:)|\\uff5cDSML\\uff5c)?';
 const INVOKE = new RegExp(`<${PREFIX}invoke\\s+name\\s*=\\s*(?:"([^"]*)"|'([^']*)')\\s*>`, 'g');
-const WRAP_OPEN = new RegExp(`<${PREFIX}(?:tool_call|function_calls)>`);
-const WRAP_CLOSE = new RegExp(`</${PREFIX}(?:tool_call|function_calls)>`);
+const WRAP = wrapper(`<${PREFIX}(?:tool_call|function_calls)>`, `</${PREFIX}(?:tool_call|function_calls)>`);
 const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** The searches for one tag prefix (`''`, `ns:`, `｜DSML｜`), made once per text. */
+interface Tags {
+  readonly end: Seeker;
+  readonly param: Seeker;
+  readonly paramEnd: Seeker;
+}
+
+function tagsFor(text: string, prefix: string, cache: Map<string, Tags>): Tags {
+  let tags = cache.get(prefix);
+  if (tags === undefined) {
+    const p = escape(prefix);
+    tags = {
+      end: new Seeker(text, `</${prefix}invoke>`),
+      param: new Seeker(text, new RegExp(`<${p}parameter\\s+name\\s*=\\s*(?:"([^"]*)"|'([^']*)')([^>]*)>`, 'g')),
+      paramEnd: new Seeker(text, `</${prefix}parameter>`),
+    };
+    cache.set(prefix, tags);
+  }
+  return tags;
+}
 
 function parse(text: string, context: FormatContext): FormatResult {
   const found = newFound();
+  const invokes = new Seeker(text, INVOKE);
+  const cache = new Map<string, Tags>();
+  const wrap: Wrapper = WRAP;
   let pending: number | undefined;
-  for (let m = findTag(INVOKE, text, 0); m !== undefined; m = findTag(INVOKE, text, m.index + m[0].length)) {
-    const prefix = escape(m[1] ?? '');
-    const name = (m[2] ?? m[3] ?? '').trim();
-    const bodyStart = m.index + m[0].length;
-    const close = findTag(new RegExp(`</${prefix}invoke>`, 'g'), text, bodyStart);
-    const next = findTag(INVOKE, text, bodyStart);
-    const closed = close !== undefined && (next === undefined || close.index < next.index);
-    if (context.partial && !closed) {
-      pending = widen(text, { start: m.index, end: bodyStart }, WRAP_OPEN, WRAP_CLOSE).start;
+  for (let m = invokes.find(0); m !== undefined; m = invokes.find(m.end)) {
+    const tags = tagsFor(text, m.match![1] ?? '', cache);
+    const name = (m.match![2] ?? m.match![3] ?? '').trim();
+    const bodyStart = m.end;
+    const next = invokes.find(bodyStart);
+    const close = tags.end.find(bodyStart, next?.at);
+    if (context.partial && close === undefined) {
+      pending = widen(text, { start: m.at, end: bodyStart }, wrap).start;
       break;
     }
-    const bodyEnd = closed ? close.index : (next?.index ?? text.length);
-    const span = widen(text, { start: m.index, end: closed ? close.index + close[0].length : bodyEnd }, WRAP_OPEN, WRAP_CLOSE);
+    const bodyEnd = close?.at ?? next?.at ?? text.length;
+    const span = widen(text, { start: m.at, end: close?.end ?? bodyEnd }, wrap);
     if (name === '') {
       found.problems.push({ ...span, message: '<invoke> with an empty name' });
       continue;
     }
-    const param = new RegExp(`<${prefix}parameter\\s+name\\s*=\\s*(?:"([^"]*)"|'([^']*)')([^>]*)>`, 'g');
-    const paramEnd = new RegExp(`</${prefix}parameter>`, 'g');
     const args: Record<string, unknown> = {};
-    for (let p = findTag(param, text, bodyStart, bodyEnd); p !== undefined; ) {
-      const valueStart = p.index + p[0].length;
-      const nextParam = findTag(param, text, valueStart, bodyEnd);
-      const end = findTag(paramEnd, text, valueStart, nextParam?.index ?? bodyEnd);
-      const key = (p[1] ?? p[2] ?? '').trim();
-      const raw = tagValue(text.slice(valueStart, end?.index ?? nextParam?.index ?? bodyEnd));
-      Object.defineProperty(args, key, { value: typed(name, key, raw, p[3] ?? '', context), enumerable: true, writable: true, configurable: true });
+    for (let p = tags.param.find(bodyStart, bodyEnd); p !== undefined; ) {
+      const nextParam = tags.param.find(p.end, bodyEnd);
+      const end = tags.paramEnd.find(p.end, nextParam?.at ?? bodyEnd);
+      const key = (p.match![1] ?? p.match![2] ?? '').trim();
+      const raw = tagValue(text.slice(p.end, end?.at ?? nextParam?.at ?? bodyEnd));
+      Object.defineProperty(args, key, { value: typed(name, key, raw, p.match![3] ?? '', context), enumerable: true, writable: true, configurable: true });
       p = nextParam;
     }
     found.calls.push({ ...span, name, arguments: args });

@@ -1,6 +1,6 @@
 import type { FormatContext, FormatResult, Span, ToolCallFormat } from '../format.js';
 import { asArguments, newFound, readJsonValue } from '../json-calls.js';
-import { blockSpans, nextOf } from './special-tokens.js';
+import { blockSpans, firstFound, Seeker } from './special-tokens.js';
 
 // Kimi-K2 (Moonshot). Calls sit in a section, each with an id that carries the name:
 //
@@ -19,28 +19,31 @@ const CALL_END = '<|tool_call_end|>';
 function parse(text: string, context: FormatContext): FormatResult {
   const found = newFound();
   let pending: number | undefined;
-  for (let at = text.indexOf(CALL_BEGIN); at >= 0; at = text.indexOf(CALL_BEGIN, at + 1)) {
-    const stop = nextOf(text, [CALL_END, CALL_BEGIN, SECTION_END], at + CALL_BEGIN.length);
-    if (context.partial && (stop === undefined || stop.token !== CALL_END)) {
+  const begins = new Seeker(text, CALL_BEGIN);
+  const stops = [new Seeker(text, CALL_END), begins, new Seeker(text, SECTION_END)];
+  const argsBegins = new Seeker(text, ARGS_BEGIN);
+  for (let b = begins.find(0); b !== undefined; b = begins.find(b.end)) {
+    const at = b.at;
+    const stop = firstFound(stops, b.end);
+    const ended = stop !== undefined && text.startsWith(CALL_END, stop.at);
+    if (context.partial && !ended) {
       pending = at;
       break;
     }
     const limit = stop?.at ?? text.length;
-    const end = stop?.token === CALL_END ? stop.at + CALL_END.length : limit;
-    const span: Span = { start: at, end };
-    const args = text.indexOf(ARGS_BEGIN, at);
-    const idEnd = args >= 0 && args < limit ? args : limit;
-    const id = text.slice(at + CALL_BEGIN.length, idEnd).trim();
+    const span: Span = { start: at, end: ended ? stop.end : limit };
+    const args = argsBegins.find(b.end, limit);
+    const id = text.slice(b.end, args?.at ?? limit).trim();
     const name = id.split(':')[0]!.split('.').pop()!.trim();
     if (name === '') {
       found.problems.push({ ...span, message: 'Kimi-K2 tool call without a function id (expected functions.NAME:INDEX)' });
       continue;
     }
-    if (idEnd === limit) {
+    if (args === undefined) {
       found.problems.push({ ...span, message: `Kimi-K2 call to '${name}': no <|tool_call_argument_begin|> before the call ends`, name, id, code: 'INVALID_ARGUMENTS' });
       continue;
     }
-    const value = readJsonValue(text, args + ARGS_BEGIN.length, false, limit);
+    const value = readJsonValue(text, args.end, false, limit);
     if (value.ok === true) found.calls.push({ ...span, name, id, arguments: asArguments(value.value) });
     else found.problems.push({ ...span, message: `Kimi-K2 call to '${name}': the arguments are not valid JSON: ${value.ok === false ? value.error : 'unterminated'}`, name, id, code: 'INVALID_ARGUMENTS' });
   }

@@ -1,5 +1,6 @@
 import type { FormatContext, FormatResult, ToolCallFormat } from '../format.js';
 import { addJsonCalls, newFound, readJsonValue } from '../json-calls.js';
+import { Seeker } from './special-tokens.js';
 
 // Formats that are "a marker, then JSON calls" — the same reading, different tokens. Each is a
 // row: the marker, the token that may close the block, and where the layout is documented.
@@ -21,7 +22,11 @@ function markedJson(spec: MarkedJson): ToolCallFormat {
   const parse = (text: string, context: FormatContext): FormatResult => {
     const found = newFound();
     let pending: number | undefined;
-    for (let at = text.indexOf(spec.open); at >= 0; at = text.indexOf(spec.open, at + 1)) {
+    const opens = new Seeker(text, spec.open);
+    for (let marker = opens.find(0); marker !== undefined; marker = opens.find(marker.end)) {
+      const at = marker.at;
+      // A block's JSON ends before the next marker: an unclosed one never makes the search run to the end again.
+      const limit = opens.find(marker.end)?.at ?? text.length;
       let pos = at + spec.open.length - (spec.jsonInMarker ? 1 : 0);
       const rest = text.slice(pos, pos + 64);
       if (spec.notMine?.test(rest)) continue;
@@ -32,7 +37,7 @@ function markedJson(spec: MarkedJson): ToolCallFormat {
       }
       let first = true;
       for (;;) {
-        const value = readJsonValue(text, pos, context.partial);
+        const value = readJsonValue(text, pos, context.partial && limit === text.length, limit);
         if (value.ok === 'open') {
           pending = Math.min(pending ?? at, at);
           break;

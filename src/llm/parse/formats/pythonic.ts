@@ -1,6 +1,7 @@
 import type { FormatContext, FormatResult, FoundCall, FoundProblem, Span, ToolCallFormat } from '../format.js';
 import { isPlaceholderName } from '../not-a-call.js';
 import { PyReader, PySyntaxError, type PyCall } from '../python-literal.js';
+import { firstFound, Seeker } from './special-tokens.js';
 
 // Calls written as Python, read with the literal grammar of python-literal.ts (never evaluated):
 //
@@ -47,19 +48,22 @@ function blocks(text: string, context: FormatContext): { blocks: Block[]; pendin
     }
   }
   for (const { open, close } of MARKERS) {
-    for (let at = text.indexOf(open); at >= 0; at = text.indexOf(open, at + open.length)) {
-      const from = at + open.length;
+    const opens = new Seeker(text, open);
+    const closes = close.map((token) => new Seeker(text, token));
+    for (let o = opens.find(0); o !== undefined; o = opens.find(o.end)) {
+      const at = o.at;
+      const from = o.end;
+      // A block ends at its closing token, or where the next block of its kind starts.
+      const next = opens.find(from)?.at ?? text.length;
       if (!CALL_START.test(text.slice(from, from + 200))) {
-        if (context.partial && text.slice(from).trim().length < 200 && !/[^\s\w.[(-]/.test(text.slice(from))) pending = Math.min(pending ?? at, at);
+        // While streaming, the last marker may still be followed by a call.
+        const rest = next === text.length && text.length - from < 200 ? text.slice(from) : undefined;
+        if (context.partial && rest !== undefined && !/[^\s\w.[(-]/.test(rest)) pending = Math.min(pending ?? at, at);
         continue;
       }
-      let end: { at: number; token: string } | undefined;
-      for (const token of close) {
-        const i = text.indexOf(token, from);
-        if (i >= 0 && (end === undefined || i < end.at)) end = { at: i, token };
-      }
-      const to = end?.at ?? text.length;
-      out.push({ start: at, end: end ? end.at + end.token.length : to, from, to, closed: end !== undefined });
+      const end = firstFound(closes, from, next);
+      const to = end?.at ?? next;
+      out.push({ start: at, end: end?.end ?? to, from, to, closed: end !== undefined });
     }
   }
   return pending === undefined ? { blocks: out } : { blocks: out, pending };

@@ -1,6 +1,7 @@
 import type { FormatContext, FormatResult, ToolCallFormat } from '../format.js';
 import { newFound } from '../json-calls.js';
-import { findTag, tagValue, widen } from './xml-tags.js';
+import { Seeker } from './special-tokens.js';
+import { tagValue, widen, wrapper } from './xml-tags.js';
 
 // Qwen3-Coder (and Qwen3.5 / Qwen3-Next in coder mode): XML with the names inside the tags.
 //
@@ -21,46 +22,43 @@ import { findTag, tagValue, widen } from './xml-tags.js';
 // Source: Qwen/Qwen3-Coder-30B-A3B-Instruct `chat_template.jinja`; vLLM `qwen3coder_tool_parser.py`.
 
 const FUNCTION = /<function=([^>\n]*)>/g;
-const FUNCTION_END = /<\/function>/g;
 const PARAMETER = /<parameter=([^>\n]*)>/g;
-const PARAMETER_END = /<\/parameter>/g;
-const WRAP_OPEN = /<tool_call>/;
-const WRAP_CLOSE = /<\/tool_call>/;
+const WRAP = wrapper('<tool_call>', '</tool_call>');
 
 function parse(text: string, context: FormatContext): FormatResult {
   const found = newFound();
+  const functions = new Seeker(text, FUNCTION);
+  const ends = new Seeker(text, '</function>');
+  const parameters = new Seeker(text, PARAMETER);
+  const parameterEnds = new Seeker(text, '</parameter>');
   let pending: number | undefined;
-  for (let m = findTag(FUNCTION, text, 0); m !== undefined; m = findTag(FUNCTION, text, m.index + 1)) {
-    const bodyStart = m.index + m[0].length;
+  for (let m = functions.find(0); m !== undefined; m = functions.find(m.end)) {
+    const bodyStart = m.end;
     if (/^\s*[{[]/.test(text.slice(bodyStart, bodyStart + 64))) continue; // Functionary v3.1's JSON body.
-    const name = m[1]!.trim();
-    const close = findTag(FUNCTION_END, text, bodyStart);
-    const next = findTag(FUNCTION, text, bodyStart);
-    const closed = close !== undefined && (next === undefined || close.index < next.index);
-    if (context.partial && !closed) {
-      pending = widen(text, { start: m.index, end: bodyStart }, WRAP_OPEN, WRAP_CLOSE).start;
+    const name = m.match![1]!.trim();
+    const next = functions.find(bodyStart);
+    const close = ends.find(bodyStart, next?.at);
+    if (context.partial && close === undefined) {
+      pending = widen(text, { start: m.at, end: bodyStart }, WRAP).start;
       break;
     }
-    const bodyEnd = closed ? close.index : (next?.index ?? text.length);
-    const span = widen(text, { start: m.index, end: closed ? close.index + close[0].length : bodyEnd }, WRAP_OPEN, WRAP_CLOSE);
+    const bodyEnd = close?.at ?? next?.at ?? text.length;
+    const span = widen(text, { start: m.at, end: close?.end ?? bodyEnd }, WRAP);
     if (name === '') {
       found.problems.push({ ...span, message: 'Qwen3-Coder <function=…> without a function name' });
       continue;
     }
     const args: Record<string, unknown> = {};
     let count = 0;
-    for (let p = findTag(PARAMETER, text, bodyStart, bodyEnd); p !== undefined; ) {
-      const valueStart = p.index + p[0].length;
-      const nextParam = findTag(PARAMETER, text, valueStart, bodyEnd);
-      const end = findTag(PARAMETER_END, text, valueStart, nextParam?.index ?? bodyEnd);
-      const valueEnd = end?.index ?? nextParam?.index ?? bodyEnd;
-      const key = p[1]!.trim();
-      Object.defineProperty(args, key, { value: context.value(name, key, tagValue(text.slice(valueStart, valueEnd))), enumerable: true, writable: true, configurable: true });
+    for (let p = parameters.find(bodyStart, bodyEnd); p !== undefined; ) {
+      const nextParam = parameters.find(p.end, bodyEnd);
+      const end = parameterEnds.find(p.end, nextParam?.at ?? bodyEnd);
+      const key = p.match![1]!.trim();
+      Object.defineProperty(args, key, { value: context.value(name, key, tagValue(text.slice(p.end, end?.at ?? nextParam?.at ?? bodyEnd))), enumerable: true, writable: true, configurable: true });
       count++;
       p = nextParam;
     }
-    const outside = text.slice(bodyStart, bodyEnd).replace(/<parameter=[\s\S]*/, '').trim();
-    if (count === 0 && outside !== '') {
+    if (count === 0 && text.slice(bodyStart, bodyEnd).trim() !== '') {
       found.problems.push({ ...span, name, code: 'INVALID_ARGUMENTS', message: `Qwen3-Coder call to '${name}': no <parameter=…> tags inside <function=${name}>` });
       continue;
     }

@@ -1,19 +1,57 @@
 import type { Span } from '../format.js';
 
-// Searching for the special tokens that delimit calls in Harmony, Kimi-K2, DeepSeek and the
-// other token-delimited formats: plain indexOf, the cheapest search there is.
+// Searching for the tokens and tags that delimit calls. A format looks for a closing token once
+// per opening one; in hostile text (20,000 opening tags and no closing one) a plain search from
+// each opening tag would scan to the end every time, quadratic. A Seeker remembers its last
+// answer: searches only go forward, so a token that is absent after one place is absent after any
+// later place, and one that was found further on is still the next one.
 
-export interface TokenAt {
+export interface Found {
   readonly at: number;
-  readonly token: string;
+  /** Just past the match. */
+  readonly end: number;
+  readonly match: RegExpExecArray | undefined;
 }
 
-/** The earliest of `tokens` at or after `from`. */
-export function nextOf(text: string, tokens: readonly string[], from: number): TokenAt | undefined {
-  let best: TokenAt | undefined;
-  for (const token of tokens) {
-    const at = text.indexOf(token, from);
-    if (at >= 0 && (best === undefined || at < best.at)) best = { at, token };
+export class Seeker {
+  private from = -1;
+  private found: Found | undefined;
+  private readonly re: RegExp | undefined;
+
+  constructor(
+    private readonly text: string,
+    private readonly token: string | RegExp,
+  ) {
+    this.re = typeof token === 'string' ? undefined : new RegExp(token.source, token.flags.includes('g') ? token.flags : `${token.flags}g`);
+  }
+
+  /** The first match at or after `from` and before `limit`. */
+  find(from: number, limit = this.text.length): Found | undefined {
+    if (!(this.from >= 0 && from >= this.from && (this.found === undefined || this.found.at >= from))) {
+      this.from = from;
+      this.found = this.search(from);
+    }
+    return this.found !== undefined && this.found.at < limit ? this.found : undefined;
+  }
+
+  private search(from: number): Found | undefined {
+    if (this.re === undefined) {
+      const token = this.token as string;
+      const at = this.text.indexOf(token, from);
+      return at < 0 ? undefined : { at, end: at + token.length, match: undefined };
+    }
+    this.re.lastIndex = from;
+    const m = this.re.exec(this.text);
+    return m === null ? undefined : { at: m.index, end: m.index + m[0].length, match: m };
+  }
+}
+
+/** The earliest of several seekers' matches. */
+export function firstFound(seekers: readonly Seeker[], from: number, limit?: number): Found | undefined {
+  let best: Found | undefined;
+  for (const s of seekers) {
+    const f = s.find(from, limit);
+    if (f !== undefined && (best === undefined || f.at < best.at)) best = f;
   }
   return best;
 }

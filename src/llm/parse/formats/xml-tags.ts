@@ -16,18 +16,20 @@ export function tagValue(text: string): string {
   return text.slice(start, end);
 }
 
-/** `span` widened to an opening `wrapper` just before it and its closing tag just after it (spaces between allowed). */
-export function widen(text: string, span: Span, open: RegExp, close: RegExp): Span {
-  const before = text.slice(Math.max(0, span.start - 64), span.start);
-  const o = new RegExp(`${open.source}\\s*$`, open.flags.replace('g', '')).exec(before);
-  const after = text.slice(span.end, span.end + 64);
-  const c = new RegExp(`^\\s*${close.source}`, close.flags.replace('g', '')).exec(after);
-  return { start: o ? span.start - o[0].length : span.start, end: c ? span.end + c[0].length : span.end };
+/** An outer tag around a call: `open` must end where the call starts (spaces between), `close` start where it ends. */
+export interface Wrapper {
+  readonly open: RegExp;
+  readonly close: RegExp;
 }
 
-/** The first match of `re` (a global regex) at or after `from` and before `limit`. */
-export function findTag(re: RegExp, text: string, from: number, limit = text.length): RegExpExecArray | undefined {
-  re.lastIndex = from;
-  const m = re.exec(text);
-  return m === null || m.index >= limit ? undefined : m;
+/** Compiles a wrapper from the two tags' expressions. */
+export function wrapper(open: string, close: string): Wrapper {
+  return { open: new RegExp(`${open}\\s*$`), close: new RegExp(`^\\s*${close}`) };
+}
+
+/** `span` widened to the wrapper's tags when they sit right around it (looked for within 64 characters). */
+export function widen(text: string, span: Span, wrap: Wrapper): Span {
+  const o = wrap.open.exec(text.slice(Math.max(0, span.start - 64), span.start));
+  const c = wrap.close.exec(text.slice(span.end, span.end + 64));
+  return { start: o ? span.start - o[0].length : span.start, end: c ? span.end + c[0].length : span.end };
 }
