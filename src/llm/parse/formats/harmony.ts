@@ -1,6 +1,6 @@
 import type { FormatContext, FormatResult, FoundProblem, Span, ToolCallFormat } from '../format.js';
 import { asArguments, newFound, readJsonValue } from '../json-calls.js';
-import { firstFound, Seeker, type Found } from './special-tokens.js';
+import { firstFound, Seeker, type Hit } from './special-tokens.js';
 
 // gpt-oss (OpenAI's Harmony response format). A message is a header and a body:
 //
@@ -54,7 +54,7 @@ class Tokens {
     this.headers = [START, '\nto=', ' to='].map((t) => new Seeker(text, t));
   }
 
-  end(from: number): Found | undefined {
+  end(from: number): Hit | undefined {
     return firstFound(this.ends, from);
   }
 }

@@ -6,7 +6,7 @@ import type { Span } from '../format.js';
 // answer: searches only go forward, so a token that is absent after one place is absent after any
 // later place, and one that was found further on is still the next one.
 
-export interface Found {
+export interface Hit {
   readonly at: number;
   /** Just past the match. */
   readonly end: number;
@@ -15,7 +15,7 @@ export interface Found {
 
 export class Seeker {
   private from = -1;
-  private found: Found | undefined;
+  private found: Hit | undefined;
   private readonly re: RegExp | undefined;
 
   constructor(
@@ -26,7 +26,7 @@ export class Seeker {
   }
 
   /** The first match at or after `from` and before `limit`. */
-  find(from: number, limit = this.text.length): Found | undefined {
+  find(from: number, limit = this.text.length): Hit | undefined {
     if (!(this.from >= 0 && from >= this.from && (this.found === undefined || this.found.at >= from))) {
       this.from = from;
       this.found = this.search(from);
@@ -34,7 +34,7 @@ export class Seeker {
     return this.found !== undefined && this.found.at < limit ? this.found : undefined;
   }
 
-  private search(from: number): Found | undefined {
+  private search(from: number): Hit | undefined {
     if (this.re === undefined) {
       const token = this.token as string;
       const at = this.text.indexOf(token, from);
@@ -47,8 +47,8 @@ export class Seeker {
 }
 
 /** The earliest of several seekers' matches. */
-export function firstFound(seekers: readonly Seeker[], from: number, limit?: number): Found | undefined {
-  let best: Found | undefined;
+export function firstFound(seekers: readonly Seeker[], from: number, limit?: number): Hit | undefined {
+  let best: Hit | undefined;
   for (const s of seekers) {
     const f = s.find(from, limit);
     if (f !== undefined && (best === undefined || f.at < best.at)) best = f;
