@@ -259,7 +259,9 @@ line two",
     const raw = '{"name": "get_weather", "arguments": {"city": "北京" "unit": celsius}}';
     const { calls, problems } = parseToolCalls(`Sure! ${raw} Done.`);
     expect(calls).toEqual([]);
-    expect(problems).toEqual([{ message: expect.stringMatching(/^invalid JSON: /), raw, name: 'get_weather' }]);
+    expect(problems).toEqual([
+      { code: 'UNREADABLE_CALL', message: expect.stringMatching(/^invalid JSON: .* \(json, line 1 column 7\)$/), raw, name: 'get_weather', format: 'json', at: 6 },
+    ]);
   });
 
   it('reports output cut off mid-call, but still finds the complete call before it', () => {
@@ -330,7 +332,7 @@ describe('parseToolCalls: hostile and odd input', () => {
     const tags = parseToolCalls('<tool>'.repeat(50_000));
     expect(performance.now() - started).toBeLessThan(4000);
     expect(tags.calls).toEqual([]);
-    expect(tags.problems[0]!.message).toBe('unterminated <tool> tag');
+    expect(tags.problems[0]).toMatchObject({ code: 'UNREADABLE_CALL', message: 'unterminated <tool> tag (tool-tags, line 1 column 1)', format: 'tool-tags', at: 0 });
   });
 
   it('never evaluates anything', () => {

@@ -176,6 +176,10 @@ export interface Agent {
    * Stop once the total tokens the endpoint reports exceed this.
    */
   budget_tokens?: number;
+  /**
+   * auto (default): when the endpoint returns no tool_calls but the reply's text holds calls in a known format (Hermes, Harmony, Mistral, Qwen3-Coder XML, …), they are read with the offered tools and executed. off: text is only text.
+   */
+  text_calls?: 'auto' | 'off';
 }
 /**
  * Retry the step on failure: max_attempts, backoff, retry_on, fallback.

@@ -25,6 +25,7 @@ export function compileAgent(agent: Agent): AgentPlan {
     maxTurns: agent.max_turns ?? DEFAULT_MAX_TURNS,
     maxFailures: agent.max_failures ?? DEFAULT_MAX_FAILURES,
     ...(agent.budget_tokens !== undefined ? { budgetTokens: agent.budget_tokens } : {}),
+    ...(agent.text_calls !== undefined ? { textCalls: agent.text_calls } : {}),
   });
 }
 

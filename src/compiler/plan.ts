@@ -43,6 +43,8 @@ export interface AgentPlan {
   readonly maxTurns: number;
   readonly maxFailures: number;
   readonly budgetTokens?: number;
+  /** `text_calls`: left out when the chain does not say (the loop then reads calls written as text, 'auto'). */
+  readonly textCalls?: 'auto' | 'off';
 }
 
 export interface PlanStep {

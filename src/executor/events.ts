@@ -102,6 +102,15 @@ export interface AgentTurn {
   readonly total_tokens: number;
   /** The HTTP round trip. */
   readonly duration_ms: number;
+  /** Set when the calls were read from the reply's text (the endpoint sent no `tool_calls`). */
+  readonly text_calls?: {
+    /** The formats the calls were written in (`hermes`, `harmony`, …). */
+    readonly formats: readonly string[];
+    /** How many calls were read. */
+    readonly calls: number;
+    /** What looked like a call and was not one. */
+    readonly problems: readonly { readonly code: string; readonly message: string }[];
+  };
 }
 
 /** One executed tool call of an agent step, as the model will read it. */

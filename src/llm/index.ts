@@ -12,8 +12,13 @@ export { toStrictSchema, type StrictConversion } from './export/strict-schema.js
 export { dropNullOptionals } from './export/null-optionals.js';
 
 export { parseToolCalls } from './parse/parse-tool-calls.js';
+export type { ParseOptions } from './parse/parse-options.js';
+export { createToolCallStream, type ToolCallStream } from './parse/tool-call-stream.js';
+export { registerToolCallFormat, toolCallFormats, type RegisterOptions } from './parse/format-registry.js';
+export type { ToolCallFormat, FormatContext, FormatResult, FoundCall, FoundProblem, Span } from './parse/format.js';
+export type { ToolDescriptor, ToolsOption, KnownTools } from './parse/known-tools.js';
 export { parseLenientJson, type JsonAttempt } from './parse/lenient-json.js';
-export type { ToolCall, ParseProblem, ParseResult } from './parse/types.js';
+export type { ToolCall, ParseProblem, ParseProblemCode, ParseResult } from './parse/types.js';
 
 export { executeToolCalls, type ToolCallInput } from './execute/execute-tool-calls.js';
 export type { ExecuteOptions, CallRetryOptions, CallProgress, ToolCallReport } from './execute/execute-options.js';

@@ -4,6 +4,7 @@ import { callOffered } from './call-offered.js';
 import { offerTools } from './offer-tools.js';
 import { raceSignal } from '../../common/race.js';
 import type { AgentHost, AgentOutput, AgentRequest, AgentStopReason } from './types.js';
+import { withTextCalls } from './text-calls.js';
 import type { ChatMessage, ChatReply, TokenUsage } from './wire.js';
 
 // SPEC §4: the agent loop. Each turn sends the whole transcript to the model; an answer without
@@ -33,11 +34,12 @@ export async function runAgent(request: AgentRequest, host: AgentHost): Promise<
   for (let turn = 1; ; turn++) {
     throwIfAborted(host.signal);
     const began = host.clock.now();
-    const reply: ChatReply = await requestCompletion(
+    const sent: ChatReply = await requestCompletion(
       endpoint,
       { model: plan.model, messages: transcript, ...(offered.definitions.length ? { tools: offered.definitions } : {}) },
       host.signal,
     );
+    const reply = withTextCalls(sent, plan.textCalls, offered.definitions, turn);
     usage = add(usage, reply.usage);
     const calls = reply.message.tool_calls ?? [];
     transcript.push(reply.message);
@@ -51,6 +53,7 @@ export async function runAgent(request: AgentRequest, host: AgentHost): Promise<
       usage: reply.usage,
       total_tokens: usage.total_tokens,
       duration_ms: host.clock.now() - began,
+      ...(reply.textCalls ? { text_calls: reply.textCalls } : {}),
     });
     if (calls.length === 0) return end(turn, 'final');
     if (plan.budgetTokens !== undefined && usage.total_tokens > plan.budgetTokens) return end(turn, 'budget');

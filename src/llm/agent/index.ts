@@ -2,6 +2,7 @@
 // it for a step with `agent:`; the host interface keeps it free of runs, steps and attempts.
 export { runAgent } from './agent-loop.js';
 export { ModelError, type ModelErrorCode } from './model-error.js';
+export type { TextCallsNote, TextCallsMode } from './text-calls.js';
 export type {
   AgentHost,
   AgentMessages,

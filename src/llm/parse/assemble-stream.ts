@@ -1,5 +1,5 @@
 import { toArguments } from './call-shape.js';
-import { parseText } from './parse-text.js';
+import { parseText, type TextSettings } from './parse-text.js';
 import { isRecord } from '../../common/json.js';
 import { problem, type CallSink } from './types.js';
 
@@ -82,12 +82,12 @@ function rawChunk(chunk: unknown): string {
   }
 }
 
-export function assembleStream(chunks: readonly unknown[], sink: CallSink): void {
+export function assembleStream(chunks: readonly unknown[], sink: CallSink, settings: TextSettings): void {
   const asm = new Assembler();
   for (let i = 0; i < chunks.length; i++) {
     const chunk = chunks[i];
     if (!isRecord(chunk)) {
-      sink.problems.push(problem(`stream element ${i} is not an object`, rawChunk(chunk)));
+      sink.problems.push(problem('NOT_MODEL_OUTPUT', `stream element ${i} is not an object`, rawChunk(chunk)));
       continue;
     }
     if (Array.isArray(chunk.choices)) {
@@ -102,11 +102,11 @@ export function assembleStream(chunks: readonly unknown[], sink: CallSink): void
     } else if ('function' in chunk || 'index' in chunk || 'name' in chunk) {
       asm.fragment(chunk);
     } else {
-      sink.problems.push(problem(`stream element ${i} is neither a chunk, a delta nor a tool-call fragment`, rawChunk(chunk)));
+      sink.problems.push(problem('NOT_MODEL_OUTPUT', `stream element ${i} is neither a chunk, a delta nor a tool-call fragment`, rawChunk(chunk)));
     }
   }
   if (asm.slots.size === 0) {
-    if (asm.text.length > 0) parseText(asm.text.join(''), sink);
+    if (asm.text.length > 0) parseText(asm.text.join(''), sink, settings);
     return;
   }
   const slots = [...asm.slots.values()].sort((a, b) => a.index - b.index);
@@ -114,11 +114,11 @@ export function assembleStream(chunks: readonly unknown[], sink: CallSink): void
     const text = slot.parts.join('');
     const name = slot.name.trim();
     if (name === '') {
-      sink.problems.push(problem(`the streamed tool call at index ${slot.index} has no name`, text, { id: slot.id }));
+      sink.problems.push(problem('UNREADABLE_CALL', `the streamed tool call at index ${slot.index} has no name`, text, { id: slot.id, format: 'openai' }));
       continue;
     }
     const args = slot.object !== undefined && text === '' ? { ok: true as const, value: slot.object } : toArguments(text);
-    if (args.ok) sink.calls.push({ id: slot.id, name, arguments: args.value });
-    else sink.problems.push(problem(`call to '${name}': ${args.message}`, text, { id: slot.id, name }));
+    if (args.ok) sink.calls.push({ id: slot.id, name, arguments: args.value, format: 'openai' });
+    else sink.problems.push(problem('INVALID_ARGUMENTS', `call to '${name}': ${args.message}`, text, { id: slot.id, name, format: 'openai' }));
   }
 }

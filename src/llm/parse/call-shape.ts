@@ -1,6 +1,7 @@
 import { describeKind } from '../../common/errors.js';
 import { parseLenientJson } from './lenient-json.js';
 import { isRecord } from '../../common/json.js';
+import { isEnvelope, isPlaceholderName, isSchemaLike } from './not-a-call.js';
 import { problem, type CallSink } from './types.js';
 
 // The shapes a call takes once it is a JSON value. Models trained on different protocols name the
@@ -14,6 +15,8 @@ import { problem, type CallSink } from './types.js';
 //   { "tool_calls": [ … ] }, [ call, call ]                              several at once
 //
 // `arguments` may itself be a JSON string (OpenAI's wire format), sometimes encoded twice.
+// Tool definitions, JSON-RPC envelopes and echoed placeholders have the shape without being calls
+// (not-a-call.ts): they are passed over, and not searched for calls inside.
 
 const NAME_KEYS = ['name', 'tool', 'tool_name', 'function'] as const;
 const ARGUMENT_KEYS = ['arguments', 'args', 'parameters', 'input'] as const;
@@ -62,13 +65,23 @@ function rawOf(value: unknown): string {
   }
 }
 
+/** Where a call was found, for the sink: its format and its offset in the text. */
+export interface CallPlace {
+  readonly format?: string | undefined;
+  readonly at?: number | undefined;
+}
+
 /**
  * Adds the call `obj` describes to the sink and returns true, or returns false when it is not a
  * call. `loose`: inside a fence or a <tool_call> tag, where a bare `{ "name": … }` is a call
  * without arguments; in prose an object also needs an arguments key, so that data such as
- * `{ "name": "Alice", "age": 3 }` is not taken for a call.
+ * `{ "name": "Alice", "age": 3 }` is not taken for a call. Returns true without adding anything
+ * for a definition or an echoed placeholder, so that nothing inside it is searched either
+ * (`structured`: an API's own tool_calls, taken as they are).
  */
-export function addCall(obj: Record<string, unknown>, loose: boolean, sink: CallSink): boolean {
+export function addCall(obj: Record<string, unknown>, loose: boolean, sink: CallSink, place: CallPlace = {}, structured = false): boolean {
+  // A structured call (an API's tool_calls) is never passed over: its id expects an answer.
+  if (!structured && isEnvelope(obj)) return true;
   const id = stringKey(obj, ID_KEYS);
   const fn = obj.function;
   let name: string | undefined;
@@ -88,29 +101,31 @@ export function addCall(obj: Record<string, unknown>, loose: boolean, sink: Call
     }
   }
   if (name === '') {
-    sink.problems.push(problem('the call has an empty tool name', rawOf(obj), { id }));
+    sink.problems.push(problem('UNREADABLE_CALL', 'the call has an empty tool name', rawOf(obj), { id, ...place }));
     return true;
   }
+  if (!structured && isPlaceholderName(name, sink.tools)) return true;
   const parsed = toArguments(args);
-  if (parsed.ok) sink.calls.push({ id, name, arguments: parsed.value });
-  else sink.problems.push(problem(`call to '${name}': ${parsed.message}`, typeof args === 'string' ? args : rawOf(args), { id, name }));
+  if (!structured && parsed.ok && isSchemaLike(parsed.value, name, sink.tools)) return true;
+  if (parsed.ok) sink.calls.push({ id, name, arguments: parsed.value, ...place });
+  else sink.problems.push(problem('INVALID_ARGUMENTS', `call to '${name}': ${parsed.message}`, typeof args === 'string' ? args : rawOf(args), { id, name, ...place }));
   return true;
 }
 
 /** Every call in a parsed JSON value (a call, an array of calls, or a wrapper around them); returns how many entries it added. */
-export function collectCalls(value: unknown, loose: boolean, sink: CallSink, depth = 0): number {
+export function collectCalls(value: unknown, loose: boolean, sink: CallSink, place: CallPlace = {}, depth = 0): number {
   if (depth > MAX_WRAPPER_DEPTH) return 0;
   if (Array.isArray(value)) {
     let found = 0;
-    for (const item of value) found += collectCalls(item, loose, sink, depth + 1);
+    for (const item of value) found += collectCalls(item, loose, sink, place, depth + 1);
     return found;
   }
   if (!isRecord(value)) return 0;
-  if (addCall(value, loose, sink)) return 1;
+  if (addCall(value, loose, sink, place)) return 1;
   let found = 0;
   for (const key of Object.keys(value)) {
     const child = value[key];
-    if (typeof child === 'object' && child !== null) found += collectCalls(child, loose, sink, depth + 1);
+    if (typeof child === 'object' && child !== null) found += collectCalls(child, loose, sink, place, depth + 1);
   }
   return found;
 }

@@ -1,20 +1,23 @@
 import { assembleStream } from './assemble-stream.js';
 import { addCall } from './call-shape.js';
 import { assignIds } from './call-ids.js';
+import { checkNames } from './check-names.js';
+import { checkParseOptions, type ParseOptions, type ParseSettings } from './parse-options.js';
 import { parseMessage } from './parse-message.js';
 import { parseText } from './parse-text.js';
 import { isRecord } from '../../common/json.js';
-import { newSink, problem, type ParseResult } from './types.js';
+import { newSink, problem, type CallSink, type ParseResult } from './types.js';
 
 // SPEC §4: one entry point for every way a model hands over calls. What it takes:
 //
-//   string                       free text (tags, fenced blocks, bare JSON; see parse-text.ts)
+//   string                       free text in any registered format (format-registry.ts)
 //   array                        streamed chunks, their deltas, or tool-call fragments
 //   { tool_calls | content … }   an assistant message (OpenAI or Anthropic)
 //   { choices: [ … ] }           a whole chat-completion response, or one streamed chunk
 //   { name, arguments }          a single call object
 //
-// It never throws: whatever it cannot read is a problem with the raw text.
+// It never throws for what a model wrote: whatever it cannot read is a problem with the raw text.
+// Bad options (an unknown format name, `tools` that are not tools) are a USAGE error up front.
 
 function raw(value: unknown): string {
   try {
@@ -24,38 +27,40 @@ function raw(value: unknown): string {
   }
 }
 
-export function parseToolCalls(input: unknown): ParseResult {
-  const sink = newSink();
+export function parseToolCalls(input: unknown, options?: ParseOptions): ParseResult {
+  const settings = checkParseOptions(options);
+  const sink = newSink(settings.tools);
   try {
     if (typeof input === 'string') {
-      parseText(input, sink);
+      parseText(input, sink, settings);
     } else if (Array.isArray(input)) {
-      assembleStream(input, sink);
+      assembleStream(input, sink, settings);
     } else if (isRecord(input)) {
-      parseObject(input, sink);
+      parseObject(input, sink, settings);
     } else {
-      sink.problems.push(problem(`expected model output (text, a message or stream chunks), got ${input === null ? 'null' : typeof input}`, raw(input)));
+      sink.problems.push(problem('NOT_MODEL_OUTPUT', `expected model output (text, a message or stream chunks), got ${input === null ? 'null' : typeof input}`, raw(input)));
     }
   } catch (error) {
     // A hostile input (a throwing getter, a revoked proxy) must not escape as an exception.
-    sink.problems.push(problem(`could not read the model output: ${(error as Error)?.message ?? String(error)}`, raw(input)));
+    sink.problems.push(problem('NOT_MODEL_OUTPUT', `could not read the model output: ${(error as Error)?.message ?? String(error)}`, raw(input)));
   }
+  checkNames(sink);
   return { calls: assignIds(sink.calls), problems: sink.problems };
 }
 
-function parseObject(input: Record<string, unknown>, sink: ReturnType<typeof newSink>): void {
+function parseObject(input: Record<string, unknown>, sink: CallSink, settings: ParseSettings): void {
   if (Array.isArray(input.choices)) {
     const choice = input.choices.find((c) => isRecord(c) && (c.index === undefined || c.index === 0));
-    if (isRecord(choice) && isRecord(choice.message)) parseMessage(choice.message, sink);
-    else if (isRecord(choice) && isRecord(choice.delta)) assembleStream([input], sink);
-    else if (input.choices.length > 0) sink.problems.push(problem('the response has no first choice with a message or delta', raw(input)));
+    if (isRecord(choice) && isRecord(choice.message)) parseMessage(choice.message, sink, settings);
+    else if (isRecord(choice) && isRecord(choice.delta)) assembleStream([input], sink, settings);
+    else if (input.choices.length > 0) sink.problems.push(problem('NOT_MODEL_OUTPUT', 'the response has no first choice with a message or delta', raw(input)));
     return;
   }
   if ('tool_calls' in input || 'function_call' in input || 'content' in input || 'role' in input) {
-    parseMessage(input, sink);
+    parseMessage(input, sink, settings);
     return;
   }
-  if (!addCall(input, true, sink)) {
-    sink.problems.push(problem('not a message, a response, stream chunks or a tool call', raw(input)));
+  if (!addCall(input, true, sink, {}, true)) {
+    sink.problems.push(problem('NOT_MODEL_OUTPUT', 'not a message, a response, stream chunks or a tool call', raw(input)));
   }
 }

@@ -1,3 +1,5 @@
+import type { KnownTools } from './known-tools.js';
+
 // What the tool-call parsers return (SPEC §4). A parser never throws for what a model wrote:
 // anything it cannot read becomes a problem carrying the raw text, so a caller can show it to the
 // model ("your call to X had broken JSON: …") instead of failing the turn.
@@ -11,8 +13,18 @@ export interface ToolCall {
   readonly arguments: Record<string, unknown>;
 }
 
+/**
+ * Why something is a problem rather than a call:
+ * - UNREADABLE_CALL: a format's marker or a call-like object was found, but no call could be read from it
+ * - INVALID_ARGUMENTS: the call names a tool, but its arguments are not a JSON object
+ * - UNKNOWN_TOOL: `tools` were given and the name is not one of them (see `suggestions`)
+ * - NOT_MODEL_OUTPUT: the input is not text, a message, a response or stream chunks
+ */
+export type ParseProblemCode = 'UNREADABLE_CALL' | 'INVALID_ARGUMENTS' | 'UNKNOWN_TOOL' | 'NOT_MODEL_OUTPUT';
+
 /** Something that looked like a call but could not be read. */
 export interface ParseProblem {
+  readonly code: ParseProblemCode;
   readonly message: string;
   /** The text as the model wrote it (capped at RAW_LIMIT characters). */
   readonly raw: string;
@@ -20,6 +32,12 @@ export interface ParseProblem {
   readonly id?: string;
   /** The tool's name, when it could be read. */
   readonly name?: string;
+  /** The format it was written in (`hermes`, `harmony`, … `json` for a bare object; `openai` for structured calls). */
+  readonly format?: string;
+  /** Where it starts: a character offset into the text (a message's text content). */
+  readonly at?: number;
+  /** For UNKNOWN_TOOL: the offered names closest to `name`. */
+  readonly suggestions?: readonly string[];
 }
 
 export interface ParseResult {
@@ -27,31 +45,46 @@ export interface ParseResult {
   readonly problems: ParseProblem[];
 }
 
-/** A call before ids are assigned. */
+/** A call before ids are assigned and names are checked. */
 export interface PendingCall {
   readonly id: string | undefined;
   readonly name: string;
   readonly arguments: Record<string, unknown>;
+  readonly format?: string;
+  readonly at?: number;
 }
 
-/** Where parsers put what they find, in the order they find it. */
+/** Where parsers put what they find, in the order they find it, and what they know of the offered tools. */
 export interface CallSink {
   readonly calls: PendingCall[];
   readonly problems: ParseProblem[];
+  readonly tools?: KnownTools | undefined;
 }
 
 /** Raw text kept in a problem; a runaway model output must not be copied whole into every report. */
 export const RAW_LIMIT = 4000;
 
-export function problem(message: string, raw: string, extra: { id?: string | undefined; name?: string | undefined } = {}): ParseProblem {
+export interface ProblemDetails {
+  readonly id?: string | undefined;
+  readonly name?: string | undefined;
+  readonly format?: string | undefined;
+  readonly at?: number | undefined;
+  readonly suggestions?: readonly string[] | undefined;
+}
+
+export function problem(code: ParseProblemCode, message: string, raw: string, extra: ProblemDetails = {}): ParseProblem {
   return {
+    code,
     message,
     raw: raw.length > RAW_LIMIT ? `${raw.slice(0, RAW_LIMIT)}…` : raw,
     ...(extra.id !== undefined ? { id: extra.id } : {}),
     ...(extra.name !== undefined ? { name: extra.name } : {}),
+    ...(extra.format !== undefined ? { format: extra.format } : {}),
+    ...(extra.at !== undefined ? { at: extra.at } : {}),
+    ...(extra.suggestions !== undefined ? { suggestions: extra.suggestions } : {}),
   };
 }
 
-export function newSink(): CallSink {
-  return { calls: [], problems: [] };
+export function newSink(tools?: KnownTools): CallSink {
+  return { calls: [], problems: [], tools };
 }

@@ -1,0 +1,29 @@
+import { problem, type CallSink } from './types.js';
+
+// With the offered tools known, a call to any other name is not a call: the model misspelled a
+// tool, or invented one, or a sample in its prose looked like a call. It becomes an UNKNOWN_TOOL
+// problem carrying the closest offered names, so the model can be told what it may call.
+
+export function checkNames(sink: CallSink): void {
+  const tools = sink.tools;
+  if (tools === undefined) return;
+  let kept = 0;
+  for (const call of sink.calls) {
+    if (tools.has(call.name)) {
+      sink.calls[kept++] = call;
+      continue;
+    }
+    const suggestions = tools.closest(call.name);
+    const hint = suggestions.length > 0 ? `; did you mean ${suggestions.map((s) => `'${s}'`).join(', ')}?` : '; no tools were offered';
+    sink.problems.push(
+      problem('UNKNOWN_TOOL', `call to '${call.name}', which is not an offered tool${hint}`, JSON.stringify({ name: call.name, arguments: call.arguments }), {
+        id: call.id,
+        name: call.name,
+        format: call.format,
+        at: call.at,
+        suggestions,
+      }),
+    );
+  }
+  sink.calls.length = kept;
+}

@@ -1,0 +1,77 @@
+import type { KnownTools } from './known-tools.js';
+
+// The contract of a tool-call format: how one family of models writes its calls as text (Hermes'
+// `<tool_call>{…}</tool_call>`, gpt-oss's Harmony headers, Qwen3-Coder's XML…). A format is two
+// functions, like a vLLM tool parser or an Ollama parser: `detect` looks for its markers with a
+// plain string search (it runs on every message, most of which hold no call), and `parse` reads
+// every call of the format in the text, saying where each one sits. Formats run in registry
+// order; once one has read a stretch of text, the formats after it see that stretch as spaces, so
+// the arguments of a Harmony call are never read again as a bare JSON call.
+//
+// Never silent: where `parse` finds the format's marker but cannot read a call, it reports a
+// problem at that place instead of returning nothing.
+
+/** A stretch of the text: [start, end) in UTF-16 code units, as `String.prototype.slice` counts. */
+export interface Span {
+  readonly start: number;
+  readonly end: number;
+}
+
+export interface FoundCall extends Span {
+  readonly name: string;
+  /** An object, or JSON text (read leniently; text that is not an object becomes an INVALID_ARGUMENTS problem). */
+  readonly arguments: Record<string, unknown> | string;
+  /** The model's own id for the call, when the format carries one (Kimi-K2's `functions.NAME:0`). */
+  readonly id?: string;
+}
+
+export interface FoundProblem extends Span {
+  /** What was expected and what was there ("no JSON arguments after the Harmony header"). */
+  readonly message: string;
+  readonly name?: string;
+  readonly id?: string;
+  /** UNREADABLE_CALL (the default) or INVALID_ARGUMENTS (a name was read, its arguments were not). */
+  readonly code?: 'UNREADABLE_CALL' | 'INVALID_ARGUMENTS';
+  /** The text to show (the span's text when left out). */
+  readonly raw?: string;
+}
+
+export interface FormatResult {
+  readonly calls: readonly FoundCall[];
+  readonly problems?: readonly FoundProblem[];
+  /** Text that belongs to the format without being a call (Harmony's analysis channel): hidden from later formats. */
+  readonly claims?: readonly Span[];
+  /** Only when `context.partial`: where a call starts that the text so far does not finish. */
+  readonly pending?: number;
+}
+
+export interface FormatContext {
+  /**
+   * True while streaming: the text may still grow. Report only calls whose end is certain, and
+   * set `pending` to where an unfinished one starts (nothing before it is read again).
+   */
+  readonly partial: boolean;
+  /**
+   * True when nothing but spaces (or hidden reasoning) comes before this text in the message.
+   * Formats without a marker (a Llama 3.2 call list) only count at the start of a message.
+   */
+  readonly atMessageStart: boolean;
+  /** The tools the model was offered, when the caller passed them. */
+  readonly tools: KnownTools | undefined;
+  /**
+   * A value written as text (XML-style formats) typed by the tool's parameter schema, when the
+   * tools are known: `"2"` → 2 for an integer, JSON for an object or array; the text otherwise.
+   */
+  value(tool: string, parameter: string, text: string): unknown;
+}
+
+export interface ToolCallFormat {
+  /** Unique: what `formats: [...]` and problems' `format` name it by (`hermes`, `harmony`, `qwen3-coder`…). */
+  readonly name: string;
+  /** Who writes it, for listings: "gpt-oss (Harmony)". */
+  readonly models: string;
+  /** The position of the format's first marker in `text`, or -1. A plain search: never parse here. */
+  detect(text: string): number;
+  /** Every call of the format in `text`, with where it sits; problems where a marker holds no readable call. */
+  parse(text: string, context: FormatContext): FormatResult;
+}

@@ -1,0 +1,47 @@
+import type { FormatContext, FormatResult, ToolCallFormat } from '../format.js';
+import { asArguments, newFound, readJsonValue } from '../json-calls.js';
+import { Seeker } from './special-tokens.js';
+
+// Functionary v3.1 (MeetKai, on Llama 3.1), also the custom-tool format of Meta's Llama 3.1 prompt
+// guide: the name in the tag, JSON arguments inside it.
+//
+//   <function=get_weather>{"location": "San Francisco, CA"}</function>
+//
+// Source: meetkai/functionary-small-v3.1 `tokenizer_config.json` chat template; Meta, "Llama 3.1
+// model card and prompt formats" (user-defined custom tool calling); llama.cpp
+// `common/chat.cpp` (COMMON_CHAT_FORMAT_FUNCTIONARY_V3_1_LLAMA_3_1).
+
+const FUNCTION = /<function=([^>\n]*)>/g;
+const CLOSE = /^\s*<\/function>/;
+
+function parse(text: string, context: FormatContext): FormatResult {
+  const found = newFound();
+  let pending: number | undefined;
+  const functions = new Seeker(text, FUNCTION);
+  for (let m = functions.find(0); m !== undefined; m = functions.find(m.end)) {
+    const bodyStart = m.end;
+    const body = text.slice(bodyStart, bodyStart + 64);
+    // `<function=NAME>` then tags, or nothing, is Qwen3-Coder's; JSON (or the end of a stream) is this format's.
+    if (!/^\s*[{[]/.test(body) && !(context.partial && body.trim() === '')) continue;
+    const name = m.match![1]!.trim();
+    // A call's text ends where the next one starts: an unclosed body never makes the search run to the end again.
+    const value = readJsonValue(text, bodyStart, context.partial, functions.find(bodyStart)?.at ?? text.length);
+    if (value.ok === 'open' || (context.partial && value.ok === false && body.trim() === '')) {
+      pending = m.at;
+      break;
+    }
+    const close = CLOSE.exec(text.slice(value.end, value.end + 32));
+    const span = { start: m.at, end: value.end + (close?.[0].length ?? 0) };
+    if (name === '') found.problems.push({ ...span, message: 'Functionary <function=…> without a function name' });
+    else if (value.ok) found.calls.push({ ...span, name, arguments: asArguments(value.value) });
+    else found.problems.push({ ...span, name, code: 'INVALID_ARGUMENTS', message: `Functionary call to '${name}': the arguments are not valid JSON: ${value.error}` });
+  }
+  return { calls: found.calls, problems: found.problems, ...(pending !== undefined ? { pending } : {}) };
+}
+
+export const functionaryV31: ToolCallFormat = {
+  name: 'functionary-v3.1',
+  models: 'Functionary v3.1, Llama 3.1 custom tools (<function=NAME>{…}</function>)',
+  detect: (text) => text.indexOf('<function='),
+  parse,
+};

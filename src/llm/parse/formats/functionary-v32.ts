@@ -1,0 +1,68 @@
+import type { FormatContext, FormatResult, Span, ToolCallFormat } from '../format.js';
+import { asArguments, newFound, readJsonValue } from '../json-calls.js';
+
+// Functionary v3.2 (MeetKai): every part of the answer names its recipient after `>>>`; `all`
+// is the user, anything else a function whose JSON arguments follow on the next line.
+//
+//   >>>all
+//   Let me check the weather.>>>get_weather
+//   {"location": "Hanoi"}>>>get_time
+//   {"timezone": "Asia/Ho_Chi_Minh"}
+//
+// The generation prompt ends with `>>>`, so the first recipient may come without it
+// (`get_weather\n{…}`): that is read only when the name is an offered tool or a `>>>` follows.
+// Source: meetkai/functionary-medium-v3.2 `tokenizer_config.json` chat template; llama.cpp
+// `common/chat.cpp` (COMMON_CHAT_FORMAT_FUNCTIONARY_V3_2).
+
+const MARK = '>>>';
+const FIRST = /^(\s*)([A-Za-z_][\w.-]*)\n(?=\s*[{[])/;
+const RECIPIENT = /^([A-Za-z_][\w.-]*)[ \t]*\n/;
+
+function parse(text: string, context: FormatContext): FormatResult {
+  const found = newFound();
+  const claims: Span[] = [];
+  let pending: number | undefined;
+  const starts: { at: number; nameAt: number }[] = [];
+  const first = context.atMessageStart ? FIRST.exec(text) : null;
+  if (first !== null && (context.tools?.has(first[2]!) || text.includes(MARK))) starts.push({ at: first[1]!.length, nameAt: first[1]!.length });
+  for (let at = text.indexOf(MARK); at >= 0; at = text.indexOf(MARK, at + MARK.length)) starts.push({ at, nameAt: at + MARK.length });
+  for (let i = 0; i < starts.length; i++) {
+    const { at, nameAt } = starts[i]!;
+    const limit = starts[i + 1]?.at ?? text.length;
+    const recipient = RECIPIENT.exec(text.slice(nameAt, Math.min(limit, nameAt + 200)));
+    if (recipient === null) {
+      if (context.partial && limit === text.length && /^[\w.-]*$/.test(text.slice(nameAt))) pending = Math.min(pending ?? at, at);
+      else if (!/^\s*$/.test(text.slice(nameAt, limit)) && /^[A-Za-z_][\w.-]*\s*$/.test(text.slice(nameAt, limit))) {
+        found.problems.push({ start: at, end: limit, name: text.slice(nameAt, limit).trim(), code: 'INVALID_ARGUMENTS', message: `Functionary call to '${text.slice(nameAt, limit).trim()}': no arguments after the recipient line` });
+      }
+      continue;
+    }
+    const name = recipient[1]!;
+    const bodyAt = nameAt + recipient[0].length;
+    if (name === 'all') {
+      claims.push({ start: at, end: bodyAt });
+      continue;
+    }
+    const value = readJsonValue(text, bodyAt, context.partial, limit);
+    if (value.ok === 'open' || (context.partial && value.ok === false && limit === text.length && text.slice(bodyAt).trim() === '')) {
+      pending = Math.min(pending ?? at, at);
+      break;
+    }
+    const span = { start: at, end: value.end };
+    // `>>>x\n42` is a Python prompt in prose, unless x is an offered tool.
+    if (!value.ok && !/^\s*[{[]/.test(text.slice(bodyAt, limit)) && !context.tools?.has(name)) continue;
+    if (value.ok) found.calls.push({ ...span, name, arguments: asArguments(value.value) });
+    else found.problems.push({ ...span, name, code: 'INVALID_ARGUMENTS', message: `Functionary call to '${name}': the arguments are not valid JSON: ${value.error}` });
+  }
+  return { calls: found.calls, problems: found.problems, claims, ...(pending !== undefined ? { pending } : {}) };
+}
+
+export const functionaryV32: ToolCallFormat = {
+  name: 'functionary-v3.2',
+  models: 'Functionary v3.2 (>>>NAME\\n{…})',
+  detect: (text) => {
+    const mark = text.indexOf(MARK);
+    return mark >= 0 ? mark : FIRST.test(text.slice(0, 160)) ? 0 : -1;
+  },
+  parse,
+};

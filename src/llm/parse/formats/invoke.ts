@@ -1,0 +1,104 @@
+import { parseLenientJson } from '../lenient-json.js';
+import type { FormatContext, FormatResult, ToolCallFormat } from '../format.js';
+import { newFound } from '../json-calls.js';
+import { Seeker } from './special-tokens.js';
+import { tagValue, widen, wrapper, type Wrapper } from './xml-tags.js';
+
+// `<invoke name="…">` with `<parameter name="…">` children: MiniMax-M2, Claude-style prompts, and
+// DeepSeek V3.2's DSML, which spells the same tags with a `｜DSML｜` prefix.
+//
+//   <minimax:tool_call>                         <function_calls>
+//   <invoke name="get_weather">                 <invoke name="get_weather">
+//   <parameter name="city">Paris</parameter>    <parameter name="city">Paris</parameter>
+//   </invoke>                                   </invoke>
+//   </minimax:tool_call>                        </function_calls>
+//
+//   <｜DSML｜function_calls><｜DSML｜invoke name="get_weather"><｜DSML｜parameter name="days" string="false">3</｜DSML｜parameter>…
+//
+// Tags may carry a namespace prefix (`ns:invoke`). Values are text, typed by the parameter's
+// schema when the tools are known; DSML's `string="false"` marks a JSON value.
+// Source: MiniMaxAI/MiniMax-M2 `chat_template.jinja`; deepseek-ai/DeepSeek-V3.2 `encoding_dsv32.py`;
+// vLLM `minimax_m2_tool_parser.py`, `deepseekv32_tool_parser.py`.
+
+const PREFIX = '((?:[A-Za-z][\\w-]*:)|\\uff5cDSML\\uff5c)?';
+const INVOKE = new RegExp(`<${PREFIX}invoke\\s+name\\s*=\\s*(?:"([^"]*)"|'([^']*)')\\s*>`, 'g');
+const WRAP = wrapper(`<${PREFIX}(?:tool_call|function_calls)>`, `</${PREFIX}(?:tool_call|function_calls)>`);
+const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** The searches for one tag prefix (`''`, `ns:`, `｜DSML｜`), made once per text. */
+interface Tags {
+  readonly end: Seeker;
+  readonly param: Seeker;
+  readonly paramEnd: Seeker;
+}
+
+function tagsFor(text: string, prefix: string, cache: Map<string, Tags>): Tags {
+  let tags = cache.get(prefix);
+  if (tags === undefined) {
+    const p = escape(prefix);
+    tags = {
+      end: new Seeker(text, `</${prefix}invoke>`),
+      param: new Seeker(text, new RegExp(`<${p}parameter\\s+name\\s*=\\s*(?:"([^"]*)"|'([^']*)')([^>]*)>`, 'g')),
+      paramEnd: new Seeker(text, `</${prefix}parameter>`),
+    };
+    cache.set(prefix, tags);
+  }
+  return tags;
+}
+
+function parse(text: string, context: FormatContext): FormatResult {
+  const found = newFound();
+  const invokes = new Seeker(text, INVOKE);
+  const cache = new Map<string, Tags>();
+  const wrap: Wrapper = WRAP;
+  let pending: number | undefined;
+  for (let m = invokes.find(0); m !== undefined; m = invokes.find(m.end)) {
+    const tags = tagsFor(text, m.match![1] ?? '', cache);
+    const name = (m.match![2] ?? m.match![3] ?? '').trim();
+    const bodyStart = m.end;
+    const next = invokes.find(bodyStart);
+    const close = tags.end.find(bodyStart, next?.at);
+    if (context.partial && close === undefined) {
+      pending = widen(text, { start: m.at, end: bodyStart }, wrap).start;
+      break;
+    }
+    const bodyEnd = close?.at ?? next?.at ?? text.length;
+    const span = widen(text, { start: m.at, end: close?.end ?? bodyEnd }, wrap);
+    if (name === '') {
+      found.problems.push({ ...span, message: '<invoke> with an empty name' });
+      continue;
+    }
+    const args: Record<string, unknown> = {};
+    for (let p = tags.param.find(bodyStart, bodyEnd); p !== undefined; ) {
+      const nextParam = tags.param.find(p.end, bodyEnd);
+      const end = tags.paramEnd.find(p.end, nextParam?.at ?? bodyEnd);
+      const key = (p.match![1] ?? p.match![2] ?? '').trim();
+      const raw = tagValue(text.slice(p.end, end?.at ?? nextParam?.at ?? bodyEnd));
+      Object.defineProperty(args, key, { value: typed(name, key, raw, p.match![3] ?? '', context), enumerable: true, writable: true, configurable: true });
+      p = nextParam;
+    }
+    found.calls.push({ ...span, name, arguments: args });
+  }
+  return { calls: found.calls, problems: found.problems, ...(pending !== undefined ? { pending } : {}) };
+}
+
+/** DSML says per parameter whether it is a string; otherwise the schema decides. */
+function typed(tool: string, key: string, raw: string, attributes: string, context: FormatContext): unknown {
+  const flag = /string\s*=\s*"(true|false)"/.exec(attributes)?.[1];
+  if (flag === 'true') return raw;
+  if (flag === 'false') {
+    const json = parseLenientJson(raw);
+    return json.ok ? json.value : raw;
+  }
+  return context.value(tool, key, raw);
+}
+
+export const invoke: ToolCallFormat = {
+  name: 'invoke',
+  models: 'MiniMax-M2, Claude-style <invoke name>, DeepSeek V3.2 (DSML)',
+  detect: (text) => {
+    const hits = [text.indexOf('<invoke'), text.indexOf(':invoke'), text.indexOf('\uff5cinvoke')].filter((i) => i >= 0);
+    return hits.length === 0 ? -1 : Math.min(...hits);
+  },
+  parse,
+};

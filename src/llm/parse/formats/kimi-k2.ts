@@ -1,0 +1,59 @@
+import type { FormatContext, FormatResult, Span, ToolCallFormat } from '../format.js';
+import { asArguments, newFound, readJsonValue } from '../json-calls.js';
+import { blockSpans, firstFound, Seeker } from './special-tokens.js';
+
+// Kimi-K2 (Moonshot). Calls sit in a section, each with an id that carries the name:
+//
+//   <|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{"city": "Beijing"}<|tool_call_end|><|tool_calls_section_end|>
+//
+// The id (`functions.get_weather:0`) is kept as the call's id, as Kimi's template expects it back;
+// the name is the part between the namespace and the index.
+// Source: moonshotai/Kimi-K2-Instruct `chat_template.jinja`; vLLM `kimi_k2_tool_parser.py`.
+
+const SECTION_BEGIN = '<|tool_calls_section_begin|>';
+const SECTION_END = '<|tool_calls_section_end|>';
+const CALL_BEGIN = '<|tool_call_begin|>';
+const ARGS_BEGIN = '<|tool_call_argument_begin|>';
+const CALL_END = '<|tool_call_end|>';
+
+function parse(text: string, context: FormatContext): FormatResult {
+  const found = newFound();
+  let pending: number | undefined;
+  const begins = new Seeker(text, CALL_BEGIN);
+  const stops = [new Seeker(text, CALL_END), begins, new Seeker(text, SECTION_END)];
+  const argsBegins = new Seeker(text, ARGS_BEGIN);
+  for (let b = begins.find(0); b !== undefined; b = begins.find(b.end)) {
+    const at = b.at;
+    const stop = firstFound(stops, b.end);
+    const ended = stop !== undefined && text.startsWith(CALL_END, stop.at);
+    if (context.partial && !ended) {
+      pending = at;
+      break;
+    }
+    const limit = stop?.at ?? text.length;
+    const span: Span = { start: at, end: ended ? stop.end : limit };
+    const args = argsBegins.find(b.end, limit);
+    const id = text.slice(b.end, args?.at ?? limit).trim();
+    const name = id.split(':')[0]!.split('.').pop()!.trim();
+    if (name === '') {
+      found.problems.push({ ...span, message: 'Kimi-K2 tool call without a function id (expected functions.NAME:INDEX)' });
+      continue;
+    }
+    if (args === undefined) {
+      found.problems.push({ ...span, message: `Kimi-K2 call to '${name}': no <|tool_call_argument_begin|> before the call ends`, name, id, code: 'INVALID_ARGUMENTS' });
+      continue;
+    }
+    const value = readJsonValue(text, args.end, false, limit);
+    if (value.ok === true) found.calls.push({ ...span, name, id, arguments: asArguments(value.value) });
+    else found.problems.push({ ...span, message: `Kimi-K2 call to '${name}': the arguments are not valid JSON: ${value.ok === false ? value.error : 'unterminated'}`, name, id, code: 'INVALID_ARGUMENTS' });
+  }
+  const claims = blockSpans(text, SECTION_BEGIN, SECTION_END);
+  return { calls: found.calls, problems: found.problems, claims, ...(pending !== undefined ? { pending } : {}) };
+}
+
+export const kimiK2: ToolCallFormat = {
+  name: 'kimi-k2',
+  models: 'Kimi-K2 (Moonshot)',
+  detect: (text) => text.indexOf(CALL_BEGIN),
+  parse,
+};

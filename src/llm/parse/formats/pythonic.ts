@@ -1,0 +1,171 @@
+import type { FormatContext, FormatResult, FoundCall, FoundProblem, Span, ToolCallFormat } from '../format.js';
+import { isPlaceholderName } from '../not-a-call.js';
+import { PyReader, PySyntaxError, type PyCall } from '../python-literal.js';
+import { firstFound, Seeker } from './special-tokens.js';
+
+// Calls written as Python, read with the literal grammar of python-literal.ts (never evaluated):
+//
+//   Llama 3.2 / 4, Gemma (list prompt):  [get_weather(city="Paris", unit="c"), get_time(tz="UTC")]
+//   Llama 4:                             <|python_start|>[get_weather(city="Paris")]<|python_end|>
+//   Gemma tool_code blocks:              ```tool_code\nprint(default_api.get_weather(city="Paris"))\n```
+//   Llama 3.1 built-in tools:            <|python_tag|>brave_search.call(query="weather in Paris")
+//
+// A list without a marker counts only at the start of a message (the templates ask for "no other
+// text"): in the middle of prose `[note(1)]` is text. `print(…)`, `default_api.` / `functions.`
+// and the built-ins' `.call` are layout, not part of the name. Positional arguments have no name
+// to bind to, so they are a problem (vLLM's parser refuses them too).
+// Source: meta-llama/Llama-3.2-1B-Instruct and Llama-4-Scout `chat_template.jinja`, Meta "Llama
+// 3.1 prompt format" (built-in tools); Google, "Function calling with Gemma"; vLLM
+// `pythonic_tool_parser.py`, `llama4_pythonic_tool_parser.py`.
+
+const BARE_LIST = /^\s*\[\s*[A-Za-z_][\w.-]*\s*\(/;
+/** What the start of a streamed message may look like before it shows whether it is a call list. */
+const LIST_PREFIX = /^\s*(?:\[\s*(?:[A-Za-z_][\w.-]*\s*)?)?$/;
+const MARKERS: readonly { readonly open: string; readonly close: readonly string[] }[] = [
+  { open: '<|python_tag|>', close: ['<|eom_id|>', '<|eot_id|>'] },
+  { open: '<|python_start|>', close: ['<|python_end|>'] },
+  { open: '```tool_code', close: ['```'] },
+];
+const CALL_START = /^\s*(?:\[\s*)?[A-Za-z_][\w.-]*\s*\(/;
+
+interface Block extends Span {
+  /** Where the calls start and end inside the block. */
+  readonly from: number;
+  readonly to: number;
+  /** The block's closing token has arrived (a bare list has none: it ends at its `]`). */
+  readonly closed: boolean;
+}
+
+function blocks(text: string, context: FormatContext): { blocks: Block[]; pending?: number } {
+  const out: Block[] = [];
+  let pending: number | undefined;
+  if (context.atMessageStart) {
+    if (BARE_LIST.test(text)) {
+      const start = text.search(/\[/);
+      out.push({ start, end: text.length, from: start, to: text.length, closed: false });
+    } else if (context.partial && LIST_PREFIX.test(text)) {
+      pending = 0;
+    }
+  }
+  for (const { open, close } of MARKERS) {
+    const opens = new Seeker(text, open);
+    const closes = close.map((token) => new Seeker(text, token));
+    for (let o = opens.find(0); o !== undefined; o = opens.find(o.end)) {
+      const at = o.at;
+      const from = o.end;
+      // A block ends at its closing token, or where the next block of its kind starts.
+      const next = opens.find(from)?.at ?? text.length;
+      if (!CALL_START.test(text.slice(from, from + 200))) {
+        // While streaming, the last marker may still be followed by a call.
+        const rest = next === text.length && text.length - from < 200 ? text.slice(from) : undefined;
+        if (context.partial && rest !== undefined && !/[^\s\w.[(-]/.test(rest)) pending = Math.min(pending ?? at, at);
+        continue;
+      }
+      const end = firstFound(closes, from, next);
+      const to = end?.at ?? next;
+      out.push({ start: at, end: end?.end ?? to, from, to, closed: end !== undefined });
+    }
+  }
+  return pending === undefined ? { blocks: out } : { blocks: out, pending };
+}
+
+/** `default_api.get_weather` → get_weather; `brave_search.call` → brave_search. */
+function callName(written: string): string {
+  return written.replace(/^(?:default_api|functions)\./, '').replace(/\.call$/, '');
+}
+
+function toFound(call: PyCall): FoundCall | FoundProblem {
+  const name = callName(call.name);
+  if (call.positional.length > 0) {
+    return { start: call.start, end: call.end, name, code: 'INVALID_ARGUMENTS', message: `call to '${name}' passes ${call.positional.length} argument(s) without a name: write them as name=value` };
+  }
+  return { start: call.start, end: call.end, name, arguments: call.keywords };
+}
+
+/**
+ * The calls of one block: a list, or calls one after another (lines, `;`), each possibly inside
+ * print(…). Returns where reading stopped, or undefined when a streamed block is not complete yet.
+ */
+function readBlock(text: string, block: Block, context: FormatContext, out: { calls: FoundCall[]; problems: FoundProblem[] }): number | undefined {
+  const reader = new PyReader(text, block.from, block.to);
+  let current = block.from;
+  try {
+    reader.space();
+    const list = reader.eat('[');
+    for (;;) {
+      reader.space();
+      while (reader.eat(';') || reader.eat(',')) reader.space();
+      if (reader.pos >= block.to || (list && reader.eat(']'))) break;
+      current = reader.pos;
+      const save = reader.pos;
+      const wrapper = reader.name();
+      let call: PyCall;
+      if (wrapper === 'print' && reader.eat('(')) {
+        call = reader.call();
+        reader.expect(')', "')' closing print(")
+      } else {
+        reader.pos = save;
+        call = reader.call();
+      }
+      if (isPlaceholderName(callName(call.name), context.tools)) continue;
+      const found = toFound(call);
+      if ('arguments' in found) out.calls.push(found);
+      else out.problems.push(found);
+      if (list && !reader.eat(',')) {
+        reader.expect(']', "',' or ']' in the list of calls");
+        break;
+      }
+    }
+    return list ? reader.pos : block.end;
+  } catch (error) {
+    if (!(error instanceof PySyntaxError)) throw error;
+    // While streaming, running out of text (or a closing token half arrived) is not an error yet; a wrong character well before the end is.
+    const ranOut = error.at >= block.to - 16 || /end of the text|unterminated/.test(error.message);
+    if (context.partial && !block.closed && ranOut) return undefined;
+    const name = /^\s*(?:print\(\s*)?([A-Za-z_][\w.-]*)/.exec(text.slice(current, block.to))?.[1];
+    if (name !== undefined && isPlaceholderName(callName(name), context.tools)) return block.end;
+    out.problems.push({
+      start: current,
+      end: block.to,
+      message: `Python-style call${name ? ` to '${callName(name)}'` : ''} could not be read at offset ${error.at}: ${error.message}`,
+      ...(name ? { name: callName(name) } : {}),
+    });
+    return block.end;
+  }
+}
+
+function parse(text: string, context: FormatContext): FormatResult {
+  const found = blocks(text, context);
+  const out = { calls: [] as FoundCall[], problems: [] as FoundProblem[] };
+  let pending = found.pending;
+  const claims: Span[] = [];
+  for (const block of found.blocks) {
+    const calls = out.calls.length;
+    const stop = readBlock(text, block, context, out);
+    if (stop === undefined || (context.partial && !block.closed && out.calls.length === calls)) {
+      // Still arriving: what it holds so far is read again once it is complete.
+      out.calls.length = calls;
+      pending = Math.min(pending ?? block.start, block.start);
+      continue;
+    }
+    // A list ends at its `]`; a marked block at its closing token.
+    claims.push({ start: block.start, end: block.closed ? block.end : Math.min(block.end, stop) });
+  }
+  return { calls: out.calls, problems: out.problems, claims, ...(pending !== undefined ? { pending } : {}) };
+}
+
+export const pythonic: ToolCallFormat = {
+  name: 'pythonic',
+  models: 'Llama 3.2 / 4 call lists, Gemma tool_code, Llama 3.1 built-ins (brave_search.call)',
+  detect: (text) => {
+    const tag = text.indexOf('<|python_');
+    if (tag >= 0) return tag;
+    const code = text.indexOf('```tool_code');
+    if (code >= 0) return code;
+    // A list at the start of the message (or, while streaming, a start that may become one).
+    let i = 0;
+    while (i < text.length && i < 256 && text.charCodeAt(i) <= 32) i++;
+    return i >= text.length || text[i] === '[' ? i : -1;
+  },
+  parse,
+};

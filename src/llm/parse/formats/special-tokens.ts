@@ -1,0 +1,69 @@
+import type { Span } from '../format.js';
+
+// Searching for the tokens and tags that delimit calls. A format looks for a closing token once
+// per opening one; in hostile text (20,000 opening tags and no closing one) a plain search from
+// each opening tag would scan to the end every time, quadratic. A Seeker remembers its last
+// answer: searches only go forward, so a token that is absent after one place is absent after any
+// later place, and one that was found further on is still the next one.
+
+export interface Hit {
+  readonly at: number;
+  /** Just past the match. */
+  readonly end: number;
+  readonly match: RegExpExecArray | undefined;
+}
+
+export class Seeker {
+  private from = -1;
+  private found: Hit | undefined;
+  private readonly re: RegExp | undefined;
+
+  constructor(
+    private readonly text: string,
+    private readonly token: string | RegExp,
+  ) {
+    this.re = typeof token === 'string' ? undefined : new RegExp(token.source, token.flags.includes('g') ? token.flags : `${token.flags}g`);
+  }
+
+  /** The first match at or after `from` and before `limit`. */
+  find(from: number, limit = this.text.length): Hit | undefined {
+    if (!(this.from >= 0 && from >= this.from && (this.found === undefined || this.found.at >= from))) {
+      this.from = from;
+      this.found = this.search(from);
+    }
+    return this.found !== undefined && this.found.at < limit ? this.found : undefined;
+  }
+
+  private search(from: number): Hit | undefined {
+    if (this.re === undefined) {
+      const token = this.token as string;
+      const at = this.text.indexOf(token, from);
+      return at < 0 ? undefined : { at, end: at + token.length, match: undefined };
+    }
+    this.re.lastIndex = from;
+    const m = this.re.exec(this.text);
+    return m === null ? undefined : { at: m.index, end: m.index + m[0].length, match: m };
+  }
+}
+
+/** The earliest of several seekers' matches. */
+export function firstFound(seekers: readonly Seeker[], from: number, limit?: number): Hit | undefined {
+  let best: Hit | undefined;
+  for (const s of seekers) {
+    const f = s.find(from, limit);
+    if (f !== undefined && (best === undefined || f.at < best.at)) best = f;
+  }
+  return best;
+}
+
+/** Every `begin … end` block (to the end of the text when `end` never comes). */
+export function blockSpans(text: string, begin: string, end: string): Span[] {
+  const spans: Span[] = [];
+  for (let at = text.indexOf(begin); at >= 0; at = text.indexOf(begin, at + 1)) {
+    const close = text.indexOf(end, at + begin.length);
+    spans.push({ start: at, end: close < 0 ? text.length : close + end.length });
+    if (close < 0) break;
+    at = close;
+  }
+  return spans;
+}

@@ -1,0 +1,79 @@
+import type { FormatContext, FormatResult, FoundCall, FoundProblem, Span, ToolCallFormat } from './format.js';
+import type { KnownTools } from './known-tools.js';
+import { maskReasoning, maskSpans } from './mask-spans.js';
+import { valueTyper } from './type-value.js';
+
+// Runs formats over one text, in order. Reasoning is hidden first; then each format whose
+// markers are present parses what is still visible, and whatever it read (calls, problems, its
+// claims, and while streaming the unfinished rest) is hidden from the formats after it. A format
+// that throws is a problem of its own, never an exception for the caller.
+
+export interface ReadCall extends FoundCall {
+  readonly format: string;
+}
+
+export interface ReadProblem extends FoundProblem {
+  readonly format: string;
+}
+
+export interface FormatsRead {
+  /** In text order. */
+  readonly calls: readonly ReadCall[];
+  readonly problems: readonly ReadProblem[];
+  /** Everything formats read or claimed (calls, problems, claims), for cutting calls out of the content. */
+  readonly spans: readonly Span[];
+  /** While streaming: where the earliest unfinished construct starts. */
+  readonly pending: number | undefined;
+}
+
+export interface ReadSettings {
+  readonly partial: boolean;
+  readonly atMessageStart: boolean;
+  readonly tools: KnownTools | undefined;
+}
+
+function clamp(span: Span, length: number): Span {
+  const start = Number.isFinite(span.start) ? Math.max(0, Math.min(length, Math.trunc(span.start))) : 0;
+  const end = Number.isFinite(span.end) ? Math.max(start, Math.min(length, Math.trunc(span.end))) : start;
+  return { start, end };
+}
+
+export function readFormats(text: string, formats: readonly ToolCallFormat[], settings: ReadSettings): FormatsRead {
+  const masked = maskReasoning(text, settings.partial);
+  let visible = masked.text;
+  let pending = masked.pending;
+  const context: FormatContext = { partial: settings.partial, atMessageStart: settings.atMessageStart, tools: settings.tools, value: valueTyper(settings.tools) };
+  const calls: ReadCall[] = [];
+  const problems: ReadProblem[] = [];
+  const spans: Span[] = [];
+  for (const format of formats) {
+    let result: FormatResult;
+    try {
+      if (format.detect(visible) < 0) continue;
+      result = format.parse(visible, context);
+    } catch (error) {
+      problems.push({ start: 0, end: text.length, format: format.name, message: `the '${format.name}' format failed: ${(error as Error)?.message ?? String(error)}` });
+      continue;
+    }
+    const before = spans.length;
+    for (const call of result.calls ?? []) {
+      const span = clamp(call, text.length);
+      calls.push({ ...call, ...span, format: format.name });
+      spans.push(span);
+    }
+    for (const p of result.problems ?? []) {
+      const span = clamp(p, text.length);
+      problems.push({ ...p, ...span, format: format.name });
+      spans.push(span);
+    }
+    for (const claim of result.claims ?? []) spans.push(clamp(claim, text.length));
+    if (settings.partial && typeof result.pending === 'number' && result.pending >= 0) {
+      const at = clamp({ start: result.pending, end: text.length }, text.length);
+      pending = Math.min(pending ?? at.start, at.start);
+      spans.push(at);
+    }
+    if (spans.length > before) visible = maskSpans(visible, spans.slice(before));
+  }
+  const byStart = (a: Span, b: Span): number => a.start - b.start;
+  return { calls: calls.sort(byStart), problems: problems.sort(byStart), spans, pending };
+}

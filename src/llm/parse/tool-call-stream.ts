@@ -1,0 +1,270 @@
+import { describeKind, ToolchainError } from '../../common/errors.js';
+import type { Span } from './format.js';
+import { isBuiltIn } from './format-registry.js';
+import { checkParseOptions, type ParseOptions, type ParseSettings } from './parse-options.js';
+import { matchBracket } from './match-bracket.js';
+import { toPending, toProblem } from './parse-text.js';
+import { ARGS_KEY, jsonKeys, NAME_KEY } from './scan-json.js';
+import { readFormats, type ReadCall, type ReadProblem } from './read-formats.js';
+import { problem, type ParseProblem, type ParseResult, type ToolCall } from './types.js';
+import { textPositions } from './text-position.js';
+
+// Calls out of a message while it streams in, each handed over the moment it is complete, so an
+// agent can start a tool before the model has finished talking. Text deltas are appended; when
+// one could close a call (it holds `>`, `}`, `]`, `)` or a backtick), the formats read the text
+// from the last settled point in streaming mode (`partial`: report only finished calls, say where
+// an unfinished one starts). Everything before the earliest unfinished construct — less a tail
+// long enough to hold a marker still being typed — is settled and never read again, so the work
+// stays close to one pass over the text. end() reads the unsettled rest as a finished text and
+// returns every call (those already handed over, with the same ids) and every problem, in text
+// order — what parseToolCalls would return for the whole text.
+
+export interface ToolCallStream {
+  /** Appends model text; returns the calls it completed (each call is returned once, by one push). */
+  push(delta: string): ToolCall[];
+  /** The stream is over: every call (those push returned included, same ids) and every problem. */
+  end(): ParseResult;
+}
+
+/** Longer than any format's marker (`<|tool_calls_section_begin|>` is 28): a marker being typed at the end is read again. */
+const TAIL = 32;
+/** While nothing can hold a call, the settled point moves only once this much text is unsettled (fewer, larger steps). */
+const QUIET_BATCH = 1024;
+/** Unsettled text longer than this is read again only after it has grown by a quarter. */
+const LONG_OPEN = 4096;
+/** How many of the last deltas are kept to read the key before a colon. */
+const RECENT = 64;
+// The characters the stream cares about, by kind: what can end a call, what a built-in format's
+// opening marker holds (besides `{`), and colons (a JSON key). A table lookup per character is the
+// cheapest way to look at every character once.
+const TRIGGER = 1;
+const MARKER = 2;
+const COLON = 4;
+/** A `>`: it ends a call only when it ends a closing tag or an end token (built-in formats). */
+const ANGLE = 8;
+/** The tag a `>` closes ends a call: `</…>`, `<|call|>`, `…end|>`, `<|eom_id|>`, `<｜tool▁call▁end｜>`. */
+const CLOSING_TAG = /^<\/|(?:end|call|_id)[|\uff5c]>$/i;
+const KINDS = new Uint8Array(0x10000);
+for (const c of '}])\uff5d') KINDS[c.charCodeAt(0)] = TRIGGER;
+for (const c of '<[=\uff5c\u2581') KINDS[c.charCodeAt(0)] = MARKER;
+for (const c of ':\uff1a') KINDS[c.charCodeAt(0)] = COLON;
+KINDS[0x60] = TRIGGER | MARKER; // ` closes and opens fences
+KINDS[0x3e] = ANGLE | MARKER; // > closes tags and opens Functionary's >>>
+
+const ANY_NOTABLE = /[}\])\uff5d<[=\uff5c\u2581:\uff1a`>]/;
+
+/** Which kinds of notable characters `text` holds (a bit set). Most deltas hold none: one native search says so. */
+function notable(text: string): number {
+  if (!ANY_NOTABLE.test(text)) return 0;
+  let kinds = 0;
+  for (let i = 0; i < text.length; i++) kinds |= KINDS[text.charCodeAt(i)]!;
+  return kinds;
+}
+
+/** The first `{` (or `｛`) in `text` that does not close, or the length of the text. */
+function firstOpenBrace(text: string): number {
+  let wide = text.indexOf('\uff5b');
+  for (let at = 0; ; ) {
+    const ascii = text.indexOf('{', at);
+    if (wide >= 0 && wide < at) wide = text.indexOf('\uff5b', at);
+    const brace = ascii < 0 ? wide : wide < 0 ? ascii : Math.min(ascii, wide);
+    if (brace < 0) return text.length;
+    const close = matchBracket(text, brace);
+    if (close < 0) return brace;
+    at = close + 1;
+  }
+}
+
+interface Emitted {
+  readonly at: number;
+  readonly call: ToolCall;
+}
+
+class Stream implements ToolCallStream {
+  /** The settled text, in pieces (joined once, at the end: joining on every push would copy the message again and again). */
+  private readonly settled: string[] = [];
+  /** The text from the settled point on: what the next read looks at. */
+  private region = '';
+  /** Where `region` starts in the message. */
+  private from = 0;
+  private atStart = true;
+  private ended = false;
+  private readonly emitted = new Map<string, Emitted>();
+  private readonly problems = new Map<string, { at: number; problem: ParseProblem | ReadProblem }>();
+  private readonly usedIds = new Set<string>();
+  private nextId = 1;
+
+  private readonly builtInOnly: boolean;
+  /** `region` holds no marker character and no call-like JSON (kept up to date push by push). */
+  private calm = true;
+  /** The call-like JSON keys `region` holds (jsonKeys' bits). */
+  private keys = 0;
+  /**
+   * The last deltas, for the few characters before a colon where a key stands: `region` grows by
+   * concatenation, and searching it would copy all of it on every colon.
+   */
+  private readonly recent: string[] = [];
+  /** While something long is open: the length `region` must reach before it is read again. */
+  private readAgainAt = 0;
+  private pushes = 0;
+
+  /** Brings `calm` up to date with one delta: a marker character, or a colon whose key makes JSON call-like. */
+  private note(delta: string, kinds: number): void {
+    this.recent[this.pushes++ % RECENT] = delta;
+    if (!this.calm) return;
+    if ((kinds & MARKER) !== 0) this.calm = false;
+    else if ((kinds & COLON) !== 0) {
+      // Some 48 characters before this delta: enough for any key.
+      this.keys |= jsonKeys(this.recentText(48 + delta.length));
+      this.calm = this.keys !== (NAME_KEY | ARGS_KEY);
+    }
+  }
+
+  /**
+   * True when the unsettled text cannot hold a call of a built-in format: no marker character and
+   * no call-like JSON. Formats of your own may open calls with anything, so with them every
+   * trigger reads; so does the start of a message, where a Functionary recipient or a Llama call
+   * list needs no marker.
+   */
+  private quiet(): boolean {
+    return this.builtInOnly && !this.atStart && this.calm;
+  }
+
+  /** The last deltas joined, back to at least `length` characters before the newest one's end (never the whole region). */
+  private recentText(length: number): string {
+    let text = '';
+    for (let k = this.pushes - 1; k >= Math.max(0, this.pushes - RECENT) && text.length < length; k--) text = this.recent[k % RECENT]! + text;
+    return text;
+  }
+
+  /** True when a `>` in `delta` ends a closing tag or an end token; with formats of your own, any `>` may. */
+  private closesTag(delta: string): boolean {
+    if (!this.builtInOnly) return true;
+    const near = this.recentText(delta.length + 40);
+    const base = near.length - delta.length;
+    for (let gt = delta.indexOf('>'); gt >= 0; gt = delta.indexOf('>', gt + 1)) {
+      const end = base + gt;
+      const lt = Math.max(near.lastIndexOf('<', end), near.lastIndexOf('\uff5c', end - 1) - 24);
+      if (lt >= 0 && CLOSING_TAG.test(near.slice(Math.max(0, lt), end + 1))) return true;
+    }
+    return false;
+  }
+
+  constructor(private readonly settings: ParseSettings) {
+    this.builtInOnly = settings.formats.every(isBuiltIn);
+  }
+
+  push(delta: string): ToolCall[] {
+    if (this.ended) throw new ToolchainError('USAGE', 'ToolCallStream.push: the stream has ended');
+    if (typeof delta !== 'string') throw new ToolchainError('USAGE', `ToolCallStream.push: expected a text delta, got ${describeKind(delta)}`);
+    this.region += delta;
+    const kinds = notable(delta);
+    this.note(delta, kinds);
+    // Formats of your own may end a call with any character: with them, every delta is read.
+    if (this.builtInOnly && (kinds & TRIGGER) === 0 && !((kinds & ANGLE) !== 0 && this.closesTag(delta))) return [];
+    if (this.quiet()) {
+      // Nothing here can hold a call: settle, now and then, up to the first object still open, without reading.
+      if (this.region.length >= QUIET_BATCH) this.advance(Math.min(firstOpenBrace(this.region), this.region.length - TAIL));
+      return [];
+    }
+    if (this.region.length < this.readAgainAt) return [];
+    return this.read(false);
+  }
+
+  end(): ParseResult {
+    // The unsettled rest is read as a finished text, unless nothing in it can be a call or a
+    // problem: no marker, no call-like JSON, no object left open.
+    if (!this.ended && !(this.quiet() && firstOpenBrace(this.region) === this.region.length)) this.read(true);
+    this.ended = true;
+    const text = this.settled.join('') + this.region;
+    const position = textPositions(text);
+    const calls = [...this.emitted.values()].sort((a, b) => a.at - b.at).map((e) => e.call);
+    const problems = [...this.problems.values()]
+      .sort((a, b) => a.at - b.at)
+      .map((p) => ('format' in p.problem && 'start' in p.problem ? toProblem(p.problem, text, position) : p.problem) as ParseProblem);
+    return { calls, problems };
+  }
+
+  private read(final: boolean): ToolCall[] {
+    const { region, from } = this;
+    const read = readFormats(region, this.settings.formats, { partial: !final, atMessageStart: this.atStart, tools: this.settings.tools });
+    const fresh: ToolCall[] = [];
+    const ordinal = new Map<number, number>();
+    for (const found of read.calls) {
+      const at = from + found.start;
+      const k = ordinal.get(at) ?? 0;
+      ordinal.set(at, k + 1);
+      const key = `${at}#${k}`;
+      if (this.emitted.has(key) || this.problems.has(key)) continue;
+      const call = this.take(found, at, key);
+      if (call !== undefined) fresh.push(call);
+    }
+    for (const found of read.problems) {
+      // Worded at the end, when the whole text gives the line and column.
+      const shifted: ReadProblem = { ...found, start: from + found.start, end: from + found.end, raw: found.raw ?? region.slice(found.start, found.end) };
+      const key = `${shifted.start}:${found.message}`;
+      if (!this.problems.has(key)) this.problems.set(key, { at: shifted.start, problem: shifted });
+    }
+    if (!final) {
+      this.settle(region, read.pending, read.spans);
+      // Something open for long (hostile text, a runaway call) is read again only once the text has
+      // grown by a quarter: the reads then add up to a few passes over it, not one per delta.
+      this.readAgainAt = this.region.length > LONG_OPEN ? this.region.length + (this.region.length >> 2) : 0;
+    }
+    return fresh;
+  }
+
+  /** One complete call: checked like parseToolCalls checks it, given an id, remembered. */
+  private take(found: ReadCall, at: number, key: string): ToolCall | undefined {
+    const entry = toPending({ ...found, start: at, end: at + found.end - found.start }, { tools: this.settings.tools });
+    if (entry === undefined) return undefined; // not a call (a placeholder, a definition)
+    if ('code' in entry) {
+      this.problems.set(key, { at, problem: entry });
+      return undefined;
+    }
+    const tools = this.settings.tools;
+    if (tools !== undefined && !tools.has(entry.name)) {
+      const suggestions = tools.closest(entry.name);
+      const hint = suggestions.length > 0 ? `; did you mean ${suggestions.map((s) => `'${s}'`).join(', ')}?` : '; no tools were offered';
+      const raw = JSON.stringify({ name: entry.name, arguments: entry.arguments });
+      this.problems.set(key, { at, problem: problem('UNKNOWN_TOOL', `call to '${entry.name}', which is not an offered tool${hint}`, raw, { id: entry.id, name: entry.name, format: entry.format, at, suggestions }) });
+      return undefined;
+    }
+    const id = entry.id ?? this.newId();
+    this.usedIds.add(id);
+    const call: ToolCall = { id, name: entry.name, arguments: entry.arguments };
+    this.emitted.set(key, { at, call });
+    return call;
+  }
+
+  private newId(): string {
+    while (this.usedIds.has(`call_${this.nextId}`)) this.nextId++;
+    return `call_${this.nextId++}`;
+  }
+
+  /** Moves the settled point forward: to the earliest unfinished construct, never into the middle of something read, never past the tail. */
+  private settle(region: string, pending: number | undefined, spans: readonly Span[]): void {
+    let next = Math.min(pending ?? region.length, region.length - TAIL);
+    if (next <= 0) return;
+    for (const span of spans) if (span.start < next && next < span.end) next = span.start;
+    if (next <= 0) return;
+    this.advance(next);
+  }
+
+  private advance(next: number): void {
+    if (next <= 0) return;
+    const { region } = this;
+    if (this.atStart && region.slice(0, next).trim() !== '') this.atStart = false;
+    this.settled.push(region.slice(0, next));
+    this.region = region.slice(next);
+    this.from += next;
+    const kinds = notable(this.region);
+    this.keys = (kinds & COLON) === 0 ? 0 : jsonKeys(this.region);
+    this.calm = (kinds & MARKER) === 0 && this.keys !== (NAME_KEY | ARGS_KEY);
+  }
+}
+
+/** A parser for one streamed message; options as parseToolCalls takes them. */
+export function createToolCallStream(options?: ParseOptions): ToolCallStream {
+  return new Stream(checkParseOptions(options, 'createToolCallStream'));
+}

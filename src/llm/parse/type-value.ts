@@ -1,0 +1,68 @@
+import { isRecord } from '../../common/json.js';
+import type { KnownTools } from './known-tools.js';
+import { parseLenientJson } from './lenient-json.js';
+import { readPythonLiteral } from './python-literal.js';
+
+// XML-style formats (Qwen3-Coder, GLM, MiniMax, Claude-style invoke) write every argument as text:
+// `<parameter=days>3</parameter>`. Which type was meant is in the tool's parameter schema, so when
+// the tools are known the text is read as that type, as vLLM's parsers do: integer and number
+// parameters as numbers, booleans as true/false, null where the schema allows it, objects and
+// arrays as JSON (or a Python literal: models trained on Python write `{'a': 1}` and `True`).
+// Text that does not read as the schema's type stays text, so the tool's own validation names
+// the parameter and the type it expected. Without a schema a value stays the text the model wrote.
+
+type Kind = 'string' | 'integer' | 'number' | 'boolean' | 'null' | 'object' | 'array';
+
+const KINDS = new Set<string>(['string', 'integer', 'number', 'boolean', 'null', 'object', 'array']);
+const INTEGER = /^[-+]?\d+$/;
+const NUMBER = /^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$/;
+
+/** The JSON types a schema admits (from `type`, `anyOf`/`oneOf` branches, `enum`/`const` values); empty when it says nothing. */
+function kindsOf(schema: unknown, out: Set<Kind> = new Set(), depth = 0): Set<Kind> {
+  if (!isRecord(schema) || depth > 4) return out;
+  const type = schema.type;
+  for (const t of Array.isArray(type) ? type : [type]) if (typeof t === 'string' && KINDS.has(t)) out.add(t as Kind);
+  for (const key of ['anyOf', 'oneOf', 'allOf'] as const) {
+    const branches = schema[key];
+    if (Array.isArray(branches)) for (const b of branches) kindsOf(b, out, depth + 1);
+  }
+  const values = Array.isArray(schema.enum) ? schema.enum : 'const' in schema ? [schema.const] : [];
+  for (const v of values) out.add(v === null ? 'null' : Array.isArray(v) ? 'array' : (typeof v as Kind));
+  if (out.size === 0 && isRecord(schema.properties)) out.add('object');
+  return out;
+}
+
+function structured(text: string, kind: 'object' | 'array'): { value: unknown } | undefined {
+  const json = parseLenientJson(text);
+  const fits = (v: unknown): boolean => (kind === 'array' ? Array.isArray(v) : isRecord(v));
+  if (json.ok && fits(json.value)) return { value: json.value };
+  const literal = readPythonLiteral(text);
+  return literal !== undefined && fits(literal.value) ? literal : undefined;
+}
+
+/** `text` read as a value of `schema`'s type; the text itself when the schema is silent or the text does not fit. */
+export function typeValue(schema: unknown, text: string): unknown {
+  const kinds = kindsOf(schema);
+  if (kinds.size === 0) return text;
+  const t = text.trim();
+  if (kinds.has('null') && (t === 'null' || t === 'None')) return null;
+  if (kinds.has('boolean') && /^(?:true|false)$/i.test(t)) return t.toLowerCase() === 'true';
+  if (kinds.has('integer') && INTEGER.test(t)) return Number(t);
+  if (kinds.has('number') && NUMBER.test(t)) return Number(t);
+  for (const kind of ['object', 'array'] as const) {
+    if (!kinds.has(kind)) continue;
+    const value = structured(t, kind);
+    if (value !== undefined) return value.value;
+  }
+  return text;
+}
+
+/** The typing function formats receive as `context.value`. */
+export function valueTyper(tools: KnownTools | undefined): (tool: string, parameter: string, text: string) => unknown {
+  if (tools === undefined) return (_tool, _parameter, text) => text;
+  return (tool, parameter, text) => {
+    const properties = tools.parameters(tool)?.properties;
+    const schema = isRecord(properties) && Object.hasOwn(properties, parameter) ? properties[parameter] : undefined;
+    return schema === undefined ? text : typeValue(schema, text);
+  };
+}

@@ -1,0 +1,259 @@
+import { describe, expect, it } from 'vitest';
+import { parseToolCalls, type OpenAITool } from '../src/index.js';
+
+// Every native tool-call format parseToolCalls reads (issue 16), each with the text its model
+// writes as the chat template or the serving stack's parser documents it (source in a comment).
+// A call must come out exactly: name, arguments, and the model's own id where the format has one.
+
+const call = (name: string, args: Record<string, unknown>, id?: string) => ({ id: id ?? expect.stringMatching(/^call_\d+$/), name, arguments: args });
+
+/** The tools offered in the typed cases, as toOpenAITools would export them. */
+const TOOLS: OpenAITool[] = [
+  {
+    type: 'function',
+    function: {
+      name: 'get_weather',
+      description: 'Weather for a city.',
+      parameters: {
+        type: 'object',
+        properties: {
+          city: { type: 'string' },
+          days: { type: 'integer' },
+          detailed: { type: 'boolean' },
+          units: { type: ['string', 'null'], enum: ['c', 'f', null] },
+          options: { type: 'object' },
+          hours: { type: 'array', items: { type: 'integer' } },
+          zip: { type: 'string' },
+        },
+      },
+    },
+  },
+  { type: 'function', function: { name: 'get_time', description: 'Local time.', parameters: { type: 'object', properties: { timezone: { type: 'string' } } } } },
+];
+
+describe('gpt-oss Harmony', () => {
+  // Source: OpenAI, "OpenAI Harmony Response Format" (cookbook.openai.com/articles/openai-harmony), function-calling example.
+  const documented =
+    '<|channel|>analysis<|message|>Need to use function get_current_weather.<|end|>' +
+    '<|start|>assistant<|channel|>commentary to=functions.get_current_weather <|constrain|>json<|message|>{"location":"San Francisco"}<|call|>';
+
+  it('reads the recipient as the name and the body as JSON arguments, ignoring the analysis channel', () => {
+    expect(parseToolCalls(documented)).toEqual({ calls: [call('get_current_weather', { location: 'San Francisco' })], problems: [] });
+  });
+
+  it('reads the recipient in the role header, several calls, and output whose special tokens were stripped', () => {
+    const roleHeader = '<|start|>assistant to=functions.get_time<|channel|>commentary json<|message|>{"timezone": "Asia/Tokyo"}<|call|>';
+    expect(parseToolCalls(roleHeader).calls).toEqual([call('get_time', { timezone: 'Asia/Tokyo' })]);
+    const stripped = 'analysisNeed the weather.assistantcommentary to=functions.get_weather json{"city":"Tokyo"}';
+    expect(parseToolCalls(stripped).calls).toEqual([call('get_weather', { city: 'Tokyo' })]);
+  });
+
+  it('never reads a call drafted in the analysis channel, nor a tool result addressed to the assistant', () => {
+    const text =
+      '<|channel|>analysis<|message|>Maybe {"name": "wrong", "arguments": {}} or <tool_call>{"name": "wrong"}</tool_call>.<|end|>' +
+      '<|start|>functions.get_time to=assistant<|channel|>commentary<|message|>{"time": "09:00"}<|end|>' +
+      '<|start|>assistant<|channel|>final<|message|>It is 09:00.<|return|>';
+    expect(parseToolCalls(text)).toEqual({ calls: [], problems: [] });
+  });
+});
+
+describe('Kimi-K2', () => {
+  // Source: moonshotai/Kimi-K2-Instruct chat_template.jinja; vLLM kimi_k2_tool_parser.py (docstring example).
+  it('reads each call of the section, keeping the functions.NAME:INDEX id', () => {
+    const text =
+      'I will check both.<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{"city": "Beijing"}<|tool_call_end|>' +
+      '<|tool_call_begin|>functions.get_time:1<|tool_call_argument_begin|>{"timezone": "Asia/Shanghai"}<|tool_call_end|><|tool_calls_section_end|>';
+    expect(parseToolCalls(text)).toEqual({
+      calls: [call('get_weather', { city: 'Beijing' }, 'functions.get_weather:0'), call('get_time', { timezone: 'Asia/Shanghai' }, 'functions.get_time:1')],
+      problems: [],
+    });
+  });
+});
+
+describe('DeepSeek', () => {
+  it('V3 and R1: function<｜tool▁sep｜>NAME and a fenced JSON block; R1 reasoning is skipped', () => {
+    // Source: vLLM deepseekv3_tool_parser.py docstring; deepseek-ai/DeepSeek-V3 tokenizer_config.json chat template.
+    const text =
+      '<think>The user wants two cities. {"name": "draft", "arguments": {}}</think>' +
+      '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_current_weather\n```json\n{"location": "Beijing"}\n```<｜tool▁call▁end｜>\n' +
+      '<｜tool▁call▁begin｜>function<｜tool▁sep｜>get_current_weather\n```json\n{"location": "Shanghai"}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜><｜end▁of▁sentence｜>';
+    expect(parseToolCalls(text)).toEqual({ calls: [call('get_current_weather', { location: 'Beijing' }), call('get_current_weather', { location: 'Shanghai' })], problems: [] });
+  });
+
+  it('V3.1: NAME<｜tool▁sep｜>{json}', () => {
+    // Source: deepseek-ai/DeepSeek-V3.1 tokenizer_config.json chat template; vLLM deepseekv31_tool_parser.py.
+    const text = '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>{"city": "Paris"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>';
+    expect(parseToolCalls(text).calls).toEqual([call('get_weather', { city: 'Paris' })]);
+  });
+});
+
+describe('Mistral', () => {
+  it('v11+ (Small 3.2, Magistral, Devstral): [TOOL_CALLS]NAME[ARGS]{…}, several in a row', () => {
+    // Source: vLLM tests/tool_use/test_mistral_tool_parser.py (multiple_tool_calls_args); mistral-common v11 tokenizer.
+    const text = '[TOOL_CALLS]add[ARGS]{"a": 3.5, "b": 4}[TOOL_CALLS]multiply[ARGS]{"a": 3, "b": 6}';
+    expect(parseToolCalls(text)).toEqual({ calls: [call('add', { a: 3.5, b: 4 }), call('multiply', { a: 3, b: 6 })], problems: [] });
+  });
+
+  it('v13 [CALL_ID], and a call without [ARGS]', () => {
+    expect(parseToolCalls('[TOOL_CALLS]get_time[CALL_ID]a1b2c3d4e[ARGS]{"timezone": "UTC"}').calls).toEqual([call('get_time', { timezone: 'UTC' }, 'a1b2c3d4e')]);
+    expect(parseToolCalls('[TOOL_CALLS]add{"a": 1}').calls).toEqual([call('add', { a: 1 })]);
+  });
+
+  it('up to v7: [TOOL_CALLS] and a JSON list with ids (kept)', () => {
+    // Source: mistralai/Mistral-7B-Instruct-v0.3 tokenizer (mistral-common v3); vLLM mistral_tool_parser.py.
+    const text = '[TOOL_CALLS] [{"name": "get_current_weather", "arguments": {"location": "Paris, France", "format": "celsius"}, "id": "a1b2c3d4e"}]';
+    expect(parseToolCalls(text).calls).toEqual([call('get_current_weather', { location: 'Paris, France', format: 'celsius' }, 'a1b2c3d4e')]);
+  });
+});
+
+describe('XML argument families', () => {
+  const qwen3Coder =
+    '<tool_call>\n<function=get_weather>\n<parameter=city>\nSan Francisco\n</parameter>\n<parameter=days>\n3\n</parameter>\n' +
+    '<parameter=detailed>\ntrue\n</parameter>\n<parameter=units>\nnull\n</parameter>\n<parameter=options>\n{"lang": "fr", "nested": [1, 2]}\n</parameter>\n' +
+    '<parameter=hours>\n[6, 12]\n</parameter>\n<parameter=zip>\n02134\n</parameter>\n</function>\n</tool_call>';
+
+  it('Qwen3-Coder: values stay text without tools, and are typed by the offered schema with them', () => {
+    // Source: Qwen/Qwen3-Coder-30B-A3B-Instruct chat_template.jinja (tool-call instructions); vLLM qwen3coder_tool_parser.py.
+    expect(parseToolCalls(qwen3Coder).calls).toEqual([
+      call('get_weather', { city: 'San Francisco', days: '3', detailed: 'true', units: 'null', options: '{"lang": "fr", "nested": [1, 2]}', hours: '[6, 12]', zip: '02134' }),
+    ]);
+    expect(parseToolCalls(qwen3Coder, { tools: TOOLS }).calls).toEqual([
+      call('get_weather', { city: 'San Francisco', days: 3, detailed: true, units: null, options: { lang: 'fr', nested: [1, 2] }, hours: [6, 12], zip: '02134' }),
+    ]);
+  });
+
+  it('Qwen3-Coder: a value over several lines keeps its inner newlines; a missing </parameter> ends at the next tag', () => {
+    const text = '<function=get_weather>\n<parameter=city>\nSan\nFrancisco\n</parameter>\n<parameter=days>\n2\n</function>';
+    expect(parseToolCalls(text, { tools: TOOLS }).calls).toEqual([call('get_weather', { city: 'San\nFrancisco', days: 2 })]);
+  });
+
+  it('GLM-4.5 (with newlines) and GLM-4.7 (without), typed by schema; a call without arguments', () => {
+    // Source: zai-org/GLM-4.5 chat_template.jinja; vLLM glm4_moe_tool_parser.py.
+    const glm45 = '<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Beijing</arg_value>\n<arg_key>days</arg_key>\n<arg_value>2</arg_value>\n</tool_call>';
+    const glm47 = '<tool_call>get_weather<arg_key>city</arg_key><arg_value>Beijing</arg_value><arg_key>hours</arg_key><arg_value>[6, 18]</arg_value></tool_call><tool_call>get_time</tool_call>';
+    expect(parseToolCalls(glm45, { tools: TOOLS }).calls).toEqual([call('get_weather', { city: 'Beijing', days: 2 })]);
+    expect(parseToolCalls(glm47, { tools: TOOLS }).calls).toEqual([call('get_weather', { city: 'Beijing', hours: [6, 18] }), call('get_time', {})]);
+  });
+
+  it('MiniMax-M2 <invoke name> inside <minimax:tool_call>, typed by schema', () => {
+    // Source: MiniMaxAI/MiniMax-M2 chat_template.jinja; vLLM minimax_m2_tool_parser.py.
+    const text =
+      '<think>Two lookups.</think>\n<minimax:tool_call>\n<invoke name="get_weather">\n<parameter name="city">Paris</parameter>\n<parameter name="days">3</parameter>\n</invoke>\n' +
+      '<invoke name="get_time">\n<parameter name="timezone">Europe/Paris</parameter>\n</invoke>\n</minimax:tool_call>';
+    expect(parseToolCalls(text, { tools: TOOLS })).toEqual({ calls: [call('get_weather', { city: 'Paris', days: 3 }), call('get_time', { timezone: 'Europe/Paris' })], problems: [] });
+  });
+
+  it('Claude-style <function_calls><invoke name>, with or without a namespace prefix on the tags', () => {
+    const plain = '<function_calls>\n<invoke name="get_time">\n<parameter name="timezone">UTC</parameter>\n</invoke>\n</function_calls>';
+    const prefixed = plain.replace(/<(\/?)(function_calls|invoke|parameter)/g, '<$1ns:$2');
+    expect(parseToolCalls(plain).calls).toEqual([call('get_time', { timezone: 'UTC' })]);
+    expect(parseToolCalls(prefixed).calls).toEqual([call('get_time', { timezone: 'UTC' })]);
+  });
+
+  it('DeepSeek V3.2 DSML: the invoke tags with a ｜DSML｜ prefix, string="false" marking JSON', () => {
+    // Source: deepseek-ai/DeepSeek-V3.2 encoding_dsv32.py; vLLM deepseekv32_tool_parser.py.
+    const text =
+      '<｜DSML｜function_calls>\n<｜DSML｜invoke name="get_weather">\n<｜DSML｜parameter name="city" string="true">Hangzhou</｜DSML｜parameter>\n' +
+      '<｜DSML｜parameter name="days" string="false">3</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>';
+    expect(parseToolCalls(text).calls).toEqual([call('get_weather', { city: 'Hangzhou', days: 3 })]);
+  });
+
+  it('Anthropic legacy <function_calls><invoke><tool_name>, typed by schema', () => {
+    // Source: Anthropic legacy prompt-based tool use (Claude 2.1 function_calls format).
+    const text =
+      'Let me check.\n<function_calls>\n<invoke>\n<tool_name>get_weather</tool_name>\n<parameters>\n<city>Paris</city>\n<days>3</days>\n</parameters>\n</invoke>\n</function_calls>';
+    expect(parseToolCalls(text, { tools: TOOLS }).calls).toEqual([call('get_weather', { city: 'Paris', days: 3 })]);
+  });
+});
+
+describe('pythonic calls (a literal grammar, never evaluated)', () => {
+  it('Llama 3.2 / 4: a list of calls, with every literal kind', () => {
+    // Source: meta-llama/Llama-3.2-3B-Instruct chat template ("[func_name1(params_name1=params_value1, …)]"); vLLM pythonic_tool_parser.py.
+    const text = `[get_weather(city="San Francisco", days=3, detailed=True, units=None, options={'lang': 'fr', "n": -1.5e2}, hours=[6, 0x0c]), get_time(timezone='Asia/Tokyo')]`;
+    expect(parseToolCalls(text)).toEqual({
+      calls: [call('get_weather', { city: 'San Francisco', days: 3, detailed: true, units: null, options: { lang: 'fr', n: -150 }, hours: [6, 12] }), call('get_time', { timezone: 'Asia/Tokyo' })],
+      problems: [],
+    });
+  });
+
+  it('Llama 4 <|python_start|> … <|python_end|>', () => {
+    // Source: vLLM llama4_pythonic_tool_parser.py; meta-llama/Llama-4-Scout-17B-16E-Instruct chat template.
+    expect(parseToolCalls('<|python_start|>[get_time(timezone="UTC")]<|python_end|>').calls).toEqual([call('get_time', { timezone: 'UTC' })]);
+  });
+
+  it('Gemma ```tool_code blocks: print(…) and default_api. are layout', () => {
+    // Source: Google, "Function calling with Gemma" (ai.google.dev/gemma/docs/capabilities/function-calling).
+    const text = 'I will look it up.\n```tool_code\nprint(default_api.get_weather(city="London"))\nget_time(timezone="Europe/London")\n```';
+    expect(parseToolCalls(text).calls).toEqual([call('get_weather', { city: 'London' }), call('get_time', { timezone: 'Europe/London' })]);
+  });
+
+  it('Llama 3.1 built-in tools after <|python_tag|>: brave_search.call(…) is brave_search', () => {
+    // Source: Meta, "Llama 3.1 model card and prompt formats" (built-in tool calling).
+    const text = '<|python_tag|>brave_search.call(query="current weather in Menlo Park, California")<|eom_id|>';
+    expect(parseToolCalls(text).calls).toEqual([call('brave_search', { query: 'current weather in Menlo Park, California' })]);
+  });
+
+  it('strings with escapes, triple quotes, adjacent parts and raw prefixes', () => {
+    const text = `[note(text='it\\'s "quoted"\\n', more="""two
+lines""", joined="a" 'b', path=r'C:\\new')]`;
+    expect(parseToolCalls(text).calls).toEqual([call('note', { text: 'it\'s "quoted"\n', more: 'two\nlines', joined: 'ab', path: 'C:\\new' })]);
+  });
+
+  it('never evaluates: an expression where a literal belongs is a problem, and nothing runs', () => {
+    const text = `[run(cmd=__import__('os').system('touch /tmp/pwned'))]`;
+    const { calls, problems } = parseToolCalls(text);
+    expect(calls).toEqual([]);
+    expect(problems).toEqual([expect.objectContaining({ code: 'UNREADABLE_CALL', name: 'run', format: 'pythonic', at: 1 })]);
+    expect(problems[0]!.message).toMatch(/expected a literal value, found the name '__import__'/);
+    expect(parseToolCalls(`[f(x=f"{secret}")]`).problems[0]!.message).toMatch(/f-string is not a literal/);
+  });
+
+  it('positional arguments are a problem naming the call; a list in the middle of prose is text', () => {
+    expect(parseToolCalls('[get_time("UTC")]').problems).toEqual([expect.objectContaining({ code: 'INVALID_ARGUMENTS', name: 'get_time', format: 'pythonic' })]);
+    expect(parseToolCalls('See the note [note(1)] above, and [link](https://example.com).')).toEqual({ calls: [], problems: [] });
+  });
+});
+
+describe('Functionary', () => {
+  it('v3.1: <function=NAME>{json}</function>', () => {
+    // Source: meetkai/functionary-small-v3.1 chat template; Meta Llama 3.1 prompt format (custom tools).
+    const text = '<function=get_weather>{"city": "San Francisco, CA"}</function><function=get_time>{"timezone": "America/Los_Angeles"}</function>';
+    expect(parseToolCalls(text).calls).toEqual([call('get_weather', { city: 'San Francisco, CA' }), call('get_time', { timezone: 'America/Los_Angeles' })]);
+  });
+
+  it('v3.2: >>>all for text, >>>NAME for calls; the first recipient may come without >>> when it is an offered tool', () => {
+    // Source: meetkai/functionary-medium-v3.2 chat template; llama.cpp common/chat.cpp (FUNCTIONARY_V3_2).
+    const text = '>>>all\nLet me check the weather.>>>get_weather\n{"city": "Hanoi"}>>>get_time\n{"timezone": "Asia/Ho_Chi_Minh"}';
+    expect(parseToolCalls(text).calls).toEqual([call('get_weather', { city: 'Hanoi' }), call('get_time', { timezone: 'Asia/Ho_Chi_Minh' })]);
+    expect(parseToolCalls('get_weather\n{"city": "Hanoi"}', { tools: TOOLS }).calls).toEqual([call('get_weather', { city: 'Hanoi' })]);
+    expect(parseToolCalls('Sure\n{"city": "Hanoi"}')).toEqual({ calls: [], problems: [] });
+  });
+});
+
+describe('formats that already worked keep working', () => {
+  it('Hermes / Qwen2.5 / Qwen3: several <tool_call> blocks with text around them', () => {
+    // Source: Qwen/Qwen2.5-7B-Instruct tokenizer_config.json chat template; vLLM hermes_tool_parser.py.
+    const text = 'Checking.\n<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>\n<tool_call>\n{"name": "get_time", "arguments": {"timezone": "CET"}}\n</tool_call>';
+    expect(parseToolCalls(text).calls).toEqual([call('get_weather', { city: 'Paris' }), call('get_time', { timezone: 'CET' })]);
+  });
+
+  it('Llama 3.x JSON, bare and after <|python_tag|> (calls separated by ;)', () => {
+    // Source: Meta, "Llama 3.1 model card and prompt formats" (JSON based tool calling); vLLM llama_tool_parser.py.
+    expect(parseToolCalls('{"name": "get_weather", "parameters": {"city": "Paris"}}').calls).toEqual([call('get_weather', { city: 'Paris' })]);
+    const tagged = '<|python_tag|>{"name": "get_weather", "parameters": {"city": "Paris"}}; {"name": "get_time", "parameters": {"timezone": "CET"}}<|eom_id|>';
+    expect(parseToolCalls(tagged).calls).toEqual([call('get_weather', { city: 'Paris' }), call('get_time', { timezone: 'CET' })]);
+  });
+
+  it('Granite, Nemotron, Command R7B, InternLM, Phi-4-mini and xLAM', () => {
+    // Sources: ibm-granite/granite-3.1-8b-instruct; nvidia/Llama-3.3-Nemotron-Super-49B-v1; CohereForAI/c4ai-command-r7b-12-2024;
+    // internlm/internlm2_5-7b-chat; microsoft/Phi-4-mini-instruct (chat templates); Salesforce/xLAM-2 model card.
+    const expected = [call('get_time', { timezone: 'UTC' })];
+    expect(parseToolCalls('<|tool_call|>[{"name": "get_time", "arguments": {"timezone": "UTC"}}]').calls).toEqual(expected);
+    expect(parseToolCalls('<TOOLCALL>[{"name": "get_time", "arguments": {"timezone": "UTC"}}]</TOOLCALL>').calls).toEqual(expected);
+    const cohere = parseToolCalls('<|START_THINKING|>I will call {"name": "x", "arguments": {}}.<|END_THINKING|><|START_ACTION|>[\n    {"tool_call_id": "0", "tool_name": "get_time", "parameters": {"timezone": "UTC"}}\n]<|END_ACTION|>');
+    expect(cohere.calls).toEqual([call('get_time', { timezone: 'UTC' }, '0')]);
+    expect(parseToolCalls('<|action_start|><|plugin|>\n{"name": "get_time", "parameters": {"timezone": "UTC"}}<|action_end|>').calls).toEqual(expected);
+    expect(parseToolCalls('functools[{"name": "get_time", "arguments": {"timezone": "UTC"}}]').calls).toEqual(expected);
+    expect(parseToolCalls('[{"name": "get_time", "arguments": {"timezone": "UTC"}}]').calls).toEqual(expected);
+  });
+});
