@@ -30,6 +30,8 @@ export {
   readChainSources,
   readChainFiles,
   createCompileCache,
+  inferOutputs,
+  chainSignatures,
 } from './compiler/index.js';
 export type {
   CompileCache,
@@ -48,6 +50,10 @@ export type {
   RetryPolicy,
   BackoffPolicy,
   FallbackPolicy,
+  ChainFlow,
+  ChainSignature,
+  Signatures,
+  ToolSignature,
 } from './compiler/index.js';
 export type { JsonSchema, JsonValue } from './common/json.js';
 
