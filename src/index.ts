@@ -82,6 +82,7 @@ export type {
   StepEvent,
   RunError,
   RunOptions,
+  StepMocks,
   RunResult,
   StepSummary,
   LogEntry,
@@ -192,3 +193,6 @@ export type {
 export { createObserver, createRunMetrics, createRunLogger, createRunTracer, createBatchedDestination, STEP_DURATION_BUCKETS } from './observe/index.js';
 export type { Observer, ObserverOptions, RunMetrics, RunLogger, RunTracer, BatchedDestination, PlanSource } from './observe/index.js';
 export { chainGraph, type ChainGraph, type GraphNode, type GraphEdge } from './graph/chain-graph.js';
+
+export { testChain, loadTestFile, parseTestFile, stepMocks, mockCallee } from './testing/index.js';
+export type { CaseResult, SuiteResult, TestChainOptions, TestTarget, TestSuite, TestCase, MockSpec, MockResult, Mismatch } from './testing/index.js';

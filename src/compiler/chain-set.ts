@@ -23,12 +23,14 @@ export interface ChainSource {
 }
 
 const CHAIN_FILE = /\.ya?ml$/;
+/** Chain tests live beside the chains (SPEC §10) and are not chains. */
+const TEST_FILE = /\.test\.ya?ml$/;
 
 /** Reads every `.yaml`/`.yml` file directly in `dir`. A missing folder is an empty set. */
 export async function readChainSources(dir: string): Promise<{ sources: ChainSource[]; diagnostics: Diagnostic[] }> {
   let names: string[];
   try {
-    names = (await readdir(dir)).filter((n) => CHAIN_FILE.test(n)).sort();
+    names = (await readdir(dir)).filter((n) => CHAIN_FILE.test(n) && !TEST_FILE.test(n)).sort();
   } catch {
     return { sources: [], diagnostics: [] };
   }

@@ -6,6 +6,7 @@ import { registerList } from './list.js';
 import { registerMcp } from './mcp.js';
 import { registerRun } from './run.js';
 import { registerServe } from './serve.js';
+import { registerTest } from './test.js';
 import { registerTools } from './tools.js';
 import { registerValidate } from './validate.js';
 import { registerWatch } from './watch.js';
@@ -21,4 +22,5 @@ export function registerCommands(program: Command, ctx: CommandContext): void {
   registerInit(program, ctx);
   registerWatch(program, ctx);
   registerServe(program, ctx);
+  registerTest(program, ctx);
 }
