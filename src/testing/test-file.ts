@@ -102,8 +102,8 @@ type Keys = (value: Record<string, unknown>, allowed: string[], pointer: string,
 
 function mockSpec(m: unknown, at: string, bad: Bad, keys: Keys): MockSpec | undefined {
   if (!isRecord(m)) return bad(at, 'a mock is { output }, { error }, or { sequence: [...] }'), undefined;
-  keys(m, MOCK_KEYS, at, 'a mock');
   if (m.sequence !== undefined) {
+    keys(m, ['sequence'], at, 'a mock with a sequence');
     if (!Array.isArray(m.sequence) || m.sequence.length === 0) return bad(`${at}/sequence`, '`sequence` is a non-empty list, one result per attempt'), undefined;
     const results = m.sequence.map((r: unknown, k) => mockResult(r, `${at}/sequence/${k}`, bad, keys));
     return results.every((r): r is MockResult => r !== undefined) ? { sequence: results } : undefined;

@@ -12,6 +12,8 @@ import type { ApprovalRequest } from '../../registry/types.js';
 import { EXIT_OK, exitCodeFor, type CliIO } from '../io.js';
 import { approvedBy } from '../../call/index.js';
 import { collect } from '../shared-options.js';
+import { stepMocks, type MockSpec } from '../../testing/index.js';
+import type { StepMocks } from '../../executor/index.js';
 import type { CommandContext } from '../main.js';
 
 // `toolchain run CHAIN` (SPEC §5): inputs from --input-file, then --input-json, then each
@@ -26,6 +28,7 @@ interface RunFlags {
   readonly json: boolean;
   readonly approve: string[];
   readonly concurrency?: string;
+  readonly mock: string[];
 }
 
 
@@ -40,6 +43,7 @@ export function registerRun(program: Command, ctx: CommandContext): void {
     .option('--json', 'print the whole result as one JSON object', false)
     .option('--approve <tool>', 'allow calls of this dangerous tool (repeatable)', collect, [])
     .option('--concurrency <n>', 'at most this many steps at once')
+    .option('--mock <step=json>', 'dry run: step STEP returns this JSON instead of calling its tool (repeatable; `sub›step` for a sub-chain step)', collect, [])
     .action(async (chain: string, flags: RunFlags) => {
       ctx.exit(await runCommand(ctx, chain, flags));
     });
@@ -58,6 +62,7 @@ async function runCommand(ctx: CommandContext, chainName: string, flags: RunFlag
   try {
     const input = await readInput(io, flags, engine.chain(chainName));
     const approved = approvedBy(flags.approve);
+    const mocks = parseMocks(flags.mock);
     const progress = io.stderr.isTTY ? createProgress(io.stderr) : undefined;
     const abort = new AbortController();
     const onInterrupt = (): void => abort.abort();
@@ -69,6 +74,7 @@ async function runCommand(ctx: CommandContext, chainName: string, flags: RunFlag
         approve: (req) => approved(req) || askApproval(io, req),
         ...(progress ? { onEvent: progress.onEvent } : {}),
         ...(concurrency !== undefined ? { concurrency } : {}),
+        ...(mocks ? { mocks } : {}),
       });
     } finally {
       process.removeListener('SIGINT', onInterrupt);
@@ -87,6 +93,19 @@ async function runCommand(ctx: CommandContext, chainName: string, flags: RunFlag
 
 // -------------------------------------------------------------------------------------------------
 // Inputs
+
+/** `--mock STEP=JSON` (SPEC §10): the step returns the JSON and never calls its tool. */
+function parseMocks(pairs: readonly string[]): StepMocks | undefined {
+  const specs = new Map<string, MockSpec>();
+  for (const pair of pairs) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0) throw new ToolchainError('USAGE', `--mock takes STEP=JSON, got '${pair}'`);
+    const step = pair.slice(0, eq);
+    if (specs.has(step)) throw new ToolchainError('USAGE', `--mock ${step} is given twice`);
+    specs.set(step, { output: parseJson(pair.slice(eq + 1), `--mock ${step}`) });
+  }
+  return stepMocks(specs);
+}
 
 async function readInput(io: CliIO, flags: RunFlags, plan: ChainPlan | undefined): Promise<Record<string, unknown>> {
   const input: Record<string, unknown> = {};
