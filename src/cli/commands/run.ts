@@ -7,7 +7,8 @@ import type { ChainPlan } from '../../compiler/plan.js';
 import { createEngine } from '../../engine.js';
 import { ToolchainError } from '../../common/errors.js';
 import { printable } from '../../common/printable.js';
-import type { RunEvent, RunResult } from '../../executor/index.js';
+import type { LogEntry, RunResult } from '../../executor/index.js';
+import { createLiveProgress, type LiveProgress } from '../progress/live-progress.js';
 import type { ApprovalRequest } from '../../registry/types.js';
 import { EXIT_OK, exitCodeFor, type CliIO } from '../io.js';
 import { approvedBy } from '../../call/index.js';
@@ -29,6 +30,7 @@ interface RunFlags {
   readonly approve: string[];
   readonly concurrency?: string;
   readonly mock: string[];
+  readonly verbose: boolean;
 }
 
 
@@ -43,6 +45,7 @@ export function registerRun(program: Command, ctx: CommandContext): void {
     .option('--json', 'print the whole result as one JSON object', false)
     .option('--approve <tool>', 'allow calls of this dangerous tool (repeatable)', collect, [])
     .option('--concurrency <n>', 'at most this many steps at once')
+    .option('--verbose', "show tools' ctx.log lines on stderr", false)
     .option('--mock <step=json>', 'dry run: step STEP returns this JSON instead of calling its tool (repeatable; `sub›step` for a sub-chain step)', collect, [])
     .action(async (chain: string, flags: RunFlags) => {
       ctx.exit(await runCommand(ctx, chain, flags));
@@ -58,27 +61,28 @@ async function runCommand(ctx: CommandContext, chainName: string, flags: RunFlag
   }
   // One run calls a few of the installed tools: compile their validators and import their
   // handlers on first use only.
-  const engine = await createEngine({ chainsDir: globals.chains, pluginsDir: globals.plugins, load: 'lazy', cache: ctx.diskCache() });
+  const progress = io.stderr.isTTY ? createLiveProgress(io.stderr as NodeJS.WriteStream) : undefined;
+  const logger = flags.verbose ? (entry: LogEntry): void => showLog(io, progress, entry) : undefined;
+  const engine = await createEngine({ chainsDir: globals.chains, pluginsDir: globals.plugins, load: 'lazy', cache: ctx.diskCache(), ...(logger ? { logger } : {}) });
+  let result: RunResult | undefined;
   try {
     const input = await readInput(io, flags, engine.chain(chainName));
     const approved = approvedBy(flags.approve);
     const mocks = parseMocks(flags.mock);
-    const progress = io.stderr.isTTY ? createProgress(io.stderr) : undefined;
     const abort = new AbortController();
     const onInterrupt = (): void => abort.abort();
     process.once('SIGINT', onInterrupt);
-    let result: RunResult;
     try {
       result = await engine.run(chainName, input, {
         signal: abort.signal,
-        approve: (req) => approved(req) || askApproval(io, req),
+        approve: (req) => approved(req) || (progress ? progress.pause(() => askApproval(io, req)) : askApproval(io, req)),
         ...(progress ? { onEvent: progress.onEvent } : {}),
         ...(concurrency !== undefined ? { concurrency } : {}),
         ...(mocks ? { mocks } : {}),
       });
     } finally {
       process.removeListener('SIGINT', onInterrupt);
-      progress?.done();
+      progress?.done(result);
     }
     if (flags.json) io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     else if (result.status === 'succeeded') io.stdout.write(`${JSON.stringify(result.outputs ?? null, null, 2)}\n`);
@@ -200,68 +204,10 @@ async function askApproval(io: CliIO, req: ApprovalRequest): Promise<boolean> {
   }
 }
 
-// -------------------------------------------------------------------------------------------------
-// Progress: one line per step, redrawn in place with a few ANSI codes (cursor up, clear line).
-
-interface Line {
-  label: string;
-  state: 'running' | 'retrying' | 'succeeded' | 'failed' | 'skipped';
-  detail: string;
-}
-
-const MARK: Record<Line['state'], string> = {
-  running: '\u001b[36m…\u001b[0m',
-  retrying: '\u001b[33m↻\u001b[0m',
-  succeeded: '\u001b[32m✓\u001b[0m',
-  failed: '\u001b[31m✗\u001b[0m',
-  skipped: '\u001b[90m–\u001b[0m',
-};
-
-function createProgress(out: NodeJS.WritableStream): { onEvent: (e: RunEvent) => void; done: () => void } {
-  const lines = new Map<string, Line>();
-  // A sub-chain's steps are labelled with the step that runs it (`first › locate`): sub-chains
-  // run side by side, so their rows interleave and indentation alone would not say whose they are.
-  const prefix = new Map<string, string>();
-  let drawn = 0;
-  const ms = (n: number): string => (n < 1000 ? `${Math.round(n)}ms` : `${(n / 1000).toFixed(1)}s`);
-  const draw = (): void => {
-    let text = drawn > 0 ? `\u001b[${drawn}A` : '';
-    for (const line of lines.values()) text += `\u001b[2K${MARK[line.state]} ${line.label}${line.detail ? `  \u001b[90m${line.detail}\u001b[0m` : ''}\n`;
-    drawn = lines.size;
-    out.write(text);
-  };
-  const onEvent = (e: RunEvent): void => {
-    if (e.type === 'run:started') {
-      prefix.set(e.run_id, e.parent ? `${prefix.get(e.parent.run_id) ?? ''}${e.parent.step} › ` : '');
-      return;
-    }
-    if (e.type === 'run:finished') return;
-    const key = `${e.run_id}/${e.step}`;
-    const label = `${prefix.get(e.run_id) ?? ''}${e.step}`;
-    const line = lines.get(key) ?? { label, state: 'running', detail: '' };
-    lines.set(key, line);
-    switch (e.type) {
-      case 'step:started':
-        line.state = 'running';
-        break;
-      case 'step:retrying':
-        line.state = 'retrying';
-        line.detail = `attempt ${e.attempt} failed (${e.error.code}); ${e.fallback ? `fallback: ${e.fallback}` : `retrying in ${ms(e.delay_ms)}`}`;
-        break;
-      case 'step:succeeded':
-        line.state = 'succeeded';
-        line.detail = `${ms(e.duration_ms)}${e.attempts > 1 ? `, ${e.attempts} attempts` : ''}${e.fallback ? `, fallback ${e.fallback}` : ''}`;
-        break;
-      case 'step:failed':
-        line.state = 'failed';
-        line.detail = `${e.error.code} after ${ms(e.duration_ms)}${e.attempts > 1 ? `, ${e.attempts} attempts` : ''}`;
-        break;
-      case 'step:skipped':
-        line.state = 'skipped';
-        line.detail = e.reason === 'when' ? 'skipped (when)' : 'skipped (a step it needs was skipped)';
-        break;
-    }
-    draw();
-  };
-  return { onEvent, done: () => undefined };
+/** A tool's `ctx.log` line with --verbose: `[step] message {fields}`, above the progress block. */
+function showLog(io: CliIO, progress: LiveProgress | undefined, entry: LogEntry): void {
+  const fields = entry.fields && Object.keys(entry.fields).length ? ` ${JSON.stringify(entry.fields)}` : '';
+  const line = printable(`[${entry.step}${entry.attempt > 1 ? ` attempt ${entry.attempt}` : ''}] ${entry.message}${fields}`);
+  if (progress) progress.log(line);
+  else io.stderr.write(`${line}\n`);
 }
