@@ -156,13 +156,13 @@ tools:
     await expect(loadAndCall('p', 't')).resolves.toBe('inside');
   });
 
-  it('leaves out a tool whose JSON Schema does not compile, placing the problem in the manifest', async () => {
+  it('fails the load when a tool’s JSON Schema does not compile, placing it in the manifest', async () => {
     await writeFiles(root, {
       'p/plugin.yaml': 'name: p\nversion: 1.0.0\ntools:\n  - name: t\n    parameters:\n      type: objekt\n',
       'p/tools/t.ts': 'export default () => 1;\n',
     });
     const load = buildPlugin(createRegistry(), await loadPlugin(join(root, 'p')));
-    expect(load.ok && load.plugin.tools).toEqual([]);
-    expect(load.ok && load.plugin.failedTools[0]!.diagnostic).toMatchObject({ code: 'PLUGIN_INVALID', pointer: '/tools/0/parameters', file: join(root, 'p', 'plugin.yaml'), line: 6 });
+    expect(load.ok).toBe(false);
+    expect(!load.ok && load.diagnostics[0]).toMatchObject({ code: 'PLUGIN_INVALID', pointer: '/tools/0/parameters', file: join(root, 'p', 'plugin.yaml'), line: 6 });
   });
 });
