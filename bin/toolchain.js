@@ -27,13 +27,14 @@ globalThis.__toolchainImport = (specifier) => import(specifier);
 const bundle = { exports: {} };
 script.runInThisContext()(bundle.exports, createRequire(file), bundle, file, dirname(file));
 
-process.exitCode = await bundle.exports.main(process.argv.slice(2), {
+const code = await bundle.exports.main(process.argv.slice(2), {
   stdout: process.stdout,
   stderr: process.stderr,
   stdin: process.stdin,
   cwd: process.cwd(),
   env: process.env,
 });
+process.exitCode = code;
 
 if (cachedData === undefined || script.cachedDataRejected) {
   // Made after the run, so the functions it compiled are in the cache too.
@@ -45,3 +46,8 @@ if (cachedData === undefined || script.cachedDataRejected) {
     // read-only install: no cache
   }
 }
+
+// The command is over once its result is printed: a timer, socket or database client a tool left
+// open must not keep the process alive. Wait until what was written has been handed to the OS.
+await Promise.all([process.stdout, process.stderr].map((stream) => new Promise((resolve) => (stream.writableLength === 0 ? resolve() : stream.write('', resolve)))));
+process.exit(code);

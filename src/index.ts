@@ -30,6 +30,8 @@ export {
   readChainSources,
   readChainFiles,
   createCompileCache,
+  inferOutputs,
+  chainSignatures,
 } from './compiler/index.js';
 export type {
   CompileCache,
@@ -48,6 +50,10 @@ export type {
   RetryPolicy,
   BackoffPolicy,
   FallbackPolicy,
+  ChainFlow,
+  ChainSignature,
+  Signatures,
+  ToolSignature,
 } from './compiler/index.js';
 export type { JsonSchema, JsonValue } from './common/json.js';
 
@@ -76,6 +82,7 @@ export type {
   StepEvent,
   RunError,
   RunOptions,
+  StepMocks,
   RunResult,
   StepSummary,
   LogEntry,
@@ -203,3 +210,6 @@ export type {
 export { createObserver, createRunMetrics, createRunLogger, createRunTracer, createBatchedDestination, STEP_DURATION_BUCKETS } from './observe/index.js';
 export type { Observer, ObserverOptions, RunMetrics, RunLogger, RunTracer, BatchedDestination, PlanSource } from './observe/index.js';
 export { chainGraph, type ChainGraph, type GraphNode, type GraphEdge } from './graph/chain-graph.js';
+
+export { testChain, loadTestFile, parseTestFile, stepMocks, mockCallee } from './testing/index.js';
+export type { CaseResult, SuiteResult, TestChainOptions, TestTarget, TestSuite, TestCase, MockSpec, MockResult, Mismatch } from './testing/index.js';

@@ -81,7 +81,7 @@ describe('toolchain watch', () => {
         await new Promise((r) => setTimeout(r, 25));
       }
     };
-    await waitFor(/watching plugins \(1 plugin\) and chains \(1 chains\)/);
+    await waitFor(/watching plugins \(1 plugin\) and chains \(1 chain\)/);
 
     const manifest = join(dir, 'plugins', 'hello', 'plugin.yaml');
     const good = await readFile(manifest, 'utf8');

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { compileChain, type NameCatalogue } from '../src/index.js';
-import { badFixtures, FIXTURE_TOOLS } from './helpers/bad-fixtures.js';
+import { badFixtures, FIXTURE_SIGNATURES, FIXTURE_TOOLS } from './helpers/bad-fixtures.js';
 
-const tools: NameCatalogue = { has: (n) => FIXTURE_TOOLS.includes(n), names: () => FIXTURE_TOOLS };
+const tools: NameCatalogue = { has: (n) => FIXTURE_TOOLS.includes(n), names: () => FIXTURE_TOOLS, signature: (n) => FIXTURE_SIGNATURES[n] };
 const chains: NameCatalogue = { has: (n) => n === 'other', names: () => ['other'] };
 
 describe('every bad fixture gives its diagnostic at its line', () => {

@@ -101,9 +101,11 @@ tools:
       'p/tools/syntax.ts': 'export default (a: number => a;\n',
     });
     const load = await loadPlugin(join(root, 'p'));
-    expect(load.ok).toBe(false);
-    if (load.ok) return;
-    const byPointer = Object.fromEntries(load.diagnostics.map((d) => [d.pointer, d]));
+    // Each broken tool is left out on its own; the plugin itself loads (issue 13).
+    expect(load.ok).toBe(true);
+    if (!load.ok) return;
+    const failed = load.plugin.failedTools.map((f) => f.diagnostic);
+    const byPointer = Object.fromEntries(failed.map((d) => [d.pointer, d]));
     expect(byPointer['/tools/0']).toMatchObject({ code: 'HANDLER_LOAD', line: 4 });
     expect(byPointer['/tools/0']!.message).toContain('tools/nothing.ts');
     expect(byPointer['/tools/1/handler']).toMatchObject({ code: 'HANDLER_LOAD' });
@@ -132,9 +134,11 @@ tools:
     await symlink(join(root, 'outside.js'), join(root, 'p', 'tools', 'linked.js'));
     await symlink(join(root, 'outside.js'), join(root, 'p', 'tools', 'sneaky.js'));
     const load = await loadPlugin(join(root, 'p'));
-    expect(load.ok).toBe(false);
-    if (load.ok) return;
-    expect(load.diagnostics.map((d) => [d.pointer, d.code])).toEqual([
+    // Each broken tool is left out on its own; the plugin itself loads (issue 13).
+    expect(load.ok).toBe(true);
+    if (!load.ok) return;
+    const failed = load.plugin.failedTools.map((f) => f.diagnostic);
+    expect(failed.map((d) => [d.pointer, d.code])).toEqual([
       ['/tools/0/handler', 'HANDLER_ESCAPE'],
       ['/tools/1/handler', 'HANDLER_ESCAPE'],
       ['/tools/2/handler', 'HANDLER_ESCAPE'],

@@ -23,7 +23,7 @@ const PLUGINS = join(REPO, 'plugins');
 const FIXTURE = join(REPO, 'test', 'fixtures', 'shipped', 'folder');
 
 async function yamlFiles(dir: string): Promise<string[]> {
-  return (await readdir(dir)).filter((n) => /\.ya?ml$/.test(n)).sort();
+  return (await readdir(dir)).filter((n) => /\.ya?ml$/.test(n) && !/\.test\.ya?ml$/.test(n)).sort();
 }
 
 async function pluginDirs(): Promise<string[]> {

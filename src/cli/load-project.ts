@@ -26,7 +26,12 @@ export async function loadProject(globals: GlobalOptions, disk: DiskCache | 'off
   const byFile = new Map<string, ChainSource>(folder.sources.map((s) => [resolve(s.file), s]));
   const extra = await readChainFiles(extraFiles.filter((f) => !isManifest(f)));
   for (const s of extra.sources) byFile.set(resolve(s.file), s);
-  const tools: NameCatalogue = { has: (n) => plugins.toolNames.has(n), names: () => plugins.bareToolNames };
+  const tools: NameCatalogue = {
+    has: (n) => plugins.toolNames.has(n),
+    names: () => plugins.bareToolNames,
+    signature: (n) => plugins.signatures.get(n),
+    why: (n) => plugins.failedTools.get(n),
+  };
   return { chains: compileChainSet([...byFile.values()], tools, createCompileCache(cache ? { disk: cache } : {})), plugins, readProblems: [...folder.diagnostics, ...extra.diagnostics] };
 }
 

@@ -40,6 +40,14 @@ export const ERROR_KINDS = {
   SUBCHAIN_CYCLE: 'definition',
   UNKNOWN_TOOL: 'definition',
   UNKNOWN_CHAIN: 'definition',
+  // data flow (SPEC §10): what a step gives a tool against what the tool takes
+  UNKNOWN_PARAMETER: 'definition',
+  MISSING_PARAMETER: 'definition',
+  TYPE_MISMATCH: 'definition',
+  UNKNOWN_FIELD: 'definition',
+  LITERAL_JSONPATH: 'definition',
+  // chain tests (SPEC §10)
+  TEST_INVALID: 'usage',
   // expressions
   BAD_JSONPATH: 'definition',
   BAD_TEMPLATE: 'definition',

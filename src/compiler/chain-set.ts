@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { Graph as DagGraph, alg } from '@dagrejs/graphlib';
 import type { Diagnostic } from '../common/errors.js';
 import { readTextFile } from '../loader/index.js';
+import { chainSignatures, toolSignatures, withFlowCheck } from './check-flows.js';
 import { checkTargets, type NameCatalogue } from './check-targets.js';
 import type { CompileCache } from './compile-cache.js';
 import { compileText, type CompiledFile, type TargetRef } from './compile-chain.js';
@@ -22,12 +23,14 @@ export interface ChainSource {
 }
 
 const CHAIN_FILE = /\.ya?ml$/;
+/** Chain tests live beside the chains (SPEC §10) and are not chains. */
+const TEST_FILE = /\.test\.ya?ml$/;
 
 /** Reads every `.yaml`/`.yml` file directly in `dir`. A missing folder is an empty set. */
 export async function readChainSources(dir: string): Promise<{ sources: ChainSource[]; diagnostics: Diagnostic[] }> {
   let names: string[];
   try {
-    names = (await readdir(dir)).filter((n) => CHAIN_FILE.test(n)).sort();
+    names = (await readdir(dir)).filter((n) => CHAIN_FILE.test(n) && !TEST_FILE.test(n)).sort();
   } catch {
     return { sources: [], diagnostics: [] };
   }
@@ -48,9 +51,21 @@ export async function readChainFiles(files: readonly string[]): Promise<{ source
 
 /** `cache`: the caller's compile cache (an unchanged file is then a look-up); without one every file compiles afresh. */
 export function compileChainSet(sources: readonly ChainSource[], tools?: NameCatalogue, cache?: CompileCache): ChainSet {
-  const files = sources.map((s) => compileGuarded(s.text, s.file, cache));
-  const diagnostics: Diagnostic[] = files.flatMap((f) => f.diagnostics);
+  const compiled = sources.map((s) => compileGuarded(s.text, s.file, cache));
   const byName = new Map<string, CompiledFile>();
+  for (const f of compiled) if (f.name && !byName.has(f.name)) byName.set(f.name, f);
+  // SPEC §10: with a catalogue that knows its tools' schemas (validate), the data flow is checked too.
+  const tool = toolSignatures(tools);
+  const signatures = tool ? chainSignatures(byName, tool) : undefined;
+  const flowBroken = new Set<string>();
+  const files = compiled.map((f) => {
+    if (!signatures) return f;
+    const { diagnostics, problems } = withFlowCheck(f, signatures);
+    if (problems.some((d) => d.severity === 'error') && f.name) flowBroken.add(f.file);
+    return { ...f, diagnostics };
+  });
+  const diagnostics: Diagnostic[] = files.flatMap((f) => f.diagnostics);
+  byName.clear();
   for (const f of files) {
     if (!f.name) continue;
     const first = byName.get(f.name);
@@ -71,7 +86,7 @@ export function compileChainSet(sources: readonly ChainSource[], tools?: NameCat
   for (const f of byName.values()) {
     const problems = checkTargets(f, tools, chains);
     diagnostics.push(...problems);
-    if (problems.length || !f.plan) broken.add(f.name!);
+    if (problems.length || !f.plan || flowBroken.has(f.file)) broken.add(f.name!);
   }
   for (const { chain, diagnostic } of subChainCycles(byName)) {
     diagnostics.push(diagnostic);

@@ -1,10 +1,16 @@
 import { closestNames, didYouMean, type Diagnostic } from '../common/errors.js';
 import type { CompiledFile, TargetRef } from './compile-chain.js';
+import type { ToolSignature } from './flow/index.js';
 
 /** What the compiler checks `tool:` and `chain:` names against. */
 export interface NameCatalogue {
   has(name: string): boolean;
   names(): Iterable<string>;
+  /** A tool's schemas, for the data-flow check (SPEC §10); a ToolSet's `get` serves too. */
+  signature?(name: string): ToolSignature | undefined;
+  get?(name: string): ToolSignature | undefined;
+  /** Why a name that is declared somewhere is not usable (a tool that failed to load), for the message. */
+  why?(name: string): string | undefined;
 }
 
 /**
@@ -38,6 +44,8 @@ interface Problem {
 
 function unknownTarget(t: TargetRef, catalogue: NameCatalogue | undefined): Problem | undefined {
   if (!catalogue || catalogue.has(t.name)) return undefined;
+  const why = catalogue.why?.(t.name);
+  if (why !== undefined) return { message: `step '${t.step}' uses ${t.kind} '${t.name}', ${why}`, suggestion: undefined };
   const known = [...catalogue.names()];
   const suggestion = didYouMean(t.name, known);
   // Tools get the closest names even when none is a likely typo: a model or a person picking a

@@ -17,6 +17,7 @@ import type { ChainPlan, PlanStep } from './plan.js';
 import { checkChainSchema } from './schema-check.js';
 import { isRecord } from '../common/json.js';
 import { dropIllTyped } from './drop-ill-typed.js';
+import { extractFlow, type ChainFlow } from './flow/index.js';
 
 /**
  * A `tool:` or `chain:` name a chain uses, and where, for checks against what is installed.
@@ -42,6 +43,8 @@ export interface CompiledFile {
   readonly namePosition?: { readonly line: number; readonly col: number };
   readonly diagnostics: readonly Diagnostic[];
   readonly targets: readonly TargetRef[];
+  /** What the data-flow check reads (SPEC §10), when the file has steps to check. */
+  readonly flow?: ChainFlow;
 }
 
 const FOR_EACH_NAMES = new Set(['item', 'index']);
@@ -90,6 +93,7 @@ export function compileDocument(doc: LoadedYaml, hash: string): CompiledFile {
     }
   });
   const allWellFormed = steps.length === raw.steps.length;
+  const flow = deepFreeze(extractFlow(inputs.schema, steps, isRecord(raw.outputs) ? raw.outputs : undefined, doc.sourceMap));
 
   const stepIndex = new Map<string, number>();
   for (const { raw: s, index } of steps) {
@@ -138,7 +142,7 @@ export function compileDocument(doc: LoadedYaml, hash: string): CompiledFile {
 
   // The graph only makes sense over the full list of steps: indices are positions in the file.
   const graph = allWellFormed ? buildGraph(nodes, [...orderEdges(nodes), ...edges], sink) : undefined;
-  if (sink.failed || !graph || !schemaOk) return { ...base, diagnostics: sink.diagnostics, targets };
+  if (sink.failed || !graph || !schemaOk) return { ...base, diagnostics: sink.diagnostics, targets, flow };
 
   // The bodies are fresh objects from compileStep: completing them in place avoids a copy each.
   const planSteps: PlanStep[] = bodies.map((b) => {
@@ -170,8 +174,9 @@ export function compileDocument(doc: LoadedYaml, hash: string): CompiledFile {
     ...(timeoutMs !== undefined ? { timeoutMs } : {}),
     tools: deepFreeze(unique(targets.filter((t) => t.kind === 'tool').map((t) => t.name))),
     chains: deepFreeze(unique(targets.filter((t) => t.kind === 'chain').map((t) => t.name))),
+    flow,
   });
-  return { ...base, plan, diagnostics: sink.diagnostics, targets };
+  return { ...base, plan, diagnostics: sink.diagnostics, targets, flow };
 }
 
 function referenceEdges(

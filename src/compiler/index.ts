@@ -1,5 +1,6 @@
-import type { Diagnostic } from '../common/errors.js';
+import { hasErrors, type Diagnostic } from '../common/errors.js';
 import { readTextFile } from '../loader/index.js';
+import { chainSignatures, toolSignatures, withFlowCheck } from './check-flows.js';
 import { checkTargets, type NameCatalogue } from './check-targets.js';
 import { compileText } from './compile-chain.js';
 import type { CompileCache } from './compile-cache.js';
@@ -9,6 +10,8 @@ export type { NameCatalogue } from './check-targets.js';
 export { compileChainSet, loadChainSet, readChainFiles, readChainSources, type ChainSet, type ChainSource } from './chain-set.js';
 export { createCompileCache, type CompileCache, type CompileCacheOptions } from './compile-cache.js';
 export type { CompiledFile, TargetRef } from './compile-chain.js';
+export { inferOutputs, type ChainFlow, type ChainSignature, type Signatures, type ToolSignature } from './flow/index.js';
+export { chainSignatures } from './check-flows.js';
 export type * from './plan.js';
 export type { ToolchainChain as ChainFile } from './chain-file.generated.js';
 
@@ -35,8 +38,11 @@ export function compileChain(text: string, options: CompileOptions = {}): Compil
   const compiled = options.cache ? options.cache.compile(text, file) : compileText(text, file);
   if (!options.tools && !options.chains) return compiled.plan ? { plan: compiled.plan, diagnostics: compiled.diagnostics } : { diagnostics: compiled.diagnostics };
   const linked = checkTargets(compiled, options.tools, options.chains);
-  const diagnostics = linked.length ? [...compiled.diagnostics, ...linked] : compiled.diagnostics;
-  return compiled.plan && !linked.length ? { plan: compiled.plan, diagnostics } : { diagnostics };
+  // SPEC §10: a catalogue that knows its tools' schemas (a ToolSet, say) gets the data flow checked.
+  const tool = toolSignatures(options.tools);
+  const flow = tool ? withFlowCheck(compiled, chainSignatures(new Map(), tool)) : { diagnostics: [...compiled.diagnostics], problems: [] };
+  const diagnostics = linked.length || flow.problems.length ? [...flow.diagnostics, ...linked] : compiled.diagnostics;
+  return compiled.plan && !linked.length && !hasErrors(flow.problems) ? { plan: compiled.plan, diagnostics } : { diagnostics };
 }
 
 /** Reads a chain file and compiles it. */

@@ -1,6 +1,7 @@
 import type { RetryPolicy } from '../call/types.js';
 import type { JsonSchema } from '../common/json.js';
 import type { CompiledCondition, CompiledPath, CompiledValue } from '../expr/types.js';
+import type { ChainFlow } from './flow/flow-facts.js';
 
 // The frozen result of compiling a chain: everything a run needs, already resolved. The executor
 // walks these structures and parses nothing.
@@ -106,4 +107,6 @@ export interface ChainPlan {
   readonly tools: readonly string[];
   /** Every chain it runs as a sub-chain. */
   readonly chains: readonly string[];
+  /** What its data flows through, for the type check and the inferred outputs schema (SPEC §10). */
+  readonly flow: ChainFlow;
 }

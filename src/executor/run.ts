@@ -9,7 +9,7 @@ import { runResult } from './run-result.js';
 import { armStops } from './run-stops.js';
 import { ReadyQueue } from './ready-queue.js';
 import { stepEvent } from './step-events.js';
-import { childSite } from './step-callees.js';
+import { childSite, mockedSite } from './step-callees.js';
 import { attemptInput, EMIT, effectsOf, FREE_SLOT, isActive, PENDING, RECORD, RELEASE_DEPENDENTS, STOP_RUN, transition, WRITE_OUTPUT, type SkipReason, type StepInput, type StepRecord, type StepState } from './step-state.js';
 import { skipReason } from './skip-rule.js';
 import { startStep } from './step-work.js';
@@ -168,6 +168,10 @@ export class Run implements CallOwner, CallWatcher {
 
   /** The call site of step `i`: bound with the tools, or (sub-chain, agent) made for this run. */
   site(i: number): CallSite {
+    if (this.options.mocks !== undefined) {
+      const mocked = (this.ownSites[i] ??= mockedSite(this, this.plan.steps[i]!, this.options.mocks));
+      if (mocked !== undefined) return mocked;
+    }
     return this.bound.sites[i] ?? (this.ownSites[i] ??= childSite(this, this.plan.steps[i]!));
   }
 
@@ -224,7 +228,8 @@ export class Run implements CallOwner, CallWatcher {
   runChild(plan: ChainPlan, input: unknown, signal: AbortSignal, step: string, key: string | undefined): Promise<RunResult> {
     const { onEvent, approve, options } = this;
     const recorded = key !== undefined ? { recorder: options.recorder, restored: options.restored } : {};
-    const childOptions: RunOptions = { signal, onEvent, approve, concurrency: options.concurrency, ...recorded };
+    const mocks = options.mocks?.child(step);
+    const childOptions: RunOptions = { signal, onEvent, approve, concurrency: options.concurrency, ...recorded, ...(mocks ? { mocks } : {}) };
     const scope: RunScope = { parent: { run_id: this.runId, step }, keyPrefix: `${this.keyPrefix}${key ?? step}›`, rootRunId: this.rootRunId };
     return new Run(this.host, plan, childOptions, scope).start(this.bound.tools, input);
   }

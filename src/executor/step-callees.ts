@@ -5,7 +5,7 @@ import { agentMessagesPrepare, type AgentMessages } from './agent-step.js';
 import { agentHost } from './agent-host.js';
 import { stepSite } from './call-sites.js';
 import type { Run } from './run.js';
-import type { ExecutorHost, RunResult } from './types.js';
+import type { ExecutorHost, RunResult, StepMocks } from './types.js';
 
 // What a `chain:` or `agent:` step calls, as a Callee of the call unit, so that these steps get
 // the same attempts, timeouts, retries and fallbacks as tool steps. Both are children of the run
@@ -23,6 +23,12 @@ export function childSite(run: Run, step: PlanStep): CallSite {
         : undefined;
   if (callee === undefined) throw new Error(`executor bug: step '${step.name}' has no site`);
   return stepSite(step, callee, run.bound.fallbackTools[step.index]);
+}
+
+/** The site of a step whose callee a mock replaces (SPEC §10), or undefined when it is not mocked. */
+export function mockedSite(run: Run, step: PlanStep, mocks: StepMocks): CallSite | undefined {
+  const callee = mocks.callee(step.name, run.bound.sites[step.index]?.callee);
+  return callee === undefined ? undefined : stepSite(step, callee, run.bound.fallbackTools[step.index]);
 }
 
 /** How a chain callee starts a run of the chain (a child of a step's run, or a run of its own), for one attempt. */

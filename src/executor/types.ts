@@ -1,3 +1,4 @@
+import type { Callee } from '../call/index.js';
 import type { Clock } from '../common/clock.js';
 import type { StepError, ToolchainError } from '../common/errors.js';
 import type { ChainPlan } from '../compiler/plan.js';
@@ -31,6 +32,15 @@ export interface RunOptions {
    * an AbortController per run.
    */
   readonly control?: RunControl;
+  /** Steps whose callee is replaced (chain tests, `run --mock`, SPEC §10): a mocked step never calls its tool. */
+  readonly mocks?: StepMocks;
+}
+
+/** What stands in for some steps' callees; `real` is what the step would call (undefined for sub-chain and agent steps). */
+export interface StepMocks {
+  callee(step: string, real: Callee | undefined): Callee | undefined;
+  /** The mocks for the run of a sub-chain started by step `step`. */
+  child(step: string): StepMocks | undefined;
 }
 
 export interface RunControl {

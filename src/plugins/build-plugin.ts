@@ -1,6 +1,6 @@
 import type { Diagnostic } from '../common/errors.js';
 import type { BuiltPlugin, Registry } from '../registry/types.js';
-import type { LoadedPlugin, PluginLoad } from './load-plugin.js';
+import type { FailedTool, LoadedPlugin, PluginLoad } from './load-plugin.js';
 
 // A loaded plugin → its tools built by the registry, each schema compiled exactly once for this
 // version (or only meta-checked, when the registry is not eager), with every problem placed in
@@ -23,7 +23,34 @@ export function buildPlugin(registry: Pick<Registry, 'buildPluginTools'>, load: 
     const { line, col } = p.sourceMap.valueAt(d.pointer ?? '');
     return { ...d, file: p.manifestFile, line, col };
   };
-  const result = registry.buildPluginTools({ plugin: p.name, version: p.version, env: p.env }, p.tools);
-  if (!result.ok) return { ok: false, name: p.name, diagnostics: [...p.warnings, ...result.diagnostics.map(inManifest)] };
-  return { ok: true, plugin: { ...p, built: result.built, warnings: [...p.warnings, ...result.built.warnings.map(inManifest)] } };
+  const owner = { plugin: p.name, version: p.version, env: p.env };
+  // Pointers from the registry count positions in the list it was given: back to manifest indices.
+  const toManifest = (d: Diagnostic, indices: readonly number[]): Diagnostic => {
+    const m = /^\/tools\/(\d+)(.*)$/.exec(d.pointer ?? '');
+    return m ? { ...d, pointer: `/tools/${indices[Number(m[1])] ?? m[1]}${m[2]}` } : d;
+  };
+  let tools = p.tools;
+  let indices = p.toolIndex;
+  const failed: FailedTool[] = [...p.failedTools];
+  let result = registry.buildPluginTools(owner, tools);
+  if (!result.ok) {
+    // A tool with a bad schema is left out on its own, like one whose handler does not load.
+    const bad = new Set<number>();
+    for (const d of result.diagnostics) {
+      const m = /^\/tools\/(\d+)/.exec(d.pointer ?? '');
+      if (!m) return { ok: false, name: p.name, diagnostics: [...p.warnings, ...result.diagnostics.map(inManifest)] };
+      const k = Number(m[1]);
+      bad.add(k);
+      const diagnostic = inManifest(toManifest(d, indices));
+      failed.push({ name: tools[k]?.name ?? '?', reason: d.message.replace(/^tool '[^']*':? ?/, ''), diagnostic });
+    }
+    const keep = tools.map((_, k) => k).filter((k) => !bad.has(k));
+    tools = keep.map((k) => tools[k]!);
+    indices = keep.map((k) => indices[k]!);
+    result = registry.buildPluginTools(owner, tools);
+    if (!result.ok) return { ok: false, name: p.name, diagnostics: [...p.warnings, ...result.diagnostics.map(inManifest)] };
+  }
+  const built = result.built;
+  const warnings = [...p.warnings, ...built.warnings.map((d) => inManifest(toManifest(d, indices))), ...failed.map((f) => f.diagnostic)];
+  return { ok: true, plugin: { ...p, tools, toolIndex: indices, failedTools: failed, built, warnings } };
 }

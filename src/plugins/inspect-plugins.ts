@@ -8,6 +8,8 @@ import { listPluginFolders } from './plugin-folders.js';
 import { readManifest } from './read-manifest.js';
 import { resolveRequirements, type Candidate } from './requirements.js';
 import type { PluginState } from './types.js';
+import type { ToolSignature } from '../compiler/flow/index.js';
+import type { ToolDefinition } from '../registry/types.js';
 
 // A static look at a plugins folder, for `validate` and `list`: manifests, handler locations,
 // schemas and requirements are checked, but no handler is imported, so checking a project never
@@ -30,6 +32,10 @@ export interface PluginInspection {
   readonly toolNames: ReadonlySet<string>;
   /** The same tools by bare name only: what suggestions offer. */
   readonly bareToolNames: ReadonlySet<string>;
+  /** Their schemas, by bare and by `plugin/tool` name, for the data-flow check (SPEC §10). */
+  readonly signatures: ReadonlyMap<string, ToolSignature>;
+  /** Tools declared by a plugin that failed to load, by bare and qualified name: why, in words. */
+  readonly failedTools: ReadonlyMap<string, string>;
 }
 
 /** `cache`: where manifests' parses are kept (default: nowhere). */
@@ -47,6 +53,9 @@ export async function inspectPlugins(dir: string, cache?: DiskCache): Promise<Pl
   const resolution = resolveRequirements(candidates);
   const toolNames = new Set<string>();
   const bareToolNames = new Set<string>();
+  const signatures = new Map<string, ToolSignature>();
+  const failedTools = new Map<string, string>();
+  const sign = (t: ToolDefinition): ToolSignature => ({ ...(t.parameters ? { parameters: t.parameters } : {}), ...(t.returns ? { returns: t.returns } : {}) });
   /** Bare tool name → the active plugin that has it, first in folder order (as the engine registers them). */
   const holders = new Map<string, string>();
   const collisions = new Map<number, { index: number; tool: string; holder: string }[]>();
@@ -57,9 +66,16 @@ export async function inspectPlugins(dir: string, cache?: DiskCache): Promise<Pl
     const why = resolution.get(entries[k]!) ?? [];
     const tools = p.tools.map((t) => ({ name: t.name, description: t.description ?? '', dangerous: t.dangerous === true }));
     if (!why.length) {
+      for (const f of p.failedTools) {
+        const reason = `declared by plugin '${p.name}', failed to load: ${f.reason}`;
+        if (!failedTools.has(f.name)) failedTools.set(f.name, reason);
+        failedTools.set(`${p.name}/${f.name}`, reason);
+      }
       tools.forEach((t, index) => {
         toolNames.add(t.name).add(`${p.name}/${t.name}`);
         bareToolNames.add(t.name);
+        if (!signatures.has(t.name)) signatures.set(t.name, sign(p.tools[index]!));
+        signatures.set(`${p.name}/${t.name}`, sign(p.tools[index]!));
         const holder = holders.get(t.name);
         if (holder === undefined) holders.set(t.name, p.name);
         else collisions.set(k, [...(collisions.get(k) ?? []), { index, tool: t.name, holder }]);
@@ -71,7 +87,7 @@ export async function inspectPlugins(dir: string, cache?: DiskCache): Promise<Pl
     const report = plugins[k]!;
     plugins[k] = { ...report, diagnostics: [...report.diagnostics, ...(await collisionWarnings(report, list))] };
   }
-  return { plugins, toolNames, bareToolNames };
+  return { plugins, toolNames, bareToolNames, signatures, failedTools };
 }
 
 /**

@@ -25,10 +25,22 @@ export interface LoadedPlugin {
   readonly requirements: readonly Requirement[];
   readonly env: readonly string[];
   readonly tools: readonly ToolDefinition[];
+  /** By position in `tools`: the tool's index in the manifest (tools that failed to load are left out). */
+  readonly toolIndex: readonly number[];
+  /** Tools the manifest declares that failed to load, and why: the rest of the plugin still serves. */
+  readonly failedTools: readonly FailedTool[];
   /** Non-fatal problems found reading the manifest, placed in it. */
   readonly warnings: readonly Diagnostic[];
   /** The manifest's positions, to place later diagnostics (`/tools/<i>/…`) in it. */
   readonly sourceMap: SourceMap;
+}
+
+export interface FailedTool {
+  readonly name: string;
+  /** One sentence: why it did not load. */
+  readonly reason: string;
+  /** Where in the manifest, as an error. */
+  readonly diagnostic: Diagnostic;
 }
 
 export type PluginLoad =
@@ -150,11 +162,19 @@ export async function loadPlugin(dir: string, options: LoadPluginOptions = {}): 
   const tools = manifest.tools ?? [];
   const diagnostics: Diagnostic[] = [...read.diagnostics];
   const defs: ToolDefinition[] = [];
-  // In manifest order, one at a time: module side effects run in a predictable order.
+  const toolIndex: number[] = [];
+  const failedTools: FailedTool[] = [];
+  // In manifest order, one at a time: module side effects run in a predictable order. A tool
+  // whose handler does not load is left out on its own; the plugin's other tools still serve.
   for (const [index, tool] of tools.entries()) {
     const loaded = await loadHandler(loader, realDir, tool, modules, mode);
-    if (loaded.ok) defs.push(definition(tool, loaded.handler));
-    else diagnostics.push(place(file, sourceMap, tool.handler !== undefined ? `/tools/${index}/handler` : `/tools/${index}`, loaded.code, loaded.message));
+    if (loaded.ok) {
+      defs.push(definition(tool, loaded.handler));
+      toolIndex.push(index);
+    } else {
+      const diagnostic = place(file, sourceMap, tool.handler !== undefined ? `/tools/${index}/handler` : `/tools/${index}`, loaded.code, loaded.message);
+      failedTools.push({ name: tool.name, reason: loaded.message.replace(`tool '${tool.name}': `, ''), diagnostic });
+    }
   }
   if (hasErrors(diagnostics)) return { ok: false, name, diagnostics };
 
@@ -169,6 +189,8 @@ export async function loadPlugin(dir: string, options: LoadPluginOptions = {}): 
       requirements: read.requirements,
       env: manifest.env ?? [],
       tools: defs,
+      toolIndex,
+      failedTools,
       warnings: diagnostics,
       sourceMap,
     },

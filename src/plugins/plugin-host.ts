@@ -56,9 +56,13 @@ export function createPluginHost(options: PluginHostOptions): PluginHost {
     const folder = folders.get(entry) ?? { dir: folderDir };
     folders.set(entry, folder);
     const load = buildPlugin(registry, await loadPlugin(folderDir, { mode: registry.load, ...(cache ? { cache } : {}) }));
-    if (load.ok) {
+    // A reload never loses a tool that works now: one that fails to load keeps the last good version.
+    const lost = load.ok && folder.good ? load.plugin.failedTools.filter((f) => folder.good!.tools.some((t) => t.name === f.name)) : [];
+    if (load.ok && lost.length === 0) {
       folder.good = load.plugin;
       folder.failure = undefined;
+    } else if (load.ok) {
+      folder.failure = { name: load.plugin.name, diagnostics: lost.map((f) => f.diagnostic) };
     } else {
       folder.failure = { ...(load.name !== undefined ? { name: load.name } : {}), diagnostics: load.diagnostics };
     }
@@ -103,6 +107,7 @@ export function createPluginHost(options: PluginHostOptions): PluginHost {
     for (const [entry, folder] of inFolderOrder()) {
       // Tools of an inactive plugin: TOOL_NOT_FOUND names the plugin and its unmet requirement.
       if (folder.good) registry.setInactive?.(folder.good.name, folder.good.tools.map((t) => t.name), resolution.get(entry)?.[0]?.message);
+      if (folder.good) registry.setFailedTools?.(folder.good.name, folder.good.failedTools);
       report(entry, folder);
     }
   }

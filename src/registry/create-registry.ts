@@ -45,6 +45,7 @@ export function createRegistry(options: RegistryOptions = {}): Registry {
   const ours = new WeakMap<BuiltPlugin, ReadonlyMap<string, BuiltTool>>();
   const former = new Map<string, string>();
   const inactive = new Map<string, { readonly plugin: string; readonly reason: string }>();
+  const failed = new Map<string, { readonly plugin: string; readonly reason: string }>();
   const listeners = new Set<(tools: ToolSet) => void>();
   let version = 0;
   let snapshot: ToolSet | undefined;
@@ -56,6 +57,7 @@ export function createRegistry(options: RegistryOptions = {}): Registry {
       pluginTools: [...plugins.values()].map((p) => [...p.tools.values()].map((b) => b.tool)),
       former: new Map(former),
       inactive: new Map(inactive),
+      failed: new Map(failed),
       warnings: [...codeTools.values(), ...[...plugins.values()].flatMap((p) => [...p.tools.values()])].flatMap((b) => b.warnings),
     });
     return snapshot;
@@ -195,6 +197,15 @@ export function createRegistry(options: RegistryOptions = {}): Registry {
           inactive.set(tool, { plugin, reason });
           inactive.set(`${plugin}/${tool}`, { plugin, reason });
         }
+      }
+      snapshot = undefined;
+    },
+
+    setFailedTools(plugin, failures) {
+      for (const [name, entry] of [...failed]) if (entry.plugin === plugin) failed.delete(name);
+      for (const f of failures) {
+        failed.set(f.name, { plugin, reason: f.reason });
+        failed.set(`${plugin}/${f.name}`, { plugin, reason: f.reason });
       }
       snapshot = undefined;
     },

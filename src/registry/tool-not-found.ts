@@ -8,8 +8,11 @@ import type { ToolSet } from './types.js';
 export function toolNotFound(tools: ToolSet, name: string): ToolchainError {
   const former = tools.formerProvider(name);
   const inactive = tools.inactiveProvider?.(name);
+  const failed = tools.failedTool?.(name);
   const closest = closestNames(name, tools.names(), 3);
-  const gone = inactive
+  const gone = failed
+    ? `; declared by plugin '${failed.plugin}', failed to load: ${failed.reason}`
+    : inactive
     ? `; plugin '${inactive.plugin}' provides it but is inactive: ${inactive.reason}`
     : former
       ? `; it was provided by plugin '${former}', which no longer provides it`

@@ -16,6 +16,8 @@ export interface ToolSetParts {
   readonly warnings: readonly Diagnostic[];
   /** Bare and qualified names of tools of inactive plugins → the plugin and why. */
   readonly inactive?: ReadonlyMap<string, InactiveProvider>;
+  /** Bare and qualified names of tools a plugin declares that failed to load → the plugin and why. */
+  readonly failed?: ReadonlyMap<string, InactiveProvider>;
 }
 
 export function createToolSet(parts: ToolSetParts): ToolSet {
@@ -56,5 +58,6 @@ export function createToolSet(parts: ToolSetParts): ToolSet {
     tools: () => all,
     formerProvider: (name: string) => (byName.has(name) ? undefined : former.get(name)),
     inactiveProvider: (name: string) => (byName.has(name) ? undefined : parts.inactive?.get(name)),
+    failedTool: (name: string) => (byName.has(name) ? undefined : parts.failed?.get(name)),
   });
 }

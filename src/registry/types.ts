@@ -101,6 +101,8 @@ export interface ToolSet extends ToolCatalogue {
   formerProvider(name: string): string | undefined;
   /** The inactive plugin that has a tool of this name, and why it is inactive (an unmet `requires`). */
   inactiveProvider?(name: string): InactiveProvider | undefined;
+  /** The plugin that declares a tool of this name that failed to load, and why. */
+  failedTool?(name: string): InactiveProvider | undefined;
   /** Every tool once, code tools first, then plugins in the order they were first registered. */
   tools(): readonly Tool[];
   /** Warnings about the set as a whole, e.g. a bare name two plugins provide (NAME_COLLISION). */
@@ -205,6 +207,8 @@ export interface Registry {
    * undefined: it is not inactive any more), so that TOOL_NOT_FOUND can say so.
    */
   setInactive?(plugin: string, tools: readonly string[], reason: string | undefined): void;
+  /** Remember the tools `plugin` declares that failed to load (replacing what was said before), for TOOL_NOT_FOUND. */
+  setFailedTools?(plugin: string, failures: readonly { readonly name: string; readonly reason: string }[]): void;
 }
 
 export interface PluginToolsResult {

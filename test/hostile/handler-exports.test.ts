@@ -22,10 +22,12 @@ describe('inherited names are not handler exports', () => {
       'p/tools/fn.cjs': 'module.exports = function handler() { return 1; };\n',
     });
     const load = await loadPlugin(join(root, 'p'));
-    expect(load.ok).toBe(false);
-    if (load.ok) return;
-    expect(load.diagnostics).toHaveLength(names.length + 1);
-    for (const d of load.diagnostics) expect(d.code).toBe('HANDLER_LOAD');
+    // Each broken tool is left out on its own; the plugin itself loads (issue 13).
+    expect(load.ok).toBe(true);
+    if (!load.ok) return;
+    const failed = load.plugin.failedTools.map((f) => f.diagnostic);
+    expect(failed).toHaveLength(names.length + 1);
+    for (const d of failed) expect(d.code).toBe('HANDLER_LOAD');
   });
 
   it('a tool named like an inherited method does not pick it up from a CommonJS exports object', async () => {
@@ -34,7 +36,9 @@ describe('inherited names are not handler exports', () => {
       'p/tools/x.cjs': 'module.exports = { nothing_here: 1 };\n',
     });
     const load = await loadPlugin(join(root, 'p'));
-    expect(load.ok).toBe(false);
+    // The tool is left out with HANDLER_LOAD; the plugin itself loads (issue 13).
+    expect(load.ok && load.plugin.tools).toEqual([]);
+    expect(load.ok && load.plugin.failedTools.map((f) => f.diagnostic.code)).toEqual(['HANDLER_LOAD']);
   });
 
   it('own exports with those names still work when the module really has them', async () => {

@@ -8,6 +8,7 @@ import { registerResume } from './resume.js';
 import { registerRun } from './run.js';
 import { registerRuns } from './runs.js';
 import { registerServe } from './serve.js';
+import { registerTest } from './test.js';
 import { registerTools } from './tools.js';
 import { registerValidate } from './validate.js';
 import { registerWatch } from './watch.js';
@@ -25,4 +26,5 @@ export function registerCommands(program: Command, ctx: CommandContext): void {
   registerInit(program, ctx);
   registerWatch(program, ctx);
   registerServe(program, ctx);
+  registerTest(program, ctx);
 }

@@ -1,4 +1,4 @@
-import { access, mkdir, writeFile } from 'node:fs/promises';
+import { access, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import type { Command } from 'commander';
 import { ToolchainError } from '../../common/errors.js';
@@ -24,7 +24,19 @@ export function registerInit(program: Command, ctx: CommandContext): void {
         await writeFile(target(f.path), withSchemaPath(f.text, target(f.path)), { flag: 'wx' });
         ctx.io.stdout.write(`created ${relative(ctx.io.cwd, target(f.path))}\n`);
       }
-      ctx.io.stdout.write('\nnext: toolchain run hello --input name=Ada\n');
+      // The run store and other local state live in .toolchain/: never commit them.
+      const ignore = join(ctx.io.cwd, '.gitignore');
+      const current = (await exists(ignore)) ? await readFile(ignore, 'utf8') : '';
+      if (!/^\/?\.toolchain\/?$/m.test(current)) {
+        await writeFile(ignore, `${current}${current && !current.endsWith('\n') ? '\n' : ''}.toolchain/\n`);
+        ctx.io.stdout.write(`${current ? 'updated' : 'created'} .gitignore\n`);
+      }
+      // The hint names the folders this command used, so that it works as it is printed.
+      const folders = [chains !== join(ctx.io.cwd, 'chains') ? `--chains ${relative(ctx.io.cwd, chains) || '.'}` : '', plugins !== join(ctx.io.cwd, 'plugins') ? `--plugins ${relative(ctx.io.cwd, plugins) || '.'}` : ''].filter(Boolean).join(' ');
+      // Started as `node …/bin/toolchain.js` (the README's flow) the hint says so; installed, `toolchain`.
+      const script = process.argv[1] ?? '';
+      const bin = /\.[cm]?js$/.test(script) ? `node ${relative(ctx.io.cwd, script) || script}` : 'toolchain';
+      ctx.io.stdout.write(`\nnext: ${bin}${folders ? ` ${folders}` : ''} run hello --input name=Ada\n`);
       ctx.exit(EXIT_OK);
     });
 }

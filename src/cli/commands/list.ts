@@ -2,7 +2,7 @@ import { Argument, type Command } from 'commander';
 import { loadProject, type Project } from '../load-project.js';
 import { EXIT_OK, type CliIO } from '../io.js';
 import type { CommandContext } from '../main.js';
-import { relativeTo, showDiagnostic } from '../paths.js';
+import { missingFolders, relativeTo, showDiagnostic } from '../paths.js';
 
 type What = 'chains' | 'tools' | 'plugins';
 
@@ -15,6 +15,8 @@ export function registerList(program: Command, ctx: CommandContext): void {
     .action(async (what: What, options: { json: boolean }) => {
       const project = await loadProject(ctx.globals(), ctx.diskCache());
       const rows = ROWS[what](project, ctx.io);
+      const folder = what === 'chains' ? ctx.globals().chains : ctx.globals().plugins;
+      if ((await missingFolders(ctx.globals())).includes(folder)) ctx.io.stderr.write(`no ${what === 'chains' ? 'chains' : 'plugins'} folder: ${relativeTo(ctx.io.cwd, folder)} does not exist (--${what === 'chains' ? 'chains' : 'plugins'} DIR names another)\n`);
       if (options.json) ctx.io.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
       else for (const r of rows) ctx.io.stdout.write(`${TEXT[what](r as never)}\n`);
       ctx.exit(EXIT_OK);

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { createEngine } from '../../engine.js';
 import type { CommandContext } from '../main.js';
-import { runSession, type SessionFlags } from '../run-session.js';
+import { openSession, type SessionFlags } from '../run-session.js';
 import { collect } from '../shared-options.js';
 import { storeUrl } from '../store-url.js';
 
@@ -22,12 +22,15 @@ export function registerResume(program: Command, ctx: CommandContext): void {
     .option('--json', 'print the whole result as one JSON object', false)
     .option('--approve <tool>', 'allow calls of this dangerous tool (repeatable)', collect, [])
     .option('--store <url>', 'the run store (default: TOOLCHAIN_STORE, else sqlite:.toolchain/runs.db)')
+    .option('--verbose', "show tools' ctx.log lines on stderr", false)
     .action(async (runId: string, flags: ResumeFlags) => {
       const globals = ctx.globals();
-      const engine = await createEngine({ chainsDir: globals.chains, pluginsDir: globals.plugins, load: 'lazy', cache: ctx.diskCache(), store: storeUrl(flags.store, ctx.io) });
+      const session = openSession(ctx.io, flags);
+      const logger = session.logger ? { logger: session.logger } : {};
+      const engine = await createEngine({ chainsDir: globals.chains, pluginsDir: globals.plugins, load: 'lazy', cache: ctx.diskCache(), store: storeUrl(flags.store, ctx.io), ...logger });
       try {
         ctx.io.stderr.write(`resuming run ${runId}\n`);
-        ctx.exit(await runSession(ctx.io, flags, (options) => engine.resume(runId, { ...options, allowChanged: flags.allowChanged })));
+        ctx.exit(await session.run((options) => engine.resume(runId, { ...options, allowChanged: flags.allowChanged })));
       } finally {
         await engine.close();
       }

@@ -4,22 +4,24 @@ import { createEngine } from '../../engine.js';
 import { ToolchainError } from '../../common/errors.js';
 import type { CommandContext } from '../main.js';
 import { readInput, type InputFlags } from '../run-input.js';
-import { runSession, type SessionFlags } from '../run-session.js';
+import { parseMocks } from '../run-mocks.js';
+import { openSession, type SessionFlags } from '../run-session.js';
 import { collect } from '../shared-options.js';
 import { storeUrl } from '../store-url.js';
 
-// `toolchain run CHAIN` (SPEC §5, §7): inputs from --input-file, then --input-json, then each
+// `toolchain run CHAIN` (SPEC §5, §7, §10): inputs from --input-file, then --input-json, then each
 // --input KEY=VALUE (later ones win); outputs as JSON on stdout (or the whole result with
 // --json); live progress on stderr only when it is a terminal; exit 0 / 1 (the run failed) /
 // 2 (bad usage, bad input, unknown or invalid chain, a tool that is not installed). The run is
 // recorded in the run store, and its id is printed on stderr first, so that it can be resumed.
+// `--mock STEP=JSON` makes a dry run: those steps return the JSON and never call their tools.
 
 interface RunFlags extends InputFlags, SessionFlags {
   readonly concurrency?: string;
   readonly runId?: string;
   readonly store?: string;
+  readonly mock: string[];
 }
-
 
 export function registerRun(program: Command, ctx: CommandContext): void {
   program
@@ -34,6 +36,8 @@ export function registerRun(program: Command, ctx: CommandContext): void {
     .option('--concurrency <n>', 'at most this many steps at once')
     .option('--run-id <id>', 'the run\'s id: its idempotency key (a finished run with this id is answered from the store)')
     .option('--store <url>', 'where runs are recorded: sqlite:FILE, postgres://…, redis://…, memory: (default: TOOLCHAIN_STORE, else sqlite:.toolchain/runs.db)')
+    .option('--verbose', "show tools' ctx.log lines on stderr", false)
+    .option('--mock <step=json>', 'dry run: step STEP returns this JSON instead of calling its tool (repeatable; `sub›step` for a sub-chain step)', collect, [])
     .action(async (chain: string, flags: RunFlags) => {
       ctx.exit(await runCommand(ctx, chain, flags));
     });
@@ -46,16 +50,24 @@ async function runCommand(ctx: CommandContext, chainName: string, flags: RunFlag
   if (concurrency !== undefined && !(Number.isInteger(concurrency) && concurrency >= 1)) {
     throw new ToolchainError('USAGE', `--concurrency must be a whole number of at least 1, got '${flags.concurrency}'`);
   }
+  const mocks = parseMocks(flags.mock);
+  const session = openSession(io, flags);
   // One run calls a few of the installed tools: compile their validators and import their
   // handlers on first use only.
-  const engine = await createEngine({ chainsDir: globals.chains, pluginsDir: globals.plugins, load: 'lazy', cache: ctx.diskCache(), store: storeUrl(flags.store, io) });
+  const engine = await createEngine({
+    chainsDir: globals.chains,
+    pluginsDir: globals.plugins,
+    load: 'lazy',
+    cache: ctx.diskCache(),
+    store: storeUrl(flags.store, io),
+    ...(session.logger ? { logger: session.logger } : {}),
+  });
   try {
     const input = await readInput(io, flags, engine.chain(chainName));
     const runId = flags.runId ?? randomUUID();
     io.stderr.write(`run ${runId}\n`);
-    return await runSession(io, flags, (options) => engine.run(chainName, input, { ...options, runId, ...(concurrency !== undefined ? { concurrency } : {}) }));
+    return await session.run((options) => engine.run(chainName, input, { ...options, runId, ...(concurrency !== undefined ? { concurrency } : {}), ...(mocks ? { mocks } : {}) }));
   } finally {
     await engine.close();
   }
 }
-

@@ -4,7 +4,7 @@ import { hasErrors, type Diagnostic } from '../../common/errors.js';
 import { isManifest, loadProject } from '../load-project.js';
 import { EXIT_OK, EXIT_USAGE } from '../io.js';
 import type { CommandContext } from '../main.js';
-import { showDiagnostic } from '../paths.js';
+import { missingFolders, relativeTo, showDiagnostic } from '../paths.js';
 
 export function registerValidate(program: Command, ctx: CommandContext): void {
   program
@@ -33,8 +33,13 @@ export function registerValidate(program: Command, ctx: CommandContext): void {
       const pluginCount = named.length ? named.filter(isManifest).length : project.plugins.plugins.length;
       const what = `${plural(chainCount, 'chain')} and ${plural(pluginCount, 'plugin')}`;
       const errors = problems.filter((d) => d.severity === 'error').length;
+      if (!named.length) {
+        for (const dir of await missingFolders(globals)) ctx.io.stderr.write(`warning: ${relativeTo(ctx.io.cwd, dir)} does not exist: nothing there was checked\n`);
+      }
       if (hasErrors(problems)) {
-        ctx.io.stderr.write(`${plural(errors, 'problem')} in ${what}\n`);
+        // The files that have problems, out of those checked.
+        const withErrors = new Set(problems.filter((d) => d.severity === 'error').map((d) => d.file)).size;
+        ctx.io.stderr.write(`${plural(errors, 'problem')} in ${plural(withErrors, 'file')} (of ${what} checked)\n`);
         ctx.exit(EXIT_USAGE);
       } else {
         ctx.io.stderr.write(`ok: ${what} valid\n`);

@@ -4,7 +4,9 @@ import type { Diagnostic } from '../../common/errors.js';
 import type { PluginEvent } from '../../plugins/index.js';
 import { EXIT_OK } from '../io.js';
 import type { CommandContext } from '../main.js';
-import { relativeTo, showDiagnostic } from '../paths.js';
+import { missingFolders, relativeTo, showDiagnostic } from '../paths.js';
+import type { LogEntry } from '../../executor/index.js';
+import { printable } from '../../common/printable.js';
 
 // `toolchain watch`: an engine that stays up and reloads plugins and chains as their files
 // change, printing one line per reload and one per problem, until interrupted.
@@ -13,7 +15,8 @@ export function registerWatch(program: Command, ctx: CommandContext): void {
   program
     .command('watch')
     .description('keep an engine running, reload plugins and chains as they change, and print each reload and error')
-    .action(async () => {
+    .option('--verbose', "show tools' ctx.log lines", false)
+    .action(async (flags: { verbose: boolean }) => {
       const { io } = ctx;
       const globals = ctx.globals();
       const say = (line: string): void => void io.stdout.write(`${new Date().toISOString().slice(11, 19)} ${line}\n`);
@@ -25,17 +28,23 @@ export function registerWatch(program: Command, ctx: CommandContext): void {
         pluginsDir: globals.plugins,
         watch: true,
         cache: ctx.diskCache(),
+        ...(flags.verbose ? { logger: (e: LogEntry) => say(printable(`[${e.step}] ${e.message}${e.fields ? ` ${JSON.stringify(e.fields)}` : ''}`)) } : {}),
         onPluginEvent: (e) => {
           say(describePlugin(e));
           problems(e.diagnostics ?? []);
         },
         onChainsReloaded: (e: ChainsReloadedEvent) => {
-          say(`chains reloaded: ${e.chains.length ? e.chains.join(', ') : 'none runnable'}`);
+          // A chain whose file now has errors keeps its last good version: say so, not "reloaded".
+          const broken = new Set(e.diagnostics.filter((d) => d.severity === 'error').map((d) => d.file));
+          const errors = e.diagnostics.filter((d) => d.severity === 'error').length;
+          say(errors ? `chains: ${errors} problem${errors === 1 ? '' : 's'} in ${broken.size} file${broken.size === 1 ? '' : 's'}; the last good versions keep serving (runnable: ${e.chains.join(', ') || 'none'})` : `chains reloaded: ${e.chains.length ? e.chains.join(', ') : 'none runnable'}`);
           problems(e.diagnostics);
         },
       });
       const plugins = engine.plugins();
-      say(`watching ${relativeTo(io.cwd, globals.plugins)} (${plugins.length} plugin${plugins.length === 1 ? '' : 's'}) and ${relativeTo(io.cwd, globals.chains)} (${engine.chains().length} chains); Ctrl-C stops`);
+      const chainCount = engine.chains().length;
+      say(`watching ${relativeTo(io.cwd, globals.plugins)} (${plugins.length} plugin${plugins.length === 1 ? '' : 's'}) and ${relativeTo(io.cwd, globals.chains)} (${chainCount} chain${chainCount === 1 ? '' : 's'}); Ctrl-C stops`);
+      for (const missing of await missingFolders(globals)) say(`warning: ${relativeTo(io.cwd, missing)} does not exist (yet)`);
       problems(engine.diagnostics());
       // Tool names two plugins share (NAME_COLLISION): which one the bare name means.
       problems(engine.tools().warnings);

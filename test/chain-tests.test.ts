@@ -1,0 +1,129 @@
+import { describe, expect, it } from 'vitest';
+import { createEngine, testChain, parseTestFile } from '../src/index.js';
+import { runCli } from './helpers/run-cli.js';
+
+// SPEC §10: chain tests with mocked steps, from the command line and from code, and dry runs.
+
+const TEXT = `chain: twice
+cases:
+  - name: the mocked step never calls its tool; the other one does
+    input: { n: 2 }
+    mocks:
+      first: { output: { value: 40 } }
+    expect:
+      outputs: { result: 41 }
+      steps: { first: { status: succeeded, attempts: 1 }, second: { status: succeeded } }
+  - name: a sequence gives one result per attempt
+    input: { n: 2 }
+    mocks:
+      first: { sequence: [ { error: FLAKY }, { error: FLAKY }, { output: { value: 1 } } ] }
+    expect:
+      outputs: { result: 2 }
+      steps: { first: { attempts: 3 } }
+  - name: a delay past the step's timeout is a TIMEOUT
+    input: { n: 2 }
+    mocks:
+      first: { output: { value: 1 }, delay: 2s }
+    expect:
+      status: failed
+      error: TIMEOUT
+`;
+
+const CHAIN = `name: twice
+inputs: { n: integer }
+steps:
+  - name: first
+    tool: add_one
+    timeout: 300ms
+    retry: { max_attempts: 3, backoff: { initial: 1ms, jitter: none } }
+    input_map: { value: $.n }
+  - name: second
+    tool: add_one
+    input_map: { value: $.first.value }
+outputs: { result: $.second.value }
+`;
+
+describe('testChain', () => {
+  it('runs each case with its mocks: mocked steps never call their tool, unmocked ones do', async () => {
+    const engine = await createEngine({ cache: 'off' });
+    const calls: number[] = [];
+    try {
+      engine.registerTool({
+        name: 'add_one',
+        parameters: { type: 'object', properties: { value: { type: 'integer' } }, required: ['value'] },
+        returns: { type: 'object', properties: { value: { type: 'integer' } } },
+        handler: ({ value }) => {
+          calls.push(Number(value));
+          return { value: Number(value) + 1 };
+        },
+      });
+      engine.addChain(CHAIN, 'twice.yaml');
+      const { suite } = parseTestFile(TEXT, 'twice.test.yaml');
+      const result = await testChain(engine, suite!);
+      expect(result.cases.map((c) => [c.name, c.passed, c.mismatches])).toEqual([
+        ['the mocked step never calls its tool; the other one does', true, []],
+        ['a sequence gives one result per attempt', true, []],
+        ["a delay past the step's timeout is a TIMEOUT", true, []],
+      ]);
+      // Only `second` ran the real tool: with 40 (case 1) and 1 (case 2); case 3 failed before it.
+      expect(calls).toEqual([40, 1]);
+      expect(result.cases[1]!.mockCalls).toEqual({ first: 3 });
+      expect([result.passed, result.failed]).toEqual([3, 0]);
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it('reports an invalid test file with TEST_INVALID at its line and column', () => {
+    const { suite, diagnostics } = parseTestFile('chain: x\ncases:\n  - name: a\n    mocks: { s: { outptu: 1 } }\n    expect: { status: maybe }\n', 't.test.yaml');
+    expect(suite).toBeUndefined();
+    expect(diagnostics.map((d) => [d.code, d.line, d.col])).toEqual([
+      ['TEST_INVALID', 4, 19],
+      ['TEST_INVALID', 4, 17],
+      ['TEST_INVALID', 5, 23],
+    ]);
+  });
+});
+
+describe('toolchain test', () => {
+  it('runs every shipped chain test: ✓ per case and the summary line, exit 0', async () => {
+    const { code, stdout } = await runCli(['test']);
+    expect(code, stdout).toBe(0);
+    expect(stdout).toMatch(/✓ answers with the time and the population/);
+    expect(stdout).toMatch(/^\d+ passed, 0 failed$/m);
+  });
+
+  it('shows a diff for a failing case and exits 1; --json says the same', async () => {
+    const { code, stdout } = await runCli(['test', 'test/fixtures/chain-tests/failing.test.yaml']);
+    expect(code).toBe(1);
+    expect(stdout).toContain('✗ expects the wrong city');
+    expect(stdout).toContain('outputs.city:\n        - expected "Kyoto"\n        + actual   "Osaka"');
+    expect(stdout).toMatch(/^1 passed, 1 failed$/m);
+    const json = await runCli(['test', '--json', 'test/fixtures/chain-tests/failing.test.yaml']);
+    expect(json.code).toBe(1);
+    const parsed = JSON.parse(json.stdout) as { passed: number; failed: number; files: { cases: { passed: boolean; mismatches: unknown[] }[] }[] };
+    expect([parsed.passed, parsed.failed]).toEqual([1, 1]);
+    expect(parsed.files[0]!.cases[0]!.mismatches).toEqual([{ path: 'outputs.city', expected: 'Kyoto', actual: 'Osaka' }]);
+  });
+
+  it('exits 2 for an invalid test file, naming the line', async () => {
+    const { code, stderr } = await runCli(['test', 'test/fixtures/chain-tests/invalid.test.yaml']);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/^test\/fixtures\/chain-tests\/invalid\.test\.yaml:5:17 TEST_INVALID unknown key 'outptu'/m);
+  });
+});
+
+describe('toolchain run --mock', () => {
+  it('replaces the named steps with fixed results (a dry run)', async () => {
+    const locate = { city: 'Atlantis', country: 'Sea', iso2: 'XX', timezone: 'UTC', confidence: 1, lat: 0, lng: 0, matched: 'Atlantis' };
+    const { code, stdout } = await runCli(['run', 'city_brief', '--input', 'question=x', '--mock', `locate=${JSON.stringify(locate)}`, '--mock', 'facts={"population":7}']);
+    expect(code).toBe(0);
+    expect((JSON.parse(stdout) as { text: string }).text).toMatch(/^Atlantis, Sea: \d\d:\d\d \(UTC\), population 7$/);
+  });
+
+  it('refuses a --mock that is not STEP=JSON', async () => {
+    const { code, stderr } = await runCli(['run', 'city_brief', '--input', 'question=x', '--mock', 'locate={city']);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/INPUT_INVALID --mock locate is not valid JSON/);
+  });
+});

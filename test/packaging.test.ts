@@ -1,0 +1,45 @@
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { REPO } from './helpers/run-cli.js';
+
+// What `npm pack` ships and how the package loads from another project (issue 13 §4).
+
+function run(file: string, args: readonly string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(file, args, { cwd, timeout: 60_000, maxBuffer: 32 * 1024 * 1024 }, (error, stdout, stderr) =>
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 99) : 0, stdout, stderr }),
+    );
+  });
+}
+
+const project = mkdtempSync(join(tmpdir(), 'toolchain-consumer-'));
+afterAll(() => rmSync(project, { recursive: true, force: true }));
+
+describe('the package', () => {
+  it('ships no V8 code caches, no source maps, and a LICENSE', async () => {
+    // A code cache as bin/toolchain.js leaves it after a command: machine-local, never shipped.
+    writeFileSync(join(REPO, 'dist', `cli.bundle.cjs.${process.version}.packtest.v8cache`), 'x');
+    const { code, stdout } = await run('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], REPO);
+    rmSync(join(REPO, 'dist', `cli.bundle.cjs.${process.version}.packtest.v8cache`), { force: true });
+    expect(code).toBe(0);
+    const files = (JSON.parse(stdout) as { files: { path: string }[] }[])[0]!.files.map((f) => f.path);
+    expect(files.filter((f) => f.includes('v8cache') || f.endsWith('.map'))).toEqual([]);
+    expect(files).toContain('LICENSE');
+    expect(files).toContain('dist/index.js');
+    expect(files).toContain('schemas/chain.schema.json');
+  });
+
+  it('loads with require() and with import from another project', async () => {
+    mkdirSync(join(project, 'node_modules'), { recursive: true });
+    symlinkSync(REPO, join(project, 'node_modules', 'toolchain'), 'dir');
+    writeFileSync(join(project, 'use.cjs'), "const t = require('toolchain'); console.log(typeof t.createEngine, typeof t.testChain);\n");
+    writeFileSync(join(project, 'use.mjs'), "import { createEngine, testChain } from 'toolchain'; console.log(typeof createEngine, typeof testChain);\n");
+    const cjs = await run(process.execPath, ['use.cjs'], project);
+    expect(cjs.stdout.trim(), cjs.stderr).toBe('function function');
+    const esm = await run(process.execPath, ['use.mjs'], project);
+    expect(esm.stdout.trim(), esm.stderr).toBe('function function');
+  });
+});
