@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { Callee } from './call/index.js';
-import { openUserCache, type DiskCache } from './cache/index.js';
+import { openUserCache } from './cache/index.js';
 import { compileChain, createCompileCache, loadChainSet, type ChainPlan, type ChainSet } from './compiler/index.js';
 import { didYouMean, formatDiagnostic, hasErrors, suggestionSuffix, ToolchainError, type Diagnostic, type ErrorCode } from './common/errors.js';
-import { createBinder, createInputChecker, createSlots, executeChain, systemClock, type Clock, type ExecutorHost, type LogEntry, type RunError, type RunOptions, type RunResult } from './executor/index.js';
+import { createBinder, createInputChecker, createSlots, executeChain, systemClock, type ExecutorHost, type LogEntry, type RunEvent, type RunOptions, type RunResult } from './executor/index.js';
 import { chainCallee } from './executor/step-callees.js';
 import { runAgent } from './llm/agent/index.js';
 import type { CallTargets, ChainCallOptions } from './llm/call-targets.js';
@@ -12,10 +12,14 @@ import { DurableRuns, type StartOptions } from './runs/durable-runs.js';
 import type { RunDetail, RunSummary } from './runs/stored-result.js';
 import { isMemoryStore } from './store/memory.js';
 import { openStore } from './store/open-store.js';
-import type { Durability, RunFilter, RunStore } from './store/types.js';
-import { createPluginHost, watchFiles, type PluginEvent, type PluginHost, type PluginStatus } from './plugins/index.js';
+import type { RunFilter } from './store/types.js';
+import type { Observer } from './observe/index.js';
+import { checkConcurrency, checkLoadOptions, type EngineOptions } from './engine/options.js';
+import { keepLastGood } from './engine/keep-last-good.js';
+import { failedBeforeStart } from './engine/refuse.js';
+import { createPluginHost, watchFiles, type PluginHost, type PluginStatus } from './plugins/index.js';
 import { createRegistry, createSchemaCompiler } from './registry/index.js';
-import type { LoadMode, Registry, RegistryOptions, Tool, ToolDefinition, ToolSet } from './registry/types.js';
+import type { Tool, ToolDefinition, ToolSet } from './registry/types.js';
 
 // createEngine wires the stages together (STYLE 1): chain files → compiled plans, plugins and
 // code → the tool registry, and the executor, which walks a plan with the tools of the moment.
@@ -26,58 +30,6 @@ import type { LoadMode, Registry, RegistryOptions, Tool, ToolDefinition, ToolSet
 // chain "broken" until the chains are reloaded too, and a missing tool fails the run that needs
 // it with TOOL_NOT_FOUND (naming the tool and the plugin that used to provide it). The static
 // check against installed tools is `toolchain validate`'s job.
-
-export interface EngineOptions {
-  /** Folder of chain files (default: none; chains can also be added with `addChain`). */
-  readonly chainsDir?: string;
-  /** Folder of plugin folders (SPEC §3). */
-  readonly pluginsDir?: string;
-  /** Reload chains (and plugins) when their files change (SPEC §3.3). */
-  readonly watch?: boolean;
-  /** Steps running at once across every run of this engine (default: unlimited). */
-  readonly concurrency?: number;
-  /** Time source for timestamps, timeouts and backoff; tests inject a fake one. */
-  readonly clock?: Clock;
-  /** Uniform random in [0, 1) for backoff jitter; tests inject a fixed one. */
-  readonly random?: () => number;
-  /** Use this registry instead of a new one (e.g. shared with an LLM front end). */
-  readonly registry?: Registry;
-  /** Options of the registry the engine creates (result size limit, env, cache clock, schema compiler). */
-  readonly registryOptions?: Omit<RegistryOptions, 'load'>;
-  /**
-   * When loading work happens (LoadMode): `eager` (the default) compiles validators and imports
-   * plugin handlers at load, so a long-running engine finds a broken plugin then and keeps the
-   * last good version; `lazy` defers both to a tool's first call, for one-shot processes such as
-   * `toolchain run`. With `registry`, the registry's own mode applies (and this must match it).
-   */
-  readonly load?: Exclude<LoadMode, 'static'>;
-  /**
-   * The disk cache for YAML parses, plugin module transforms and compiled validators: one opened
-   * with `openUserCache` / `openDiskCache`, or `'off'`. Default: `openUserCache()`, the per-user
-   * cache directory ($TOOLCHAIN_CACHE_DIR, $XDG_CACHE_HOME/toolchain or ~/.cache/toolchain).
-   */
-  readonly cache?: DiskCache | 'off';
-  /** Where tools' `ctx.log()` lines go (default: dropped). */
-  readonly logger?: (entry: LogEntry) => void;
-  /**
-   * Where runs are recorded (SPEC §7.1): `memory:` (the default), `sqlite:FILE`, `postgres://…`,
-   * `redis://…`, or a RunStore. The engine closes a store it opened from a URL.
-   */
-  readonly store?: string | RunStore;
-  readonly durability?: Durability;
-  /** How long a run's owner holds it without renewing (default 30 s): a run whose owner died is resumable after that at the latest. */
-  readonly leaseMs?: number;
-  /** Plugin loads, reloads and failures (SPEC §3.3). */
-  readonly onPluginEvent?: (event: PluginEvent) => void;
-  /** With `watch`: the chains folder was read again (its runnable chains and its problems). */
-  readonly onChainsReloaded?: (event: ChainsReloadedEvent) => void;
-}
-
-export interface ChainsReloadedEvent {
-  /** Names of the runnable chains after the reload. */
-  readonly chains: readonly string[];
-  readonly diagnostics: readonly Diagnostic[];
-}
 
 export interface Engine extends CallTargets {
   /**
@@ -90,6 +42,10 @@ export interface Engine extends CallTargets {
   resume(runId: string, options?: StartOptions): Promise<RunResult>;
   /** Asks a run to stop, wherever it runs (through the store); false when no such run is running. */
   cancel(runId: string): Promise<boolean>;
+  /** Prometheus text of the engine's metrics (SPEC §8); needs `observe`. */
+  metrics(): Promise<string>;
+  /** What observes every run, when the engine was made with `observe`. */
+  readonly observer: Observer | undefined;
   /** The recorded runs. */
   readonly runs: {
     list(filter?: RunFilter): Promise<RunSummary[]>;
@@ -116,23 +72,9 @@ export interface Engine extends CallTargets {
   close(): Promise<void>;
 }
 
-function checkConcurrency(name: string, value: unknown): void {
-  if (value === undefined || value === Infinity) return;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
-    throw new ToolchainError('USAGE', `option '${name}' must be a whole number of at least 1, got ${JSON.stringify(value) ?? String(value)}`);
-  }
-}
-
 const noLog = (): void => undefined;
 
-function checkLoadOptions({ load, registry, cache }: EngineOptions): void {
-  const given = (v: unknown): string => JSON.stringify(v) ?? String(v);
-  if (load !== undefined && load !== 'eager' && load !== 'lazy') throw new ToolchainError('USAGE', `option 'load' must be 'eager' or 'lazy', got ${given(load)}`);
-  if (load !== undefined && registry && registry.load !== load) throw new ToolchainError('USAGE', `option 'load' is '${load}' but the registry given was made with load '${registry.load}'`);
-  if (cache !== undefined && cache !== 'off' && typeof (cache as Partial<DiskCache>).read !== 'function') {
-    throw new ToolchainError('USAGE', `option 'cache' must be 'off' or a cache from openUserCache/openDiskCache, got ${given(cache)}`);
-  }
-}
+export type { ChainsReloadedEvent, EngineOptions } from './engine/options.js';
 
 export async function createEngine(options: EngineOptions = {}): Promise<Engine> {
   checkConcurrency('concurrency', options.concurrency);
@@ -150,6 +92,8 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
   const closers: (() => Promise<void> | void)[] = [];
 
   const lookup = (name: string): ChainPlan | undefined => added.get(name) ?? set.plans.get(name);
+  const observer = options.observe === true ? (await import('./observe/index.js')).createObserver({ chain: lookup }) : options.observe;
+  const logger = options.logger && observer ? (entry: LogEntry): void => (options.logger!(entry), observer.log(entry)) : (options.logger ?? observer?.log ?? noLog);
 
   const host: ExecutorHost = {
     clock: options.clock ?? systemClock,
@@ -157,7 +101,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
     slots: options.concurrency !== undefined && options.concurrency !== Infinity ? createSlots(options.concurrency) : undefined,
     newRunId: randomUUID,
     chain: lookup,
-    log: options.logger ?? noLog,
+    log: logger,
     binder: createBinder(),
     checkInput: createInputChecker((schema) => registry.schemas.compile(schema, 'arguments').validate),
     agents: runAgent,
@@ -212,6 +156,13 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
     await watcher.ready;
   }
 
+  /** The caller's options with the observer listening too. */
+  function observed<T extends RunOptions>(given: T): T {
+    if (!observer) return given;
+    const caller = given.onEvent;
+    return { ...given, onEvent: caller ? (e: RunEvent): void => (observer.onEvent(e), caller(e)) : observer.onEvent };
+  }
+
   function unknownChain(name: string): { code: ErrorCode; message: string } {
     const file = set.files.find((f) => f.name === name);
     if (file) {
@@ -228,13 +179,20 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
   }
 
   return {
-    async run(name, input, runOptions = {}) {
-      checkConcurrency('concurrency', runOptions.concurrency);
+    async run(name, input, given = {}) {
+      checkConcurrency('concurrency', given.concurrency);
+      const runOptions = observed(given);
       const plan = lookup(name);
       if (plan) return durable.start(plan, input, runOptions);
-      return failedBeforeStart(host, name, runOptions.runId, unknownChain(name), input, runOptions);
+      // Not observed: a name that is no chain must not become a metric label.
+      return failedBeforeStart(host, name, given.runId, unknownChain(name), input, given);
     },
-    resume: (runId, runOptions = {}) => durable.resume(runId, runOptions),
+    metrics: async () => {
+      if (!observer) throw new ToolchainError('USAGE', 'this engine keeps no metrics: create it with createEngine({ observe: true })');
+      return observer.metrics();
+    },
+    observer,
+    resume: (runId, runOptions = {}) => durable.resume(runId, observed(runOptions)),
     cancel: async (runId) => (await durable.cancel(runId))?.status === 'running',
     runs: { list: (filter) => durable.list(filter), get: (runId) => durable.get(runId) },
     registerTool: (def) => registry.register(def),
@@ -265,32 +223,3 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
   };
 }
 
-/** A run that cannot start (unknown or invalid chain): the same result and events as any failed run. */
-function failedBeforeStart(host: ExecutorHost, chain: string, runId: string | undefined, error: RunError, input: unknown, options: RunOptions): RunResult {
-  const run_id = runId ?? host.newRunId();
-  const timestamp = host.clock.now();
-  const result: RunResult = { run_id, chain, status: 'failed', outputs: null, error, steps: {}, duration_ms: 0 };
-  try {
-    options.onEvent?.({ type: 'run:started', run_id, chain, timestamp, input });
-    options.onEvent?.({ type: 'run:finished', run_id, chain, timestamp, status: 'failed', duration_ms: 0, outputs: null, error });
-  } catch {
-    // A listener's exception is its own problem.
-  }
-  return result;
-}
-
-/**
- * SPEC §3.3: an edit that breaks a chain file keeps the chain's last good version runnable (its
- * diagnostics are reported all the same); deleting the file removes the chain.
- */
-function keepLastGood(previous: ChainSet, next: ChainSet): ChainSet {
-  let plans: Map<string, ChainPlan> | undefined;
-  for (const [name, plan] of previous.plans) {
-    if (next.plans.has(name)) continue;
-    const stillThere = next.files.some((f) => f.file === plan.file && (f.name === undefined || f.name === name));
-    if (!stillThere) continue;
-    plans ??= new Map(next.plans);
-    plans.set(name, plan);
-  }
-  return plans ? { ...next, plans } : next;
-}

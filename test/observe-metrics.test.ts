@@ -116,3 +116,26 @@ describe('GET /metrics after known runs', () => {
     expect(await server.metrics()).toBe(text);
   });
 });
+
+describe('createEngine({ observe: true })', () => {
+  it("counts every run the engine makes, with the caller's onEvent still called, and refuses metrics() without it", async () => {
+    const { createEngine } = await import('../src/engine.js');
+    const engine = await createEngine({ cache: 'off', observe: true });
+    engine.registerTool({ name: 'echo', parameters: { type: 'object' }, handler: (args: unknown) => args });
+    engine.addChain('version: "1"\nname: c\nsteps:\n  - name: s\n    tool: echo\n');
+    const seen: string[] = [];
+    await engine.run('c', {}, { onEvent: (e) => seen.push(e.type) });
+    await engine.run('c', {});
+    await engine.run('nope', {});
+    const text = await engine.metrics();
+    expect(sample(text, 'toolchain_runs_total', { chain: 'c', status: 'succeeded' })).toBe(2);
+    expect(sample(text, 'toolchain_steps_total', { chain: 'c', step: 's', status: 'succeeded' })).toBe(2);
+    // A name that is no chain never becomes a label.
+    expect(text).not.toContain('nope');
+    expect(seen).toEqual(['run:started', 'step:started', 'step:succeeded', 'run:finished']);
+    await engine.close();
+    const plain = await createEngine({ cache: 'off' });
+    await expect(plain.metrics()).rejects.toMatchObject({ code: 'USAGE' });
+    await plain.close();
+  });
+});

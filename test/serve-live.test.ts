@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '../src/engine.js';
@@ -128,8 +130,13 @@ describe('toolchain serve (process)', () => {
     expect(short.stderr).toMatch(/at least 8 characters/);
   });
 
-  it('serves until SIGTERM, lets a request in flight finish, logs JSON lines and exits 0', async () => {
-    const child = spawn(process.execPath, [join(REPO, 'bin', 'toolchain.js'), 'serve', '--port', '0', '--no-watch'], { cwd: project, env: { ...process.env, TOOLCHAIN_TOKEN: '' } });
+  it('serves until SIGTERM, lets a request in flight finish, logs JSON lines and exits 0; shows runs `toolchain run` recorded and counts its own', async () => {
+    const store = `sqlite:${join(await mkdtemp(join(tmpdir(), 'tc-serve-')), 'runs.db')}`;
+    const earlier = await runCli(['run', 'nap', '--input', 'ms=1', '--store', store], { cwd: project });
+    expect(earlier.code).toBe(0);
+    const earlierId = /^run (\S+)/m.exec(earlier.stderr)?.[1];
+    expect(earlierId).toBeDefined();
+    const child = spawn(process.execPath, [join(REPO, 'bin', 'toolchain.js'), 'serve', '--port', '0', '--no-watch', '--store', store], { cwd: project, env: { ...process.env, TOOLCHAIN_TOKEN: '' } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -142,6 +149,13 @@ describe('toolchain serve (process)', () => {
       child.on('exit', () => reject(new Error(`serve exited early: ${stderr}`)));
     });
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const listed = (await (await fetch(`${url}/api/runs`)).json()) as { runs: { run_id: string; status: string }[] };
+    expect(listed.runs).toContainEqual(expect.objectContaining({ run_id: earlierId, status: 'succeeded' }));
+    expect(await (await fetch(`${url}/api/runs/${earlierId}`)).json()).toMatchObject({ chain: 'nap', status: 'succeeded', outputs: { slept: 1 } });
+    await fetch(`${url}/api/runs?wait=true`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ chain: 'nap', input: { ms: 1 } }) });
+    const metrics = await (await fetch(`${url}/metrics`)).text();
+    // Counted once, though both the engine and the HTTP service see the run's events.
+    expect(metrics).toMatch(/^toolchain_runs_total\{chain="nap",status="succeeded"\} 1$/m);
     const inFlight = fetch(`${url}/api/runs?wait=true`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ chain: 'nap', input: { ms: 600 } }) });
     await new Promise((r) => setTimeout(r, 150));
     child.kill('SIGTERM');
@@ -151,7 +165,7 @@ describe('toolchain serve (process)', () => {
     expect(await exited).toBe(0);
     expect(stderr).toMatch(/SIGTERM: finishing requests in flight/);
     const lines = stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-    expect(lines.find((l) => l.source === 'tool')).toMatchObject({ msg: 'sleeping', step: 'sleep', ms: 600 });
-    expect(lines.filter((l) => l.event === 'run:finished')).toHaveLength(1);
+    expect(lines.filter((l) => l.source === 'tool')).toContainEqual(expect.objectContaining({ msg: 'sleeping', step: 'sleep', ms: 600 }));
+    expect(lines.filter((l) => l.event === 'run:finished')).toHaveLength(2);
   });
 });

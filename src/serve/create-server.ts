@@ -27,7 +27,7 @@ export interface ServerOptions {
   readonly service?: RunService;
   /** With the default service: finished runs kept (default 1,000). */
   readonly maxRuns?: number;
-  /** Metrics, logs and traces (default: a new observer with `logger`). */
+  /** Metrics, logs and traces (default: the engine's, else a new observer with `logger`). */
   readonly observer?: Observer;
   /** Log lines of the server and of the default observer (default: silent). */
   readonly logger?: Logger;
@@ -58,10 +58,12 @@ export interface ToolchainServer {
 
 export async function createServer(engine: Engine, options: ServerOptions = {}): Promise<ToolchainServer> {
   const logger = options.logger ?? pino({ level: 'silent' });
-  const observer = options.observer ?? createObserver(engine, { logger });
+  // An engine made with `observe` already counts every run it makes; the service must not count them twice.
+  const observer = options.observer ?? engine.observer ?? createObserver(engine, { logger });
+  const engineObserves = engine.observer !== undefined && observer === engine.observer;
   const approve: ApproveCallback = typeof options.approve === 'function' ? options.approve : approvedBy(options.approve ?? []);
   const approvedNow = (req: ApprovalRequest): boolean => (typeof options.approve === 'function' ? false : approvedBy(options.approve ?? [])(req));
-  const service = options.service ?? createMemoryRunService(engine, { onEvent: observer.onEvent, approve, ...(options.maxRuns !== undefined ? { maxRuns: options.maxRuns } : {}) });
+  const service = options.service ?? createMemoryRunService(engine, { ...(engineObserves ? {} : { onEvent: observer.onEvent }), approve, ...(options.maxRuns !== undefined ? { maxRuns: options.maxRuns } : {}) });
   let stop!: () => void;
   const stopping = new Promise<void>((resolve) => {
     stop = resolve;

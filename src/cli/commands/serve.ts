@@ -5,6 +5,7 @@ import { EXIT_OK } from '../io.js';
 import type { CommandContext } from '../main.js';
 import { showDiagnostic } from '../paths.js';
 import { collect } from '../shared-options.js';
+import { DEFAULT_STORE, storeUrl } from '../store-url.js';
 
 // `toolchain serve` (SPEC §8.1): the HTTP API, the run inspector at `/`, metrics at /metrics and
 // one JSON log line per run event on stdout (pretty with --verbose on a terminal). Plugins and
@@ -20,6 +21,7 @@ interface ServeFlags {
   readonly verbose: boolean;
   readonly watch: boolean;
   readonly grace: string;
+  readonly store?: string;
 }
 
 export function registerServe(program: Command, ctx: CommandContext): void {
@@ -32,6 +34,7 @@ export function registerServe(program: Command, ctx: CommandContext): void {
     .option('--approve <tool>', 'allow runs started over HTTP to call this dangerous tool (repeatable)', collect, [])
     .option('--verbose', 'debug-level logs, pretty on a terminal', false)
     .option('--no-watch', 'do not reload plugins and chains when their files change')
+    .option('--store <url>', `where runs are recorded and read (default: env TOOLCHAIN_STORE, else ${DEFAULT_STORE})`)
     .option('--grace <seconds>', 'on shutdown, how long runs in flight may take before they are cancelled', '10')
     .action(async (flags: ServeFlags) => {
       ctx.exit(await serve(ctx, flags));
@@ -63,7 +66,8 @@ async function serve(ctx: CommandContext, flags: ServeFlags): Promise<number> {
     chainsDir: globals.chains,
     pluginsDir: globals.plugins,
     watch: flags.watch,
-    logger: observer.log,
+    store: storeUrl(flags.store, io),
+    observe: observer,
     onPluginEvent: (e) => {
       logger.info({ event: e.type, plugin: e.plugin, version: e.version }, e.type);
       for (const d of e.diagnostics ?? []) say(showDiagnostic(io.cwd, d));
@@ -75,7 +79,7 @@ async function serve(ctx: CommandContext, flags: ServeFlags): Promise<number> {
   });
   try {
     for (const d of engine.diagnostics()) say(showDiagnostic(io.cwd, d));
-    const server = await createServer(engine, { observer, logger, approve: flags.approve, ...(token !== undefined ? { token } : {}) });
+    const server = await createServer(engine, { logger, approve: flags.approve, ...(token !== undefined ? { token } : {}) });
     let url: string;
     try {
       url = await server.listen({ host: flags.host, port });

@@ -1,0 +1,86 @@
+import type { DiskCache } from '../cache/index.js';
+import type { Clock } from '../common/clock.js';
+import { ToolchainError, type Diagnostic } from '../common/errors.js';
+import type { LogEntry } from '../executor/index.js';
+import type { Observer } from '../observe/index.js';
+import type { PluginEvent } from '../plugins/index.js';
+import type { LoadMode, Registry, RegistryOptions } from '../registry/types.js';
+import type { Durability, RunStore } from '../store/types.js';
+
+// What createEngine takes, and the checks of the options a caller can get wrong (SPEC STYLE 6:
+// bad options are refused up front with the option's name, what was expected and what came).
+
+export interface EngineOptions {
+  /** Folder of chain files (default: none; chains can also be added with `addChain`). */
+  readonly chainsDir?: string;
+  /** Folder of plugin folders (SPEC §3). */
+  readonly pluginsDir?: string;
+  /** Reload chains (and plugins) when their files change (SPEC §3.3). */
+  readonly watch?: boolean;
+  /** Steps running at once across every run of this engine (default: unlimited). */
+  readonly concurrency?: number;
+  /** Time source for timestamps, timeouts and backoff; tests inject a fake one. */
+  readonly clock?: Clock;
+  /** Uniform random in [0, 1) for backoff jitter; tests inject a fixed one. */
+  readonly random?: () => number;
+  /** Use this registry instead of a new one (e.g. shared with an LLM front end). */
+  readonly registry?: Registry;
+  /** Options of the registry the engine creates (result size limit, env, cache clock, schema compiler). */
+  readonly registryOptions?: Omit<RegistryOptions, 'load'>;
+  /**
+   * When loading work happens (LoadMode): `eager` (the default) compiles validators and imports
+   * plugin handlers at load, so a long-running engine finds a broken plugin then and keeps the
+   * last good version; `lazy` defers both to a tool's first call, for one-shot processes such as
+   * `toolchain run`. With `registry`, the registry's own mode applies (and this must match it).
+   */
+  readonly load?: Exclude<LoadMode, 'static'>;
+  /**
+   * The disk cache for YAML parses, plugin module transforms and compiled validators: one opened
+   * with `openUserCache` / `openDiskCache`, or `'off'`. Default: `openUserCache()`, the per-user
+   * cache directory ($TOOLCHAIN_CACHE_DIR, $XDG_CACHE_HOME/toolchain or ~/.cache/toolchain).
+   */
+  readonly cache?: DiskCache | 'off';
+  /** Where tools' `ctx.log()` lines go (default: dropped). */
+  readonly logger?: (entry: LogEntry) => void;
+  /**
+   * Where runs are recorded (SPEC §7.1): `memory:` (the default), `sqlite:FILE`, `postgres://…`,
+   * `redis://…`, or a RunStore. The engine closes a store it opened from a URL.
+   */
+  readonly store?: string | RunStore;
+  readonly durability?: Durability;
+  /** How long a run's owner holds it without renewing (default 30 s): a run whose owner died is resumable after that at the latest. */
+  readonly leaseMs?: number;
+  /**
+   * Metrics, logs and traces of every run (SPEC §8): an Observer (`createObserver`), or `true` for
+   * one with metrics and traces and a silent log. Off by default: observing means building every
+   * run's events.
+   */
+  readonly observe?: Observer | true;
+  /** Plugin loads, reloads and failures (SPEC §3.3). */
+  readonly onPluginEvent?: (event: PluginEvent) => void;
+  /** With `watch`: the chains folder was read again (its runnable chains and its problems). */
+  readonly onChainsReloaded?: (event: ChainsReloadedEvent) => void;
+}
+
+export interface ChainsReloadedEvent {
+  /** Names of the runnable chains after the reload. */
+  readonly chains: readonly string[];
+  readonly diagnostics: readonly Diagnostic[];
+}
+
+export function checkConcurrency(name: string, value: unknown): void {
+  if (value === undefined || value === Infinity) return;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
+    throw new ToolchainError('USAGE', `option '${name}' must be a whole number of at least 1, got ${JSON.stringify(value) ?? String(value)}`);
+  }
+}
+
+export function checkLoadOptions({ load, registry, cache }: EngineOptions): void {
+  const given = (v: unknown): string => JSON.stringify(v) ?? String(v);
+  if (load !== undefined && load !== 'eager' && load !== 'lazy') throw new ToolchainError('USAGE', `option 'load' must be 'eager' or 'lazy', got ${given(load)}`);
+  if (load !== undefined && registry && registry.load !== load) throw new ToolchainError('USAGE', `option 'load' is '${load}' but the registry given was made with load '${registry.load}'`);
+  if (cache !== undefined && cache !== 'off' && typeof (cache as Partial<DiskCache>).read !== 'function') {
+    throw new ToolchainError('USAGE', `option 'cache' must be 'off' or a cache from openUserCache/openDiskCache, got ${given(cache)}`);
+  }
+}
+
