@@ -4,6 +4,7 @@
 import type { BenchResult } from './harness.js';
 import { benchColdStart } from './cold-start.js';
 import { benchCompiler } from './compiler.js';
+import { benchDurable } from './durable.js';
 import { benchExprPath } from './expr-path.bench.js';
 import { benchExecutor } from './executor.js';
 import { benchLlmMcp } from './llm-mcp.js';
@@ -26,6 +27,7 @@ const benches: (() => Promise<BenchResult>)[] = [
   benchLlmMcp,
   benchServe,
   benchStore,
+  benchDurable,
 ];
 
 for (const bench of benches) {
