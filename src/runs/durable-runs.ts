@@ -118,7 +118,9 @@ export class DurableRuns {
   private async takeOver(run: StoredRun, options: StartOptions): Promise<RunResult> {
     const refuse = (code: ErrorCode, message: string): RunResult => this.s.refuse(run.chain, run.id, { code, message }, run.input, options);
     const now = this.s.clock.now();
-    if (run.status === 'running' && (this.active.has(run.id) || ownerAlive(run, now))) {
+    // This engine owns the run but runs it no more (its end could not be written): it is free.
+    const abandonedHere = run.owner === this.owner && !this.active.has(run.id);
+    if (run.status === 'running' && !abandonedHere && (this.active.has(run.id) || ownerAlive(run, now))) {
       return refuse('RUN_IN_PROGRESS', `run ${run.id} is in progress (owner ${run.owner}); wait for it, or cancel it with 'toolchain runs cancel ${run.id}'`);
     }
     const plan = this.s.chain(run.chain);

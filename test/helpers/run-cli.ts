@@ -11,12 +11,13 @@ export interface CliOutcome {
 }
 
 /** Runs the built CLI as a real child process (`npm test` builds dist/ first). */
-export function runCli(args: readonly string[], options: { cwd?: string; input?: string; env?: Record<string, string> } = {}): Promise<CliOutcome> {
+/** `as`: run as another user (root in CI writes any file; a read-only store needs someone who cannot). */
+export function runCli(args: readonly string[], options: { cwd?: string; input?: string; env?: Record<string, string>; as?: { uid: number; gid: number } } = {}): Promise<CliOutcome> {
   return new Promise((resolve) => {
     const child = execFile(
       process.execPath,
       [BIN, ...args],
-      { cwd: options.cwd ?? REPO, env: { ...process.env, ...options.env }, maxBuffer: 16 * 1024 * 1024, timeout: 20_000 },
+      { cwd: options.cwd ?? REPO, env: { ...process.env, ...options.env }, maxBuffer: 16 * 1024 * 1024, timeout: 20_000, ...(options.as ?? {}) },
       (error, stdout, stderr) => {
         const code = error && typeof error.code === 'number' ? error.code : error ? 99 : 0;
         resolve({ code, stdout, stderr });
