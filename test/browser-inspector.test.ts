@@ -46,23 +46,24 @@ const pageErrors = (page: Page): string[] => (page as Page & { errors?: string[]
 
 describe('run inspector', () => {
   it('shows a slow step turn from running to succeeded without a reload', async () => {
-    const id = await start('slow', { ms: 1500 });
+    // Long enough that a page opened on a loaded machine still sees the step running.
+    const id = await start('slow', { ms: 5000 });
     const page = await openPage(`#/runs/${id}`);
     await page.evaluate(() => ((globalThis as { marker?: number }).marker = 42));
     await page.locator('g.node[data-step="wait"][data-status="running"]').waitFor({ timeout: 5000 });
-    await page.locator('.bar.running').first().waitFor();
+    await page.locator('.bar.running').first().waitFor({ timeout: 5000 });
     await page.screenshot({ path: join(ARTIFACTS, 'run-running.png') });
-    await page.locator('g.node[data-step="wait"][data-status="succeeded"]').waitFor({ timeout: 10_000 });
+    await page.locator('g.node[data-step="wait"][data-status="succeeded"]').waitFor({ timeout: 15_000 });
     await page.locator('g.node[data-step="after"][data-status="succeeded"]').waitFor();
     await page.locator('section.run[data-status="succeeded"]').waitFor();
     // The same document all along: no reload happened.
     expect(await page.evaluate(() => (globalThis as { marker?: number }).marker)).toBe(42);
     await page.locator('g.node[data-step="wait"]').click();
-    await expect.poll(() => page.locator('.step-detail pre.json').first().textContent()).toContain('"ms": 1500');
+    await expect.poll(() => page.locator('.step-detail pre.json').first().textContent()).toContain('"ms": 5000');
     await page.screenshot({ path: join(ARTIFACTS, 'run-succeeded.png') });
     expect(pageErrors(page)).toEqual([]);
     await page.close();
-  });
+  }, 60_000);
 
   it('shows a failed run with its error, and a step chosen with the keyboard', async () => {
     const id = await start('failing', {}, true);
