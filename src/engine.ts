@@ -12,7 +12,7 @@ import { DurableRuns, type StartOptions } from './runs/durable-runs.js';
 import type { RunDetail, RunSummary } from './runs/stored-result.js';
 import { openStore } from './store/open-store.js';
 import type { Durability, RunFilter, RunStore } from './store/types.js';
-import { createPluginHost, watchFiles, type PluginEvent, type PluginHost, type PluginStatus } from './plugins/index.js';
+import { createPluginHost, isolationSettings, watchFiles, type IsolationLevel, type IsolationOptions, type PluginEvent, type PluginHost, type PluginStatus } from './plugins/index.js';
 import { createRegistry, createSchemaCompiler } from './registry/index.js';
 import type { LoadMode, Registry, RegistryOptions, Tool, ToolDefinition, ToolSet } from './registry/types.js';
 
@@ -66,6 +66,11 @@ export interface EngineOptions {
   readonly durability?: Durability;
   /** How long a run's owner holds it without renewing (default 30 s): a run whose owner died is resumable after that at the latest. */
   readonly leaseMs?: number;
+  /**
+   * The least isolation of every plugin's handlers (`none`, `worker`, `process`; default `none`:
+   * each plugin's `isolation:` decides), or that with the workers' limits. See README "Security model".
+   */
+  readonly isolation?: IsolationLevel | IsolationOptions;
   /** Plugin loads, reloads and failures (SPEC §3.3). */
   readonly onPluginEvent?: (event: PluginEvent) => void;
   /** With `watch`: the chains folder was read again (its runnable chains and its problems). */
@@ -136,6 +141,7 @@ function checkLoadOptions({ load, registry, cache }: EngineOptions): void {
 export async function createEngine(options: EngineOptions = {}): Promise<Engine> {
   checkConcurrency('concurrency', options.concurrency);
   checkLoadOptions(options);
+  const isolation = isolationSettings(options.isolation);
   // Every cache belongs to this engine; only the disk cache's directory is shared (per user).
   const disk = options.cache === 'off' ? undefined : (options.cache ?? openUserCache());
   const registry =
@@ -194,6 +200,8 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
       dir: pluginsDir,
       registry,
       watch: options.watch === true,
+      isolation,
+      log: (message, fields) => host.log({ timestamp: host.clock.now(), run_id: '', step: '', attempt: 0, message, fields }),
       ...(disk ? { cache: disk } : {}),
       ...(options.onPluginEvent ? { onEvent: options.onPluginEvent } : {}),
     });

@@ -100,7 +100,7 @@ export type {
   ApprovalRequest,
 } from './registry/index.js';
 export { createPluginHost } from './plugins/index.js';
-export type { PluginHost, PluginHostOptions, PluginStatus, PluginEvent, PluginState } from './plugins/index.js';
+export type { PluginHost, PluginHostOptions, PluginStatus, PluginEvent, PluginState, IsolationLevel, IsolationOptions } from './plugins/index.js';
 export type {
   Tool,
   ToolContext,

@@ -66,6 +66,8 @@ export const ERROR_KINDS = {
   RUN_TIMEOUT: 'run',
   APPROVAL_DENIED: 'run',
   CIRCUIT_OPEN: 'run',
+  TOOL_CRASHED: 'run',
+  TOOL_STALLED: 'run',
   ABORTED: 'cancelled',
   // the run store and durable runs (SPEC §7)
   STORE_URL: 'usage',

@@ -24,7 +24,7 @@ interface Folder {
 }
 
 export function createPluginHost(options: PluginHostOptions): PluginHost {
-  const { dir, registry, cache } = options;
+  const { dir, registry, cache, isolation, log } = options;
   const folders = new Map<string, Folder>();
   /** Plugin name → the version in the registry now. */
   const installed = new Map<string, ReadyPlugin>();
@@ -55,8 +55,12 @@ export function createPluginHost(options: PluginHostOptions): PluginHost {
     }
     const folder = folders.get(entry) ?? { dir: folderDir };
     folders.set(entry, folder);
-    const load = buildPlugin(registry, await loadPlugin(folderDir, { mode: registry.load, ...(cache ? { cache } : {}) }));
+    const loaded = await loadPlugin(folderDir, { mode: registry.load, ...(cache ? { cache } : {}), ...(isolation ? { isolation } : {}), ...(log ? { log } : {}) });
+    const load = buildPlugin(registry, loaded);
+    if (!load.ok && loaded.ok) loaded.plugin.retire?.();
     if (load.ok) {
+      // The version it replaces ends its workers once idle (runs that still hold it can call it).
+      if (folder.good !== load.plugin) folder.good?.retire?.();
       folder.good = load.plugin;
       folder.failure = undefined;
     } else {
@@ -134,6 +138,7 @@ export function createPluginHost(options: PluginHostOptions): PluginHost {
     if (!folder) return;
     folders.delete(entry);
     const good = folder.good;
+    good?.retire?.();
     if (good && installed.get(good.name) === good) return;
     emit({ type: 'plugin:removed', plugin: good?.name ?? folder.failure?.name ?? entry, dir: folder.dir, ...(good ? { version: good.version } : {}) });
   }
@@ -176,6 +181,7 @@ export function createPluginHost(options: PluginHostOptions): PluginHost {
       await watcher?.close();
       closed = true;
       await queue;
+      for (const folder of folders.values()) folder.good?.retire?.();
     },
   };
 }

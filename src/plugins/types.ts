@@ -1,6 +1,7 @@
 import type { Diagnostic } from '../common/errors.js';
 import type { DiskCache } from '../cache/disk-cache.js';
 import type { Registry } from '../registry/types.js';
+import type { IsolationSettings } from './isolation/level.js';
 
 // The plugin host's public contract: options in, statuses and events out.
 
@@ -16,6 +17,10 @@ export interface PluginHostOptions {
   readonly onEvent?: (event: PluginEvent) => void;
   /** Where manifests' parses and modules' transforms are cached (default: nowhere). */
   readonly cache?: DiskCache;
+  /** The isolation floor of every plugin and the workers' limits (default: each manifest decides). */
+  readonly isolation?: IsolationSettings;
+  /** Output of isolated plugins that belongs to no call (a line; fields name the plugin and stream). */
+  readonly log?: (message: string, fields: Record<string, unknown>) => void;
 }
 
 export type PluginState =
