@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import type { Callee } from './call/index.js';
 import { openUserCache, type DiskCache } from './cache/index.js';
 import { compileChain, createCompileCache, loadChainSet, type ChainPlan, type ChainSet } from './compiler/index.js';
-import { didYouMean, formatDiagnostic, hasErrors, suggestionSuffix, ToolchainError, type Diagnostic, type ErrorCode } from './common/errors.js';
+import { describeKind, didYouMean, formatDiagnostic, hasErrors, suggestionSuffix, ToolchainError, type Diagnostic, type ErrorCode } from './common/errors.js';
 import { createBinder, createInputChecker, createSlots, executeChain, systemClock, type Clock, type ExecutorHost, type LogEntry, type RunError, type RunOptions, type RunResult } from './executor/index.js';
 import { chainCallee } from './executor/step-callees.js';
 import { runAgent } from './llm/agent/index.js';
@@ -237,6 +237,9 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
   return {
     async run(name, input, runOptions = {}) {
       checkConcurrency('concurrency', runOptions.concurrency);
+      if (typeof name !== 'string') {
+        return failedBeforeStart(host, '', runOptions.runId, { code: 'CHAIN_NOT_FOUND', message: `the chain to run must be named by a string, got ${describeKind(name)}` }, input, runOptions);
+      }
       const plan = lookup(name);
       if (plan) return durable.start(plan, input, runOptions);
       return failedBeforeStart(host, name, runOptions.runId, unknownChain(name), input, runOptions);

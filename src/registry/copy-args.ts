@@ -1,9 +1,12 @@
 import type { JsonSchema } from '../common/json.js';
 
 // Ajv's `useDefaults` and `coerceTypes` write into the data they validate, and the caller's
-// arguments must stay untouched. structuredClone costs microseconds; most tools take a flat object
-// of scalars, where a shallow copy is enough because Ajv can only replace top-level members. The
-// choice is made once per schema when the tool is built.
+// arguments must stay untouched; and the copy is what the handler gets, so a handler that changes
+// its arguments in place changes nothing another step (or the run's input) holds: every object
+// and array in it is its own. structuredClone costs microseconds; most tools take a flat object of
+// scalars, where a shallow copy does both jobs, so the flat case copies members deeply only when
+// one is an object or array (an extra property the schema allows). The choice is made once per
+// schema when the tool is built.
 
 export type CopyArgs = (args: Record<string, unknown>) => Record<string, unknown>;
 
@@ -40,15 +43,24 @@ export function isFlatSchema(schema: JsonSchema): boolean {
   return Object.values(properties).every(isScalarSchema);
 }
 
+/** Deep-copies, in place, the members of a fresh shallow copy that are objects or arrays. */
+function ownMembers(copy: Record<string, unknown>): Record<string, unknown> {
+  for (const key in copy) {
+    const value = copy[key];
+    if (typeof value === 'object' && value !== null) copy[key] = cloneJson(value);
+  }
+  return copy;
+}
+
 function shallowCopy(args: Record<string, unknown>): Record<string, unknown> {
-  return { ...args };
+  return ownMembers({ ...args });
 }
 
 // V8 gives a spread copy a map that adding properties later is very slow on (≈ 3.5 µs instead
 // of ≈ 0.1 µs per call, measured on Node 20), and filling defaults adds properties. Object.assign
 // onto a fresh literal has no such cliff; spread stays the fastest when nothing is added.
 function shallowCopyForDefaults(args: Record<string, unknown>): Record<string, unknown> {
-  return Object.assign({}, args);
+  return ownMembers(Object.assign({}, args));
 }
 
 function hasDefaults(schema: JsonSchema): boolean {

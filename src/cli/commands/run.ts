@@ -11,7 +11,9 @@ import type { RunEvent, RunResult } from '../../executor/index.js';
 import type { ApprovalRequest } from '../../registry/types.js';
 import { EXIT_OK, exitCodeFor, type CliIO } from '../io.js';
 import { approvedBy } from '../../call/index.js';
-import { collect } from '../shared-options.js';
+import { collect, ISOLATION_HELP, isolationFlag } from '../shared-options.js';
+import { guardProcess } from '../process-guard.js';
+import { reportStalls } from '../stall-report.js';
 import type { CommandContext } from '../main.js';
 
 // `toolchain run CHAIN` (SPEC §5): inputs from --input-file, then --input-json, then each
@@ -26,6 +28,7 @@ interface RunFlags {
   readonly json: boolean;
   readonly approve: string[];
   readonly concurrency?: string;
+  readonly isolation: string;
 }
 
 
@@ -40,6 +43,7 @@ export function registerRun(program: Command, ctx: CommandContext): void {
     .option('--json', 'print the whole result as one JSON object', false)
     .option('--approve <tool>', 'allow calls of this dangerous tool (repeatable)', collect, [])
     .option('--concurrency <n>', 'at most this many steps at once')
+    .option('--isolation <level>', ISOLATION_HELP, 'none')
     .action(async (chain: string, flags: RunFlags) => {
       ctx.exit(await runCommand(ctx, chain, flags));
     });
@@ -54,7 +58,10 @@ async function runCommand(ctx: CommandContext, chainName: string, flags: RunFlag
   }
   // One run calls a few of the installed tools: compile their validators and import their
   // handlers on first use only.
-  const engine = await createEngine({ chainsDir: globals.chains, pluginsDir: globals.plugins, load: 'lazy', cache: ctx.diskCache() });
+  const isolation = isolationFlag(flags.isolation);
+  const engine = await createEngine({ chainsDir: globals.chains, pluginsDir: globals.plugins, load: 'lazy', cache: ctx.diskCache(), isolation });
+  // Plugin code in this thread (loaded lazily, from here on) may neither end nor crash the process.
+  const unguard = guardProcess({ pluginsDir: globals.plugins, report: (line) => void io.stderr.write(`${printable(`warning: ${line}`)}\n`) });
   try {
     const input = await readInput(io, flags, engine.chain(chainName));
     const approved = approvedBy(flags.approve);
@@ -62,16 +69,21 @@ async function runCommand(ctx: CommandContext, chainName: string, flags: RunFlag
     const abort = new AbortController();
     const onInterrupt = (): void => abort.abort();
     process.once('SIGINT', onInterrupt);
+    const stalls = reportStalls((name) => engine.chain(name), (reason) => abort.abort(reason));
     let result: RunResult;
     try {
       result = await engine.run(chainName, input, {
         signal: abort.signal,
         approve: (req) => approved(req) || askApproval(io, req),
-        ...(progress ? { onEvent: progress.onEvent } : {}),
+        onEvent: (e) => {
+          stalls.onEvent(e);
+          progress?.onEvent(e);
+        },
         ...(concurrency !== undefined ? { concurrency } : {}),
       });
     } finally {
       process.removeListener('SIGINT', onInterrupt);
+      stalls.release();
       progress?.done();
     }
     if (flags.json) io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
@@ -82,6 +94,7 @@ async function runCommand(ctx: CommandContext, chainName: string, flags: RunFlag
     return exitCodeFor(error.code);
   } finally {
     await engine.close();
+    unguard();
   }
 }
 

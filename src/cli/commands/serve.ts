@@ -4,7 +4,8 @@ import { ToolchainError } from '../../common/errors.js';
 import { EXIT_OK } from '../io.js';
 import type { CommandContext } from '../main.js';
 import { showDiagnostic } from '../paths.js';
-import { collect } from '../shared-options.js';
+import { collect, ISOLATION_HELP, isolationFlag } from '../shared-options.js';
+import { guardProcess } from '../process-guard.js';
 
 // `toolchain serve` (SPEC §8.1): the HTTP API, the run inspector at `/`, metrics at /metrics and
 // one JSON log line per run event on stdout (pretty with --verbose on a terminal). Plugins and
@@ -20,6 +21,7 @@ interface ServeFlags {
   readonly verbose: boolean;
   readonly watch: boolean;
   readonly grace: string;
+  readonly isolation: string;
 }
 
 export function registerServe(program: Command, ctx: CommandContext): void {
@@ -33,6 +35,7 @@ export function registerServe(program: Command, ctx: CommandContext): void {
     .option('--verbose', 'debug-level logs, pretty on a terminal', false)
     .option('--no-watch', 'do not reload plugins and chains when their files change')
     .option('--grace <seconds>', 'on shutdown, how long runs in flight may take before they are cancelled', '10')
+    .option('--isolation <level>', ISOLATION_HELP, 'worker')
     .action(async (flags: ServeFlags) => {
       ctx.exit(await serve(ctx, flags));
     });
@@ -49,6 +52,7 @@ async function serve(ctx: CommandContext, flags: ServeFlags): Promise<number> {
   const globals = ctx.globals();
   const port = whole('port', flags.port, 0, 65535);
   const graceMs = whole('grace', flags.grace, 0, 3600) * 1000;
+  const isolation = isolationFlag(flags.isolation);
   const token = flags.token ?? (io.env.TOOLCHAIN_TOKEN || undefined);
   if (token !== undefined && token.length < 8) throw new ToolchainError('USAGE', 'the token must be at least 8 characters long');
   const { createServer } = await import('../../serve/index.js');
@@ -63,6 +67,7 @@ async function serve(ctx: CommandContext, flags: ServeFlags): Promise<number> {
     chainsDir: globals.chains,
     pluginsDir: globals.plugins,
     watch: flags.watch,
+    isolation,
     logger: observer.log,
     onPluginEvent: (e) => {
       logger.info({ event: e.type, plugin: e.plugin, version: e.version }, e.type);
@@ -73,6 +78,7 @@ async function serve(ctx: CommandContext, flags: ServeFlags): Promise<number> {
       for (const d of e.diagnostics) say(showDiagnostic(io.cwd, d));
     },
   });
+  const unguard = guardProcess({ pluginsDir: globals.plugins, report: (line) => logger.warn({ event: 'process:uncaught' }, line) });
   try {
     for (const d of engine.diagnostics()) say(showDiagnostic(io.cwd, d));
     const server = await createServer(engine, { observer, logger, approve: flags.approve, ...(token !== undefined ? { token } : {}) });
@@ -92,6 +98,7 @@ async function serve(ctx: CommandContext, flags: ServeFlags): Promise<number> {
     say('stopped');
     return EXIT_OK;
   } finally {
+    unguard();
     await engine.close();
   }
 }
