@@ -12,7 +12,7 @@ import { DurableRuns, type StartOptions } from './runs/durable-runs.js';
 import type { RunDetail, RunSummary } from './runs/stored-result.js';
 import { openStore } from './store/open-store.js';
 import type { Durability, RunFilter, RunStore } from './store/types.js';
-import { createPluginHost, isolationSettings, watchFiles, type IsolationLevel, type IsolationOptions, type PluginEvent, type PluginHost, type PluginStatus } from './plugins/index.js';
+import { createPluginHost, isolationSettings, watchFiles, type IsolationLevel, type IsolationOptions, type IsolationSettings, type PluginEvent, type PluginHost, type PluginStatus } from './plugins/index.js';
 import { createRegistry, createSchemaCompiler } from './registry/index.js';
 import type { LoadMode, Registry, RegistryOptions, Tool, ToolDefinition, ToolSet } from './registry/types.js';
 
@@ -66,10 +66,7 @@ export interface EngineOptions {
   readonly durability?: Durability;
   /** How long a run's owner holds it without renewing (default 30 s): a run whose owner died is resumable after that at the latest. */
   readonly leaseMs?: number;
-  /**
-   * The least isolation of every plugin's handlers (`none`, `worker`, `process`; default `none`:
-   * each plugin's `isolation:` decides), or that with the workers' limits. See README "Security model".
-   */
+  /** The least isolation of plugins' handlers (default `none`: each plugin's `isolation:` decides), and workers' limits. */
   readonly isolation?: IsolationLevel | IsolationOptions;
   /** Plugin loads, reloads and failures (SPEC §3.3). */
   readonly onPluginEvent?: (event: PluginEvent) => void;
@@ -129,19 +126,19 @@ function checkConcurrency(name: string, value: unknown): void {
 
 const noLog = (): void => undefined;
 
-function checkLoadOptions({ load, registry, cache }: EngineOptions): void {
+function checkLoadOptions({ load, registry, cache, isolation }: EngineOptions): IsolationSettings {
   const given = (v: unknown): string => JSON.stringify(v) ?? String(v);
   if (load !== undefined && load !== 'eager' && load !== 'lazy') throw new ToolchainError('USAGE', `option 'load' must be 'eager' or 'lazy', got ${given(load)}`);
   if (load !== undefined && registry && registry.load !== load) throw new ToolchainError('USAGE', `option 'load' is '${load}' but the registry given was made with load '${registry.load}'`);
   if (cache !== undefined && cache !== 'off' && typeof (cache as Partial<DiskCache>).read !== 'function') {
     throw new ToolchainError('USAGE', `option 'cache' must be 'off' or a cache from openUserCache/openDiskCache, got ${given(cache)}`);
   }
+  return isolationSettings(isolation);
 }
 
 export async function createEngine(options: EngineOptions = {}): Promise<Engine> {
   checkConcurrency('concurrency', options.concurrency);
-  checkLoadOptions(options);
-  const isolation = isolationSettings(options.isolation);
+  const isolation = checkLoadOptions(options);
   // Every cache belongs to this engine; only the disk cache's directory is shared (per user).
   const disk = options.cache === 'off' ? undefined : (options.cache ?? openUserCache());
   const registry =
@@ -200,8 +197,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
       dir: pluginsDir,
       registry,
       watch: options.watch === true,
-      isolation,
-      log: (message, fields) => host.log({ timestamp: host.clock.now(), run_id: '', step: '', attempt: 0, message, fields }),
+      isolation, log: host.log,
       ...(disk ? { cache: disk } : {}),
       ...(options.onPluginEvent ? { onEvent: options.onPluginEvent } : {}),
     });
@@ -237,9 +233,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
   return {
     async run(name, input, runOptions = {}) {
       checkConcurrency('concurrency', runOptions.concurrency);
-      if (typeof name !== 'string') {
-        return failedBeforeStart(host, '', runOptions.runId, { code: 'CHAIN_NOT_FOUND', message: `the chain to run must be named by a string, got ${describeKind(name)}` }, input, runOptions);
-      }
+      if (typeof name !== 'string') return failedBeforeStart(host, '', runOptions.runId, { code: 'CHAIN_NOT_FOUND', message: `the chain to run must be named by a string, got ${describeKind(name)}` }, input, runOptions);
       const plan = lookup(name);
       if (plan) return durable.start(plan, input, runOptions);
       return failedBeforeStart(host, name, runOptions.runId, unknownChain(name), input, runOptions);
@@ -250,7 +244,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
     registerTool: (def) => registry.register(def),
     addChain(text, file = '<memory>') {
       const catalogue = { has: (n: string) => lookup(n) !== undefined, names: () => [...added.keys(), ...set.plans.keys()] };
-      const { plan, diagnostics } = compileChain(text, { file, chains: catalogue, cache: compiled });
+      const { plan, diagnostics } = compileChain(text, { file, chains: catalogue, cache: compiled, plans: lookup });
       if (!plan || hasErrors(diagnostics)) {
         const first = diagnostics.find((d) => d.severity === 'error');
         throw new ToolchainError(first?.code ?? 'SCHEMA_INVALID', first ? formatDiagnostic(first) : 'the chain is invalid', diagnostics);

@@ -30,6 +30,7 @@ export {
   readChainSources,
   readChainFiles,
   createCompileCache,
+  MAX_SUBCHAIN_DEPTH,
 } from './compiler/index.js';
 export type {
   CompileCache,

@@ -38,6 +38,7 @@ export const ERROR_KINDS = {
   SELF_DEPENDENCY: 'definition',
   CHAIN_CYCLE: 'definition',
   SUBCHAIN_CYCLE: 'definition',
+  SUBCHAIN_TOO_DEEP: 'definition',
   UNKNOWN_TOOL: 'definition',
   UNKNOWN_CHAIN: 'definition',
   // expressions

@@ -4,11 +4,13 @@ import { checkTargets, type NameCatalogue } from './check-targets.js';
 import { compileText } from './compile-chain.js';
 import type { CompileCache } from './compile-cache.js';
 import type { ChainPlan } from './plan.js';
+import { addedChainProblems } from './subchain-graph.js';
 
 export type { NameCatalogue } from './check-targets.js';
 export { compileChainSet, loadChainSet, readChainFiles, readChainSources, type ChainSet, type ChainSource } from './chain-set.js';
 export { createCompileCache, type CompileCache, type CompileCacheOptions } from './compile-cache.js';
 export type { CompiledFile, TargetRef } from './compile-chain.js';
+export { addedChainProblems, MAX_SUBCHAIN_DEPTH, nestingDepth, planCallees, subChainProblems, type Callees } from './subchain-graph.js';
 export type * from './plan.js';
 export type { ToolchainChain as ChainFile } from './chain-file.generated.js';
 
@@ -21,6 +23,11 @@ export interface CompileOptions {
   readonly tools?: NameCatalogue;
   /** When given, `chain:` names are checked against it. */
   readonly chains?: NameCatalogue;
+  /**
+   * The chains known now, by name: with `chains`, the chain may then not run itself through them
+   * (SUBCHAIN_CYCLE) nor nest sub-chains too deep (SUBCHAIN_TOO_DEEP) — what `addChain` checks.
+   */
+  readonly plans?: (name: string) => ChainPlan | undefined;
 }
 
 export interface CompileResult {
@@ -35,6 +42,7 @@ export function compileChain(text: string, options: CompileOptions = {}): Compil
   const compiled = options.cache ? options.cache.compile(text, file) : compileText(text, file);
   if (!options.tools && !options.chains) return compiled.plan ? { plan: compiled.plan, diagnostics: compiled.diagnostics } : { diagnostics: compiled.diagnostics };
   const linked = checkTargets(compiled, options.tools, options.chains);
+  if (compiled.plan && options.plans && !linked.length) linked.push(...addedChainProblems(compiled, compiled.plan, options.plans));
   const diagnostics = linked.length ? [...compiled.diagnostics, ...linked] : compiled.diagnostics;
   return compiled.plan && !linked.length ? { plan: compiled.plan, diagnostics } : { diagnostics };
 }

@@ -5,6 +5,7 @@ import { type Diagnostic, type ErrorCode, hasErrors, ToolchainError } from '../c
 import type { SourceMap } from '../loader/index.js';
 import type { DiskCache } from '../cache/disk-cache.js';
 import type { LoadMode, ToolDefinition } from '../registry/types.js';
+import type { LogEntry } from '../executor/types.js';
 import { createModuleLoader, type ModuleLoader } from './evaluate-module.js';
 import { pickExport } from './pick-export.js';
 import type { Requirement } from './parse-requirement.js';
@@ -137,8 +138,8 @@ export interface LoadPluginOptions {
   readonly cache?: DiskCache;
   /** The engine's isolation floor and worker limits (default: none, each manifest decides). */
   readonly isolation?: IsolationSettings;
-  /** Where an isolated plugin's output that belongs to no call goes (a line, and `plugin`, `stream`). */
-  readonly log?: (message: string, fields: Record<string, unknown>) => void;
+  /** Where an isolated plugin's output that belongs to no call goes (run_id and step empty; fields name the plugin and stream). */
+  readonly log?: (entry: LogEntry) => void;
 }
 
 export async function loadPlugin(dir: string, options: LoadPluginOptions = {}): Promise<PluginLoad> {
@@ -167,7 +168,8 @@ export async function loadPlugin(dir: string, options: LoadPluginOptions = {}): 
   };
   if (isolation !== 'none' && mode !== 'static') {
     // The plugin's code runs in its workers only, never in this thread.
-    const log = options.log ?? (() => undefined);
+    const sink = options.log;
+    const log = (message: string, fields: Record<string, unknown>): void => sink?.({ timestamp: Date.now(), run_id: '', step: '', attempt: 0, message, fields });
     const isolated = await isolateHandlers({ plugin: name, realDir, kind: isolation, settings, mode, tools, importTimeoutMs: IMPORT_TIMEOUT_MS, log, ...(options.cache ? { cacheDir: options.cache.dir } : {}) });
     isolated.outcomes.forEach((loaded, index) => take(index, tools[index]!, loaded));
     retire = isolated.retire;

@@ -1,6 +1,7 @@
 import type { Diagnostic } from '../common/errors.js';
 import type { DiskCache } from '../cache/disk-cache.js';
 import type { Registry } from '../registry/types.js';
+import type { LogEntry } from '../executor/types.js';
 import type { IsolationSettings } from './isolation/level.js';
 
 // The plugin host's public contract: options in, statuses and events out.
@@ -19,8 +20,8 @@ export interface PluginHostOptions {
   readonly cache?: DiskCache;
   /** The isolation floor of every plugin and the workers' limits (default: each manifest decides). */
   readonly isolation?: IsolationSettings;
-  /** Output of isolated plugins that belongs to no call (a line; fields name the plugin and stream). */
-  readonly log?: (message: string, fields: Record<string, unknown>) => void;
+  /** Output of isolated plugins that belongs to no call (run_id and step empty; fields name the plugin and stream). */
+  readonly log?: (entry: LogEntry) => void;
 }
 
 export type PluginState =
