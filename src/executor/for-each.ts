@@ -50,6 +50,7 @@ class ForEachGroup implements CallWatcher, Abortable {
   private cursor = 0;
   private active = 0;
   private feeding = false;
+  private readonly whenPerItem: boolean;
 
   constructor(
     private readonly run: Run,
@@ -61,6 +62,7 @@ class ForEachGroup implements CallWatcher, Abortable {
     this.contexts = new Array<CallContext | undefined>(items.length);
     this.started = new Array<number>(items.length);
     this.name = run.plan.steps[index]!.name;
+    this.whenPerItem = run.plan.steps[index]!.forEach?.whenPerItem === true;
   }
 
   launch(): void {
@@ -87,6 +89,16 @@ class ForEachGroup implements CallWatcher, Abortable {
     const scope = Object.create(this.run.context) as Record<string, unknown>;
     scope.item = this.items[k];
     scope.index = k;
+    if (this.whenPerItem) {
+      // SPEC §2.4: an element whose `when` is false is skipped: null in its slot.
+      let go: boolean;
+      try {
+        go = this.run.plan.steps[this.index]!.when!.test(scope);
+      } catch (error) {
+        return this.failed(k, { code: 'VALIDATION_FAILED', message: `its 'when' could not be evaluated: ${(error as Error).message}` });
+      }
+      if (!go) return this.settle(k, null, 0);
+    }
     const { args, unresolved } = resolveArgs(this.run, this.index, scope);
     performCall(this.run, this.run.site(this.index), this, k, args, scope, k, unresolved);
   }
