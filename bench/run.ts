@@ -6,6 +6,7 @@ import { benchColdStart } from './cold-start.js';
 import { benchCompiler } from './compiler.js';
 import { benchExprPath } from './expr-path.bench.js';
 import { benchExecutor } from './executor.js';
+import { benchIsolation } from './isolation.js';
 import { benchLlmMcp } from './llm-mcp.js';
 import { benchLlmParse } from './llm-parse.js';
 import { benchRegistryValidation } from './registry-validation.js';
@@ -17,6 +18,7 @@ const benches: (() => Promise<BenchResult>)[] = [
   benchCompiler,
   benchExprPath,
   benchExecutor,
+  benchIsolation,
   benchRegistryValidation,
   benchReloadLatency,
   benchReloadMemory,
