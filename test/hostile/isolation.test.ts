@@ -203,6 +203,35 @@ describe('choosing the level', () => {
     }
   });
 
+  it("a reload ends the replaced version's worker processes, and closing the engine ends the rest", async () => {
+    const engine = await createEngine({ pluginsDir: join(dir, 'plugins'), cache: 'off', watch: true });
+    const alive = (pid: number): boolean => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    try {
+      engine.addChain(chain('w_forked', 'forked_where'));
+      const first = ((await engine.run('w_forked')).outputs as { pid: number }).pid;
+      expect(alive(first)).toBe(true);
+      await writeFiles(dir, { 'plugins/forked/tools/forked_where.js': 'export default () => ({ pid: process.pid, version: 2 });\n' });
+      const second = await waitFor(async () => {
+        const out = (await engine.run('w_forked')).outputs as { pid: number; version?: number };
+        if (out.version !== 2) throw new Error('not reloaded yet');
+        return out.pid;
+      }, 10_000, 50);
+      expect(second).not.toBe(first);
+      await waitFor(() => expect(alive(first)).toBe(false));
+      await engine.close();
+      await waitFor(() => expect(alive(second)).toBe(false));
+    } finally {
+      await engine.close();
+    }
+  });
+
   it('a bad isolation option is USAGE, naming the option and the value', async () => {
     await expect(createEngine({ isolation: 'threads' as IsolationLevel })).rejects.toMatchObject({ code: 'USAGE', message: expect.stringContaining("'isolation'") });
     await expect(createEngine({ isolation: { memoryMb: 1 } })).rejects.toMatchObject({ code: 'USAGE', message: expect.stringContaining('isolation.memoryMb') });
