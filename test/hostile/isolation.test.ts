@@ -54,6 +54,13 @@ describe.each(['worker', 'process'] as const)('isolation: %s', (level) => {
     expect((await run('echo')).status).toBe('succeeded');
   });
 
+  it("the chain's own timeout ends a run stuck in while(true) too, and frees the worker", async () => {
+    engine.addChain('name: stuck_chain\ntimeout: 200ms\nsteps:\n  - name: s\n    tool: spin\n');
+    const result = await engine.run('stuck_chain');
+    expect(result.error?.code).toBe('RUN_TIMEOUT');
+    expect((await run('echo')).status).toBe('succeeded');
+  });
+
   it('process.exit in a handler fails that call with TOOL_CRASHED and the engine keeps serving', async () => {
     const result = await run('quit', '    input_map: { code: 0 }\n');
     expect(result.error?.code).toBe('TOOL_CRASHED');

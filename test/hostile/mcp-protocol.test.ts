@@ -57,13 +57,18 @@ function start(isolation: string): Server {
 const byId = (id: number) => (m: Record<string, unknown>) => m.id === id;
 const call = (id: number, name: string, args: object = {}) => JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
 
+async function connected(isolation: string): Promise<Server> {
+  const server = start(isolation);
+  server.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }));
+  await server.reply(byId(1));
+  server.send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
+  return server;
+}
+
 describe.each(['none', 'worker'])('toolchain mcp --isolation %s', (isolation) => {
   let server: Server;
   beforeAll(async () => {
-    server = start(isolation);
-    server.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }));
-    await server.reply(byId(1));
-    server.send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
+    server = await connected(isolation);
   }, 30_000);
   afterAll(() => {
     server.child.kill();
@@ -128,5 +133,26 @@ describe.each(['none', 'worker'])('toolchain mcp --isolation %s', (isolation) =>
     expect(answer.result).toMatchObject({ isError: true, structuredContent: { error: { code: 'TOOL_CRASHED' } } });
     server.send(JSON.stringify({ jsonrpc: '2.0', id: 13, method: 'ping' }));
     expect(await server.reply(byId(13))).toEqual({ jsonrpc: '2.0', id: 13, result: {} });
+  });
+});
+
+describe('toolchain mcp (worker isolation, its default)', () => {
+  let server: Server;
+  beforeAll(async () => {
+    server = await connected('worker');
+  }, 30_000);
+  afterAll(() => {
+    server.child.kill();
+  });
+
+  it('answers while tools spin in while(true); cancels end the spinning workers, and fresh ones serve', async () => {
+    // Four spinners take every worker the plugin may have: nothing else could run until they end.
+    const spinners = [30, 31, 32, 33];
+    for (const id of spinners) server.send(call(id, 'spin'));
+    server.send(JSON.stringify({ jsonrpc: '2.0', id: 34, method: 'ping' }));
+    expect(await server.reply(byId(34))).toEqual({ jsonrpc: '2.0', id: 34, result: {} });
+    for (const id of spinners) server.send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'enough' } }));
+    for (let id = 35; id < 40; id++) server.send(call(id, 'echo', { id }));
+    for (let id = 35; id < 40; id++) expect(await server.reply(byId(id))).toMatchObject({ result: { structuredContent: { args: { id } } } });
   });
 });
