@@ -133,13 +133,14 @@ export class WorkerPool {
   }
 
   private spawn(): Slot {
-    const slot: Slot = { channel: undefined as unknown as Channel, call: undefined, crash: undefined, killed: false, killTimer: undefined, loads: new Map() };
+    // A channel's events come asynchronously, after `slot` is set.
+    let slot: Slot | undefined;
     const channel = openChannel(this.s, {
-      message: (m) => this.onMessage(slot, m),
-      output: (stream, text) => this.output(slot, stream, text),
-      exit: (how) => this.onExit(slot, how),
+      message: (m) => this.onMessage(slot!, m),
+      output: (stream, text) => this.output(slot!, stream, text),
+      exit: (how) => this.onExit(slot!, how),
     });
-    (slot as { channel: Channel }).channel = channel;
+    slot = { channel, call: undefined, crash: undefined, killed: false, killTimer: undefined, loads: new Map() };
     channel.unref();
     this.slots.push(slot);
     return slot;
