@@ -7,6 +7,7 @@ import { benchCompiler } from './compiler.js';
 import { benchDurable } from './durable.js';
 import { benchExprPath } from './expr-path.bench.js';
 import { benchExecutor } from './executor.js';
+import { benchIsolation } from './isolation.js';
 import { benchLlmMcp } from './llm-mcp.js';
 import { benchLlmParse } from './llm-parse.js';
 import { benchRegistryValidation } from './registry-validation.js';
@@ -19,6 +20,7 @@ const benches: (() => Promise<BenchResult>)[] = [
   benchCompiler,
   benchExprPath,
   benchExecutor,
+  benchIsolation,
   benchRegistryValidation,
   benchReloadLatency,
   benchReloadMemory,

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import type { Callee } from './call/index.js';
 import { openUserCache } from './cache/index.js';
 import { compileChain, createCompileCache, loadChainSet, type ChainPlan, type ChainSet } from './compiler/index.js';
-import { didYouMean, formatDiagnostic, hasErrors, suggestionSuffix, ToolchainError, type Diagnostic, type ErrorCode } from './common/errors.js';
+import { describeKind, didYouMean, formatDiagnostic, hasErrors, suggestionSuffix, ToolchainError, type Diagnostic, type ErrorCode } from './common/errors.js';
 import { createBinder, createInputChecker, createSlots, executeChain, systemClock, type ExecutorHost, type LogEntry, type RunEvent, type RunOptions, type RunResult } from './executor/index.js';
 import { chainCallee } from './executor/step-callees.js';
 import { runAgent } from './llm/agent/index.js';
@@ -78,7 +78,7 @@ export type { ChainsReloadedEvent, EngineOptions } from './engine/options.js';
 
 export async function createEngine(options: EngineOptions = {}): Promise<Engine> {
   checkConcurrency('concurrency', options.concurrency);
-  checkLoadOptions(options);
+  const isolation = checkLoadOptions(options);
   // Every cache belongs to this engine; only the disk cache's directory is shared (per user).
   const disk = options.cache === 'off' ? undefined : (options.cache ?? openUserCache());
   const registry =
@@ -139,6 +139,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
       dir: pluginsDir,
       registry,
       watch: options.watch === true,
+      isolation, log: host.log,
       ...(disk ? { cache: disk } : {}),
       ...(options.onPluginEvent ? { onEvent: options.onPluginEvent } : {}),
     });
@@ -181,6 +182,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
   return {
     async run(name, input, given = {}) {
       checkConcurrency('concurrency', given.concurrency);
+      if (typeof name !== 'string') return failedBeforeStart(host, '', given.runId, { code: 'CHAIN_NOT_FOUND', message: `the chain to run must be named by a string, got ${describeKind(name)}` }, input, given);
       const runOptions = observed(given);
       const plan = lookup(name);
       if (plan) return durable.start(plan, input, runOptions);
@@ -198,7 +200,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
     registerTool: (def) => registry.register(def),
     addChain(text, file = '<memory>') {
       const catalogue = { has: (n: string) => lookup(n) !== undefined, names: () => [...added.keys(), ...set.plans.keys()] };
-      const { plan, diagnostics } = compileChain(text, { file, chains: catalogue, cache: compiled });
+      const { plan, diagnostics } = compileChain(text, { file, chains: catalogue, cache: compiled, plans: lookup });
       if (!plan || hasErrors(diagnostics)) {
         const first = diagnostics.find((d) => d.severity === 'error');
         throw new ToolchainError(first?.code ?? 'SCHEMA_INVALID', first ? formatDiagnostic(first) : 'the chain is invalid', diagnostics);

@@ -32,6 +32,7 @@ export {
   createCompileCache,
   inferOutputs,
   chainSignatures,
+  MAX_SUBCHAIN_DEPTH,
 } from './compiler/index.js';
 export type {
   CompileCache,
@@ -107,7 +108,7 @@ export type {
   ApprovalRequest,
 } from './registry/index.js';
 export { createPluginHost } from './plugins/index.js';
-export type { PluginHost, PluginHostOptions, PluginStatus, PluginEvent, PluginState } from './plugins/index.js';
+export type { PluginHost, PluginHostOptions, PluginStatus, PluginEvent, PluginState, IsolationLevel, IsolationOptions } from './plugins/index.js';
 export type {
   Tool,
   ToolContext,

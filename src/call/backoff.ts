@@ -6,12 +6,17 @@ import type { BackoffPolicy, RetryPolicy } from './types.js';
 /**
  * The wait after failed attempt `attempt` (1-based): initial · factor^(attempt−1), capped at max;
  * with full jitter a uniform pick in [0, that] (the AWS "full jitter" scheme, which spreads
- * retrying clients best). `random` is injected so tests get exact delays.
+ * retrying clients best). `random` is injected so tests get exact delays. Never under 1 ms: a
+ * jitter pick near zero (or a sub-millisecond `initial`) must not turn a failing tool's retries
+ * into a busy loop.
  */
 export function backoffDelay(policy: BackoffPolicy, attempt: number, random: () => number): number {
   const base = Math.min(policy.maxMs, policy.initialMs * policy.factor ** (attempt - 1));
-  return Math.round(policy.jitter === 'full' ? random() * base : base);
+  return Math.max(MIN_DELAY_MS, Math.round(policy.jitter === 'full' ? random() * base : base));
 }
+
+/** The shortest wait between two attempts. */
+export const MIN_DELAY_MS = 1;
 
 /**
  * Codes retrying cannot fix: the same arguments fail validation again, a refusal stays a refusal

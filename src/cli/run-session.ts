@@ -1,49 +1,68 @@
 import { approvedBy } from '../call/index.js';
 import { printable } from '../common/printable.js';
-import type { LogEntry, RunOptions, RunResult } from '../executor/index.js';
+import type { ChainPlan } from '../compiler/plan.js';
+import type { LogEntry, RunEvent, RunOptions, RunResult } from '../executor/index.js';
+import type { IsolationLevel } from '../plugins/index.js';
 import { askApproval } from './approval-prompt.js';
 import { EXIT_OK, exitCodeFor, type CliIO } from './io.js';
+import { guardProcess } from './process-guard.js';
 import { createLiveProgress, type LiveProgress } from './progress/live-progress.js';
+import { isolationFlag } from './shared-options.js';
+import { reportStalls } from './stall-report.js';
 
 // What `run` and `resume` share: Ctrl-C cancels the run, dangerous tools are approved by
 // `--approve` or a prompt (the progress block steps aside for it), progress is drawn on a
-// terminal, tools' ctx.log lines are shown with --verbose, and the result is printed — the
+// terminal, tools' ctx.log lines are shown with --verbose, plugin code in this thread may neither
+// end nor crash the process (process-guard.ts), a tool that never settles ends the run
+// TOOL_STALLED instead of a silent exit 13 (stall-report.ts), and the result is printed — the
 // outputs as JSON (the whole result with --json), errors as one line — with SPEC §5's exit code.
 
 export interface SessionFlags {
   readonly json: boolean;
   readonly approve: readonly string[];
   readonly verbose?: boolean;
+  readonly isolation: string;
 }
 
 export interface Session {
   /** The engine's `logger` with --verbose: ctx.log lines above the progress block. */
   readonly logger: ((entry: LogEntry) => void) | undefined;
-  run(start: (options: RunOptions) => Promise<RunResult>): Promise<number>;
+  /** --isolation, checked. */
+  readonly isolation: IsolationLevel;
+  /** Runs `start` (the engine's run or resume) with the session's options; the exit code. `chain` names stalled steps' tools. */
+  run(start: (options: RunOptions) => Promise<RunResult>, chain: (name: string) => ChainPlan | undefined): Promise<number>;
+  /** Gives the process back its own exit and error handlers. */
+  close(): void;
 }
 
-export function openSession(io: CliIO, flags: SessionFlags): Session {
+export function openSession(io: CliIO, flags: SessionFlags, pluginsDir: string): Session {
+  const isolation = isolationFlag(flags.isolation);
   const progress = io.stderr.isTTY ? createLiveProgress(io.stderr as NodeJS.WriteStream) : undefined;
+  const unguard = guardProcess({ pluginsDir, report: (line) => void io.stderr.write(`${printable(`warning: ${line}`)}\n`) });
   return {
     logger: flags.verbose ? (entry) => showLog(io, progress, entry) : undefined,
-    async run(start) {
+    isolation,
+    async run(start, chain) {
       const approved = approvedBy(flags.approve);
       const abort = new AbortController();
       const onInterrupt = (): void => abort.abort();
       process.once('SIGINT', onInterrupt);
+      const stalls = reportStalls(chain, (reason) => abort.abort(reason));
       let result: RunResult | undefined;
       try {
         result = await start({
           signal: abort.signal,
           approve: (req) => approved(req) || (progress ? progress.pause(() => askApproval(io, req)) : askApproval(io, req)),
-          ...(progress ? { onEvent: progress.onEvent } : {}),
+          onEvent: progress ? (e: RunEvent): void => (stalls.onEvent(e), progress.onEvent(e)) : stalls.onEvent,
         });
       } finally {
         process.removeListener('SIGINT', onInterrupt);
+        stalls.release();
         progress?.done(result);
       }
       return printResult(io, result, flags.json);
     },
+    close: unguard,
   };
 }
 

@@ -38,6 +38,7 @@ export const ERROR_KINDS = {
   SELF_DEPENDENCY: 'definition',
   CHAIN_CYCLE: 'definition',
   SUBCHAIN_CYCLE: 'definition',
+  SUBCHAIN_TOO_DEEP: 'definition',
   UNKNOWN_TOOL: 'definition',
   UNKNOWN_CHAIN: 'definition',
   // data flow (SPEC §10): what a step gives a tool against what the tool takes
@@ -74,6 +75,8 @@ export const ERROR_KINDS = {
   RUN_TIMEOUT: 'run',
   APPROVAL_DENIED: 'run',
   CIRCUIT_OPEN: 'run',
+  TOOL_CRASHED: 'run',
+  TOOL_STALLED: 'run',
   ABORTED: 'cancelled',
   // the run store and durable runs (SPEC §7)
   STORE_URL: 'usage',

@@ -186,7 +186,7 @@ export interface Agent {
  */
 export interface Retry {
   /**
-   * Total attempts, the first included.
+   * Total attempts, the first included (at most 100).
    */
   max_attempts?: number;
   backoff?: Backoff;

@@ -8,6 +8,7 @@ import { checkTargets, type NameCatalogue } from './check-targets.js';
 import type { CompileCache } from './compile-cache.js';
 import { compileText, type CompiledFile, type TargetRef } from './compile-chain.js';
 import type { ChainPlan } from './plan.js';
+import { subChainProblems, type Callees } from './subchain-graph.js';
 
 /** Every chain of a folder, compiled and checked against each other and the installed tools. */
 export interface ChainSet {
@@ -91,6 +92,14 @@ export function compileChainSet(sources: readonly ChainSource[], tools?: NameCat
   for (const { chain, diagnostic } of subChainCycles(byName)) {
     diagnostics.push(diagnostic);
     broken.add(chain);
+  }
+  // Nesting past the limit (chains on a cycle were reported just above).
+  const callees: Callees = (n) => byName.get(n)?.targets.filter((t) => runsChain(t, byName)).map((t) => t.name);
+  const depths = new Map<string, number>();
+  for (const f of byName.values()) {
+    const problems = subChainProblems(f, callees, depths);
+    diagnostics.push(...problems);
+    if (problems.length) broken.add(f.name!);
   }
   // A chain that runs a broken chain cannot run either.
   let grew = true;

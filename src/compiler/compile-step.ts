@@ -58,6 +58,9 @@ export function compileStep(raw: RawStep, index: number, sink: DiagnosticSink): 
     sink.error('BAD_VALUE', `${pointer}/max_concurrency`, `step '${raw.name}' sets max_concurrency without for_each`);
   }
 
+  // SPEC §2.4: on a for_each step, a `when` that reads the element decides for each element.
+  if (forEach && when?.refs.some((r) => r.root === 'item' || r.root === 'index')) forEach = { ...forEach, whenPerItem: true };
+
   // SPEC §2.7: `fallback` under `retry`, or directly on the step.
   if (raw.fallback !== undefined && raw.retry?.fallback !== undefined) {
     sink.error('BAD_VALUE', `${pointer}/fallback`, `step '${raw.name}' has a fallback both on the step and under retry; keep one`);

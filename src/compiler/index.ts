@@ -5,6 +5,7 @@ import { checkTargets, type NameCatalogue } from './check-targets.js';
 import { compileText } from './compile-chain.js';
 import type { CompileCache } from './compile-cache.js';
 import type { ChainPlan } from './plan.js';
+import { addedChainProblems } from './subchain-graph.js';
 
 export type { NameCatalogue } from './check-targets.js';
 export { compileChainSet, loadChainSet, readChainFiles, readChainSources, type ChainSet, type ChainSource } from './chain-set.js';
@@ -12,6 +13,7 @@ export { createCompileCache, type CompileCache, type CompileCacheOptions } from 
 export type { CompiledFile, TargetRef } from './compile-chain.js';
 export { inferOutputs, type ChainFlow, type ChainSignature, type Signatures, type ToolSignature } from './flow/index.js';
 export { chainSignatures } from './check-flows.js';
+export { addedChainProblems, MAX_SUBCHAIN_DEPTH, nestingDepth, planCallees, subChainProblems, type Callees } from './subchain-graph.js';
 export type * from './plan.js';
 export type { ToolchainChain as ChainFile } from './chain-file.generated.js';
 
@@ -24,6 +26,11 @@ export interface CompileOptions {
   readonly tools?: NameCatalogue;
   /** When given, `chain:` names are checked against it. */
   readonly chains?: NameCatalogue;
+  /**
+   * The chains known now, by name: with `chains`, the chain may then not run itself through them
+   * (SUBCHAIN_CYCLE) nor nest sub-chains too deep (SUBCHAIN_TOO_DEEP) — what `addChain` checks.
+   */
+  readonly plans?: (name: string) => ChainPlan | undefined;
 }
 
 export interface CompileResult {
@@ -38,6 +45,7 @@ export function compileChain(text: string, options: CompileOptions = {}): Compil
   const compiled = options.cache ? options.cache.compile(text, file) : compileText(text, file);
   if (!options.tools && !options.chains) return compiled.plan ? { plan: compiled.plan, diagnostics: compiled.diagnostics } : { diagnostics: compiled.diagnostics };
   const linked = checkTargets(compiled, options.tools, options.chains);
+  if (compiled.plan && options.plans && !linked.length) linked.push(...addedChainProblems(compiled, compiled.plan, options.plans));
   // SPEC §10: a catalogue that knows its tools' schemas (a ToolSet, say) gets the data flow checked.
   const tool = toolSignatures(options.tools);
   const flow = tool ? withFlowCheck(compiled, chainSignatures(new Map(), tool)) : { diagnostics: [...compiled.diagnostics], problems: [] };

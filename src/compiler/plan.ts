@@ -62,7 +62,8 @@ export interface PlanStep {
   /** The arguments: always an object value (for an agent, `{ prompt, system? }`). */
   readonly input: CompiledValue;
   readonly when?: CompiledCondition;
-  readonly forEach?: { readonly items: CompiledPath; readonly maxConcurrency?: number };
+  /** `whenPerItem`: the step's `when` reads `$.item` or `$.index`, so it decides per element (SPEC §2.4). */
+  readonly forEach?: { readonly items: CompiledPath; readonly maxConcurrency?: number; readonly whenPerItem?: true };
   readonly timeoutMs?: number;
   readonly retry: RetryPolicy;
   readonly fallback?: FallbackPolicy;

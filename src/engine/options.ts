@@ -3,7 +3,7 @@ import type { Clock } from '../common/clock.js';
 import { ToolchainError, type Diagnostic } from '../common/errors.js';
 import type { LogEntry } from '../executor/index.js';
 import type { Observer } from '../observe/index.js';
-import type { PluginEvent } from '../plugins/index.js';
+import { isolationSettings, type IsolationLevel, type IsolationOptions, type IsolationSettings, type PluginEvent } from '../plugins/index.js';
 import type { LoadMode, Registry, RegistryOptions } from '../registry/types.js';
 import type { Durability, RunStore } from '../store/types.js';
 
@@ -56,6 +56,8 @@ export interface EngineOptions {
    * run's events.
    */
   readonly observe?: Observer | true;
+  /** The least isolation of plugins' handlers (default `none`: each plugin's `isolation:` decides), and workers' limits. */
+  readonly isolation?: IsolationLevel | IsolationOptions;
   /** Plugin loads, reloads and failures (SPEC §3.3). */
   readonly onPluginEvent?: (event: PluginEvent) => void;
   /** With `watch`: the chains folder was read again (its runnable chains and its problems). */
@@ -75,12 +77,14 @@ export function checkConcurrency(name: string, value: unknown): void {
   }
 }
 
-export function checkLoadOptions({ load, registry, cache }: EngineOptions): void {
+/** Checks the loading options; the isolation settings they make. */
+export function checkLoadOptions({ load, registry, cache, isolation }: EngineOptions): IsolationSettings {
   const given = (v: unknown): string => JSON.stringify(v) ?? String(v);
   if (load !== undefined && load !== 'eager' && load !== 'lazy') throw new ToolchainError('USAGE', `option 'load' must be 'eager' or 'lazy', got ${given(load)}`);
   if (load !== undefined && registry && registry.load !== load) throw new ToolchainError('USAGE', `option 'load' is '${load}' but the registry given was made with load '${registry.load}'`);
   if (cache !== undefined && cache !== 'off' && typeof (cache as Partial<DiskCache>).read !== 'function') {
     throw new ToolchainError('USAGE', `option 'cache' must be 'off' or a cache from openUserCache/openDiskCache, got ${given(cache)}`);
   }
+  return isolationSettings(isolation);
 }
 

@@ -1,4 +1,3 @@
-import pLimit, { type LimitFunction } from 'p-limit';
 import { performCall, type CallContext, type CallWatcher, type FallbackKind, type RetryReport } from '../call/index.js';
 import { describeKind, ToolchainError, type StepError } from '../common/errors.js';
 import type { PlanStep } from '../compiler/plan.js';
@@ -8,8 +7,9 @@ import { attemptInput } from './step-state.js';
 import { resolveArgs } from './step-work.js';
 
 // SPEC §2.6: a `for_each` step runs its call once per element, at most `max_concurrency` at once
-// (default: the chain's concurrency; p-limit keeps the count), and its output is the array of
-// results in input order. Each element has its own retries and fallback. With `on_error: fail`
+// (default: the chain's concurrency, or 16 when the chain sets none: a million elements must not
+// all start at once), and its output is the array of results in input order. Elements start from
+// a cursor as places free up, so a long array costs no queued work up front. Each element has its own retries and fallback. With `on_error: fail`
 // the first element to fail for good fails the step and aborts the others; with `on_error:
 // continue` a failed element's slot holds `{ error: { code, message } }` and the others go on,
 // like a matrix without fail-fast. The step holds one engine slot; its elements are bounded by
@@ -29,54 +29,78 @@ export function startForEach(run: Run, i: number, step: PlanStep): void {
     return run.failed(i, { code: 'VALIDATION_FAILED', message }, 0);
   }
   if (items.length === 0) return run.succeeded(i, [], 0, undefined);
-  const group = new ForEachGroup(run, i, items, pLimit(forEach.maxConcurrency ?? run.plan.concurrency ?? Infinity));
+  const group = new ForEachGroup(run, i, items, forEach.maxConcurrency ?? run.plan.concurrency ?? DEFAULT_FOR_EACH_CONCURRENCY);
   run.track(i, group);
   group.launch();
 }
+
+/** Elements of a for_each at once when neither the step nor its chain says. */
+export const DEFAULT_FOR_EACH_CONCURRENCY = 16;
 
 class ForEachGroup implements CallWatcher, Abortable {
   readonly settlesOnAbort = false;
   private readonly results: unknown[];
   private readonly contexts: (CallContext | undefined)[];
-  private readonly done: (() => void)[];
   private readonly started: number[];
   private readonly name: string;
   private finished = 0;
   private attempts = 0;
   private over = false;
+  /** The next element to start, and how many are at work. */
+  private cursor = 0;
+  private active = 0;
+  private feeding = false;
+  private readonly whenPerItem: boolean;
 
   constructor(
     private readonly run: Run,
     private readonly index: number,
     private readonly items: readonly unknown[],
-    private readonly limit: LimitFunction,
+    private readonly limit: number,
   ) {
     this.results = new Array<unknown>(items.length);
     this.contexts = new Array<CallContext | undefined>(items.length);
-    this.done = new Array<() => void>(items.length);
     this.started = new Array<number>(items.length);
     this.name = run.plan.steps[index]!.name;
+    this.whenPerItem = run.plan.steps[index]!.forEach?.whenPerItem === true;
   }
 
   launch(): void {
-    for (let k = 0; k < this.items.length; k++) void this.limit(() => this.element(k));
+    this.feed();
   }
 
-  /** One element's call; settles when its outcome is in, which frees its place in the limit. */
-  private element(k: number): Promise<void> {
-    if (this.over) return Promise.resolve();
-    return new Promise<void>((resolve) => {
-      this.done[k] = resolve;
-      // SPEC §7.2: an element whose success was recorded is not run again.
-      const restored = this.run.restoredRecord(`${this.name}[${k}]`);
-      if (restored !== undefined) return this.settle(k, restored.output, restored.attempts);
-      this.started[k] = this.run.clock.now();
-      const scope = Object.create(this.run.context) as Record<string, unknown>;
-      scope.item = this.items[k];
-      scope.index = k;
-      const { args, unresolved } = resolveArgs(this.run, this.index, scope);
-      performCall(this.run, this.run.site(this.index), this, k, args, scope, k, unresolved);
-    });
+  /** Starts elements while places are free. An element that settles at once (restored) frees its place for the loop. */
+  private feed(): void {
+    if (this.feeding) return;
+    this.feeding = true;
+    while (!this.over && this.active < this.limit && this.cursor < this.items.length) {
+      this.active++;
+      this.element(this.cursor++);
+    }
+    this.feeding = false;
+  }
+
+  /** One element's call; its outcome comes back through the CallWatcher methods. */
+  private element(k: number): void {
+    // SPEC §7.2: an element whose success was recorded is not run again.
+    const restored = this.run.restoredRecord(`${this.name}[${k}]`);
+    if (restored !== undefined) return this.settle(k, restored.output, restored.attempts);
+    this.started[k] = this.run.clock.now();
+    const scope = Object.create(this.run.context) as Record<string, unknown>;
+    scope.item = this.items[k];
+    scope.index = k;
+    if (this.whenPerItem) {
+      // SPEC §2.4: an element whose `when` is false is skipped: null in its slot.
+      let go: boolean;
+      try {
+        go = this.run.plan.steps[this.index]!.when!.test(scope);
+      } catch (error) {
+        return this.failed(k, { code: 'VALIDATION_FAILED', message: `its 'when' could not be evaluated: ${(error as Error).message}` });
+      }
+      if (!go) return this.settle(k, null, 0);
+    }
+    const { args, unresolved } = resolveArgs(this.run, this.index, scope);
+    performCall(this.run, this.run.site(this.index), this, k, args, scope, k, unresolved);
   }
 
   live(): boolean {
@@ -123,16 +147,14 @@ class ForEachGroup implements CallWatcher, Abortable {
     if (attempts > this.attempts) this.attempts = attempts;
     this.results[k] = output;
     this.contexts[k] = undefined;
-    this.done[k]!();
-    if (++this.finished < this.items.length) return;
+    this.active--;
+    if (++this.finished < this.items.length) return this.feed();
     this.over = true;
     this.run.succeeded(this.index, this.results, this.attempts, undefined);
   }
 
   abort(reason: Error): void {
     this.over = true;
-    this.limit.clearQueue();
     for (const ctx of this.contexts) ctx?.abort(reason);
-    for (const resolve of this.done) resolve?.();
   }
 }

@@ -31,7 +31,13 @@ export function createInputChecker(compile: (schema: JsonSchema) => ValidateFunc
       checker = { validate: compile(plan.inputs.schema), copy: planCopy(plan.inputs.schema) };
       checkers.set(plan, checker);
     }
-    return checkRunInput(plan, checker, input);
+    try {
+      return checkRunInput(plan, checker, input);
+    } catch (error) {
+      // A getter that throws, a Proxy that refuses: an input the engine cannot read is a bad input.
+      const problem = { path: '', message: `the input could not be read (${(error as Error)?.message ?? String(error)})`, expected: 'object' };
+      return { ok: false, message: `invalid input for chain '${plan.name}': ${problem.message}`, problems: [problem] };
+    }
   };
 }
 

@@ -1,6 +1,7 @@
 import type { CallContext, CallOwner, CallSite, CallWatcher, FallbackKind, RetryReport } from '../call/index.js';
 import type { Clock } from '../common/clock.js';
 import { ToolchainError, type ErrorCode, type StepError } from '../common/errors.js';
+import { MAX_SUBCHAIN_DEPTH } from '../compiler/subchain-graph.js';
 import type { ChainPlan } from '../compiler/plan.js';
 import type { ApproveCallback, ToolSet } from '../registry/types.js';
 import type { BoundPlan } from './call-sites.js';
@@ -52,12 +53,15 @@ export class Run implements CallOwner, CallWatcher {
   readonly keyPrefix: string;
   /** The id the run's results are recorded under: its own, or the top run's for a sub-chain. */
   readonly rootRunId: string;
+  /** Levels of sub-chains above this run. */
+  readonly depth: number;
 
   constructor(host: ExecutorHost, plan: ChainPlan, options: RunOptions, scope: RunScope | undefined) {
     this.runId = options.runId ?? host.newRunId();
     this.keyPrefix = scope?.keyPrefix ?? '';
     this.rootRunId = scope?.rootRunId ?? this.runId;
     this.parent = scope?.parent;
+    this.depth = scope?.depth ?? 0;
     this.plan = plan;
     this.host = host;
     this.clock = host.clock;
@@ -226,11 +230,15 @@ export class Run implements CallOwner, CallWatcher {
    * `key›name`; without (a chain an agent's model called) they are neither.
    */
   runChild(plan: ChainPlan, input: unknown, signal: AbortSignal, step: string, key: string | undefined): Promise<RunResult> {
+    // Chains can change while the engine runs (hot reload, addChain): the limit holds here too.
+    if (this.depth >= MAX_SUBCHAIN_DEPTH) {
+      return Promise.reject(new ToolchainError('SUBCHAIN_TOO_DEEP', `chain '${plan.name}' would run ${this.depth + 1} levels of sub-chains deep; at most ${MAX_SUBCHAIN_DEPTH} are allowed`));
+    }
     const { onEvent, approve, options } = this;
     const recorded = key !== undefined ? { recorder: options.recorder, restored: options.restored } : {};
     const mocks = options.mocks?.child(step);
     const childOptions: RunOptions = { signal, onEvent, approve, concurrency: options.concurrency, ...recorded, ...(mocks ? { mocks } : {}) };
-    const scope: RunScope = { parent: { run_id: this.runId, step }, keyPrefix: `${this.keyPrefix}${key ?? step}›`, rootRunId: this.rootRunId };
+    const scope: RunScope = { parent: { run_id: this.runId, step }, keyPrefix: `${this.keyPrefix}${key ?? step}›`, rootRunId: this.rootRunId, depth: this.depth + 1 };
     return new Run(this.host, plan, childOptions, scope).start(this.bound.tools, input);
   }
 

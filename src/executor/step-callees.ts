@@ -51,6 +51,9 @@ export function chainCallee(host: Pick<ExecutorHost, 'chain' | 'checkInput'>, na
       return checked.ok ? { ok: true, args: checked.input } : { ok: false, problems: checked.problems };
     },
     async invoke(args, ctx) {
+      // A sub-chain starts as a task of its own, not inside its caller's stack frames: nesting
+      // depth must not grow the stack (a deep nesting overflowed it).
+      await Promise.resolve();
       const plan = host.chain(name);
       if (plan === undefined) throw new ToolchainError('CHAIN_NOT_FOUND', `chain '${name}' is not loaded`);
       return outputsOf(plan, await startRun(plan, args, ctx));

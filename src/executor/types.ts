@@ -112,6 +112,8 @@ export interface RunScope {
   readonly parent: ParentRef;
   readonly keyPrefix: string;
   readonly rootRunId: string;
+  /** Levels of sub-chains above this run (a caller's run is 0). */
+  readonly depth: number;
 }
 
 /** Something a stopping run can cancel: an attempt, or a for_each step's group of attempts. */

@@ -11,3 +11,4 @@ export { createModuleLoader, type ModuleLoader, type ModuleLoaderOptions } from 
 export { listPluginFolders } from './plugin-folders.js';
 export { watchFiles, defaultWatchFilter, firstSegment, type FileChanges, type FileWatcher, type WatchFilesOptions } from './watch-files.js';
 export type { PluginEvent, PluginEventType, PluginHost, PluginHostOptions, PluginState, PluginStatus } from './types.js';
+export { isolationSettings, isIsolationLevel, ISOLATION_LEVELS, type IsolationLevel, type IsolationOptions, type IsolationSettings } from './isolation/level.js';

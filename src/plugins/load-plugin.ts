@@ -5,11 +5,14 @@ import { type Diagnostic, type ErrorCode, hasErrors, ToolchainError } from '../c
 import type { SourceMap } from '../loader/index.js';
 import type { DiskCache } from '../cache/disk-cache.js';
 import type { LoadMode, ToolDefinition } from '../registry/types.js';
+import type { LogEntry } from '../executor/types.js';
 import { createModuleLoader, type ModuleLoader } from './evaluate-module.js';
 import { pickExport } from './pick-export.js';
 import type { Requirement } from './parse-requirement.js';
 import { readManifest, type PluginManifest } from './read-manifest.js';
 import { resolveHandler } from './resolve-handler.js';
+import { isolateHandlers } from './isolation/isolate-handlers.js';
+import { DEFAULT_ISOLATION, stricter, type IsolationLevel, type IsolationSettings } from './isolation/level.js';
 
 // One plugin folder → its tool definitions, or every reason it cannot load. Nothing here touches
 // the registry or compiles a schema: the host has the registry build the tools once
@@ -33,6 +36,10 @@ export interface LoadedPlugin {
   readonly warnings: readonly Diagnostic[];
   /** The manifest's positions, to place later diagnostics (`/tools/<i>/…`) in it. */
   readonly sourceMap: SourceMap;
+  /** Where its handlers run: the manifest's `isolation`, raised to the engine's minimum. */
+  readonly isolation: IsolationLevel;
+  /** With isolation: ends its workers once idle (call when this version is replaced or removed). */
+  readonly retire?: () => void;
 }
 
 export interface FailedTool {
@@ -141,6 +148,10 @@ export interface LoadPluginOptions {
   readonly mode?: LoadMode;
   /** Where the manifest's parse and the modules' transforms are cached (default: nowhere). */
   readonly cache?: DiskCache;
+  /** The engine's isolation floor and worker limits (default: none, each manifest decides). */
+  readonly isolation?: IsolationSettings;
+  /** Where an isolated plugin's output that belongs to no call goes (run_id and step empty; fields name the plugin and stream). */
+  readonly log?: (entry: LogEntry) => void;
 }
 
 export async function loadPlugin(dir: string, options: LoadPluginOptions = {}): Promise<PluginLoad> {
@@ -157,17 +168,16 @@ export async function loadPlugin(dir: string, options: LoadPluginOptions = {}): 
     return { ok: false, name, diagnostics: [{ code: 'FILE_UNREADABLE', severity: 'error', message: `cannot read plugin folder: ${(error as Error).message}`, file }] };
   }
 
-  const loader = createModuleLoader(options.cache ? { cache: options.cache } : {});
-  const modules = new Map<string, Promise<unknown>>();
   const tools = manifest.tools ?? [];
+  const settings = options.isolation ?? DEFAULT_ISOLATION;
+  const isolation = stricter(manifest.isolation ?? 'none', settings.minimum);
   const diagnostics: Diagnostic[] = [...read.diagnostics];
   const defs: ToolDefinition[] = [];
   const toolIndex: number[] = [];
   const failedTools: FailedTool[] = [];
-  // In manifest order, one at a time: module side effects run in a predictable order. A tool
-  // whose handler does not load is left out on its own; the plugin's other tools still serve.
-  for (const [index, tool] of tools.entries()) {
-    const loaded = await loadHandler(loader, realDir, tool, modules, mode);
+  let retire: (() => void) | undefined;
+  // A tool whose handler does not load is left out on its own; the plugin's other tools still serve.
+  const take = (index: number, tool: Tool, loaded: HandlerOutcome): void => {
     if (loaded.ok) {
       defs.push(definition(tool, loaded.handler));
       toolIndex.push(index);
@@ -175,8 +185,24 @@ export async function loadPlugin(dir: string, options: LoadPluginOptions = {}): 
       const diagnostic = place(file, sourceMap, tool.handler !== undefined ? `/tools/${index}/handler` : `/tools/${index}`, loaded.code, loaded.message);
       failedTools.push({ name: tool.name, reason: loaded.message.replace(`tool '${tool.name}': `, ''), diagnostic });
     }
+  };
+  if (isolation !== 'none' && mode !== 'static') {
+    // The plugin's code runs in its workers only, never in this thread.
+    const sink = options.log;
+    const log = (message: string, fields: Record<string, unknown>): void => sink?.({ timestamp: Date.now(), run_id: '', step: '', attempt: 0, message, fields });
+    const isolated = await isolateHandlers({ plugin: name, realDir, kind: isolation, settings, mode, tools, importTimeoutMs: IMPORT_TIMEOUT_MS, log, ...(options.cache ? { cacheDir: options.cache.dir } : {}) });
+    isolated.outcomes.forEach((loaded, index) => take(index, tools[index]!, loaded));
+    retire = isolated.retire;
+  } else {
+    const loader = createModuleLoader(options.cache ? { cache: options.cache } : {});
+    const modules = new Map<string, Promise<unknown>>();
+    // In manifest order, one at a time: module side effects run in a predictable order.
+    for (const [index, tool] of tools.entries()) take(index, tool, await loadHandler(loader, realDir, tool, modules, mode));
   }
-  if (hasErrors(diagnostics)) return { ok: false, name, diagnostics };
+  if (hasErrors(diagnostics)) {
+    retire?.();
+    return { ok: false, name, diagnostics };
+  }
 
   return {
     ok: true,
@@ -193,6 +219,8 @@ export async function loadPlugin(dir: string, options: LoadPluginOptions = {}): 
       failedTools,
       warnings: diagnostics,
       sourceMap,
+      isolation,
+      ...(retire ? { retire } : {}),
     },
   };
 }

@@ -52,6 +52,10 @@ export interface ToolchainPluginManifest {
    */
   env?: string[];
   /**
+   * Where the plugin's handlers run. none: in the engine's own thread (fastest; a handler that loops, exits or crashes takes the engine with it). worker: in a pool of worker threads (a hung call is terminated at its timeout, process.exit and crashes fail only that call, memory is bounded). process: in child processes (also contains native crashes and process-wide state). The engine's --isolation option can raise it, never lower it.
+   */
+  isolation?: 'none' | 'worker' | 'process';
+  /**
    * The tools this plugin provides.
    */
   tools?: Tool[];

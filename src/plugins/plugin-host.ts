@@ -24,7 +24,7 @@ interface Folder {
 }
 
 export function createPluginHost(options: PluginHostOptions): PluginHost {
-  const { dir, registry, cache } = options;
+  const { dir, registry, cache, isolation, log } = options;
   const folders = new Map<string, Folder>();
   /** Plugin name → the version in the registry now. */
   const installed = new Map<string, ReadyPlugin>();
@@ -55,10 +55,15 @@ export function createPluginHost(options: PluginHostOptions): PluginHost {
     }
     const folder = folders.get(entry) ?? { dir: folderDir };
     folders.set(entry, folder);
-    const load = buildPlugin(registry, await loadPlugin(folderDir, { mode: registry.load, ...(cache ? { cache } : {}) }));
+    const loaded = await loadPlugin(folderDir, { mode: registry.load, ...(cache ? { cache } : {}), ...(isolation ? { isolation } : {}), ...(log ? { log } : {}) });
+    const load = buildPlugin(registry, loaded);
     // A reload never loses a tool that works now: one that fails to load keeps the last good version.
     const lost = load.ok && folder.good ? load.plugin.failedTools.filter((f) => folder.good!.tools.some((t) => t.name === f.name)) : [];
+    // A version that will not serve ends its workers at once.
+    if (loaded.ok && !(load.ok && lost.length === 0)) loaded.plugin.retire?.();
     if (load.ok && lost.length === 0) {
+      // The version it replaces ends its workers once idle (runs that still hold it can call it).
+      if (folder.good !== load.plugin) folder.good?.retire?.();
       folder.good = load.plugin;
       folder.failure = undefined;
     } else if (load.ok) {
@@ -139,6 +144,7 @@ export function createPluginHost(options: PluginHostOptions): PluginHost {
     if (!folder) return;
     folders.delete(entry);
     const good = folder.good;
+    good?.retire?.();
     if (good && installed.get(good.name) === good) return;
     emit({ type: 'plugin:removed', plugin: good?.name ?? folder.failure?.name ?? entry, dir: folder.dir, ...(good ? { version: good.version } : {}) });
   }
@@ -181,6 +187,7 @@ export function createPluginHost(options: PluginHostOptions): PluginHost {
       await watcher?.close();
       closed = true;
       await queue;
+      for (const folder of folders.values()) folder.good?.retire?.();
     },
   };
 }

@@ -1,6 +1,8 @@
 import type { Diagnostic } from '../common/errors.js';
 import type { DiskCache } from '../cache/disk-cache.js';
 import type { Registry } from '../registry/types.js';
+import type { LogEntry } from '../executor/types.js';
+import type { IsolationSettings } from './isolation/level.js';
 
 // The plugin host's public contract: options in, statuses and events out.
 
@@ -16,6 +18,10 @@ export interface PluginHostOptions {
   readonly onEvent?: (event: PluginEvent) => void;
   /** Where manifests' parses and modules' transforms are cached (default: nowhere). */
   readonly cache?: DiskCache;
+  /** The isolation floor of every plugin and the workers' limits (default: each manifest decides). */
+  readonly isolation?: IsolationSettings;
+  /** Output of isolated plugins that belongs to no call (run_id and step empty; fields name the plugin and stream). */
+  readonly log?: (entry: LogEntry) => void;
 }
 
 export type PluginState =

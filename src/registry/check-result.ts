@@ -29,7 +29,8 @@ function size(bytes: number): string {
   return bytes >= MIB ? `${(bytes / MIB).toFixed(1)} MiB` : `${Math.ceil(bytes / 1024)} KiB`;
 }
 
-function invalid(tool: string, path: string, reason: string): ToolchainError {
+/** RESULT_INVALID for a result that is not JSON: where (a JSON pointer) and why. */
+export function notJsonError(tool: string, path: string, reason: string): ToolchainError {
   const where = path === '' ? '' : ` at ${path}`;
   return new ToolchainError('RESULT_INVALID', `tool '${tool}' returned a result that is not JSON${where}: ${reason}`, [
     { code: 'RESULT_INVALID', severity: 'error', message: reason, pointer: path },
@@ -49,21 +50,21 @@ export function checkResult(result: unknown, rules: ResultRules): CheckedResult 
   let maxBytes: number;
   if (typeof result === 'object' && result !== null) {
     const check = checkJson(result);
-    if (!check.ok) throw invalid(rules.tool, check.path, check.reason);
+    if (!check.ok) throw notJsonError(rules.tool, check.path, check.reason);
     maxBytes = check.maxBytes;
     if (check.needsNormalising) {
       json = JSON.stringify(result);
       value = JSON.parse(json) as unknown;
     }
   } else if (typeof result === 'number') {
-    if (!Number.isFinite(result)) throw invalid(rules.tool, '', `${result} is not a JSON number`);
+    if (!Number.isFinite(result)) throw notJsonError(rules.tool, '', `${result} is not a JSON number`);
     maxBytes = 24;
   } else if (typeof result === 'string') {
     maxBytes = result.length * 6 + 2;
   } else if (typeof result === 'boolean' || result === null) {
     maxBytes = 5;
   } else {
-    throw invalid(rules.tool, '', `a ${typeof result} is not JSON`);
+    throw notJsonError(rules.tool, '', `a ${typeof result} is not JSON`);
   }
 
   const validate = rules.returns?.();

@@ -1,9 +1,13 @@
 import type { JsonSchema } from '../common/json.js';
 
 // Ajv's `useDefaults` and `coerceTypes` write into the data they validate, and the caller's
-// arguments must stay untouched. structuredClone costs microseconds; most tools take a flat object
-// of scalars, where a shallow copy is enough because Ajv can only replace top-level members. The
-// choice is made once per schema when the tool is built.
+// arguments must stay untouched; and the copy is what the handler gets, so a handler that changes
+// its arguments in place changes nothing another step (or the run's input) holds: every object
+// and array in it is its own. structuredClone costs microseconds; most tools take a flat object of
+// scalars, where a shallow copy does both jobs. When the schema lets only scalars through (typed
+// properties, no others) that is all; otherwise the flat case copies members deeply when one is an
+// object or array (an extra property, an untyped one). The choice is made once per schema when
+// the tool is built.
 
 export type CopyArgs = (args: Record<string, unknown>) => Record<string, unknown>;
 
@@ -40,8 +44,34 @@ export function isFlatSchema(schema: JsonSchema): boolean {
   return Object.values(properties).every(isScalarSchema);
 }
 
+function isScalarOnly(schema: unknown): boolean {
+  if (typeof schema !== 'object' || schema === null || !isScalarSchema(schema)) return false;
+  const s = schema as Record<string, unknown>;
+  const scalar = (v: unknown): boolean => typeof v !== 'object' || v === null;
+  if (s.type !== undefined) return true;
+  return Array.isArray(s.enum) ? s.enum.every(scalar) : 'const' in s && scalar(s.const);
+}
+
+/** Validated arguments can only hold scalars: typed properties, and no others. */
+function admitsOnlyScalars(schema: JsonSchema): boolean {
+  return schema.additionalProperties === false && Object.values(schema.properties ?? {}).every(isScalarOnly);
+}
+
+/** Deep-copies, in place, the members of a fresh shallow copy that are objects or arrays. */
+function ownMembers(copy: Record<string, unknown>): Record<string, unknown> {
+  for (const key in copy) {
+    const value = copy[key];
+    if (typeof value === 'object' && value !== null) copy[key] = cloneJson(value);
+  }
+  return copy;
+}
+
 function shallowCopy(args: Record<string, unknown>): Record<string, unknown> {
   return { ...args };
+}
+
+function shallowCopyOwningMembers(args: Record<string, unknown>): Record<string, unknown> {
+  return ownMembers({ ...args });
 }
 
 // V8 gives a spread copy a map that adding properties later is very slow on (≈ 3.5 µs instead
@@ -49,6 +79,10 @@ function shallowCopy(args: Record<string, unknown>): Record<string, unknown> {
 // onto a fresh literal has no such cliff; spread stays the fastest when nothing is added.
 function shallowCopyForDefaults(args: Record<string, unknown>): Record<string, unknown> {
   return Object.assign({}, args);
+}
+
+function shallowCopyForDefaultsOwningMembers(args: Record<string, unknown>): Record<string, unknown> {
+  return ownMembers(Object.assign({}, args));
 }
 
 function hasDefaults(schema: JsonSchema): boolean {
@@ -75,5 +109,8 @@ export function cloneJson(value: unknown): unknown {
 
 export function planCopy(schema: JsonSchema): CopyArgs {
   if (!isFlatSchema(schema)) return (args) => cloneJson(args) as Record<string, unknown>;
-  return hasDefaults(schema) ? shallowCopyForDefaults : shallowCopy;
+  // A handler only ever sees arguments that validated: with only scalars admitted, the copy
+  // cannot hold an object anyone else has (anything else fails validation first).
+  if (admitsOnlyScalars(schema)) return hasDefaults(schema) ? shallowCopyForDefaults : shallowCopy;
+  return hasDefaults(schema) ? shallowCopyForDefaultsOwningMembers : shallowCopyOwningMembers;
 }

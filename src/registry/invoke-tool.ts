@@ -1,4 +1,5 @@
 import { ToolchainError } from '../common/errors.js';
+import { ExitAttempt } from '../common/exit-attempt.js';
 import { raceSignal } from '../common/race.js';
 import { canonicalJson } from './canonical-json.js';
 import { checkResult, type ResultRules } from './check-result.js';
@@ -46,6 +47,14 @@ function callHandlerUntilAborted(parts: InvokeParts, args: Record<string, unknow
   });
 }
 
+/** A handler that tried to end the process (the CLI and servers turn process.exit into a throw). */
+function exited(tool: string, attempt: ExitAttempt): ToolchainError {
+  return new ToolchainError(
+    'TOOL_CRASHED',
+    `tool '${tool}' called process.exit(${attempt.exitCode === undefined ? '' : String(attempt.exitCode)}); plugin code may not end the engine's process (isolation: worker contains it)`,
+  );
+}
+
 /** A cancellation by the caller says nothing about the tool's health; a timeout does. */
 function countsAsFailure(error: unknown): boolean {
   return !(error instanceof ToolchainError && error.code === 'ABORTED');
@@ -72,7 +81,8 @@ export function createInvoke(parts: InvokeParts): (args: Record<string, unknown>
     let checked;
     try {
       checked = checkResult(await (breaker ? callHandlerUntilAborted : callHandler)(parts, args, ctx), rules);
-    } catch (error) {
+    } catch (thrown) {
+      const error = thrown instanceof ExitAttempt ? exited(rules.tool, thrown) : thrown;
       if (breaker) {
         if (countsAsFailure(error)) breaker.onFailure();
         else breaker.release();

@@ -4,8 +4,10 @@
 //   { "truncated": true, "original_bytes": 2351200, "value": <the cut value> }
 //
 // The cut value keeps the original's type: a string keeps its beginning, an array its leading
-// items, an object its leading members (in their order), the last kept one cut in turn. Chains
-// can test `$.step.truncated` and read `$.step.value`.
+// items (the last kept one cut in turn), an object all its members in their order but with the
+// largest cut — or, when too little room is left for it, left out — until the rest fits. So a
+// command's 1 MiB of stdout is cut while its exit code, stderr and flags stay. Chains can test
+// `$.step.truncated` and read `$.step.value`.
 
 export interface TruncatedResult {
   readonly truncated: true;
@@ -52,27 +54,36 @@ function cut(value: unknown, budget: number): unknown {
     }
     return out;
   }
-  if (typeof value === 'object' && value !== null) {
-    const out: Record<string, unknown> = {};
-    let used = 2;
-    for (const [key, member] of Object.entries(value)) {
-      if (member === undefined) continue;
-      const keyBytes = bytesOf(key) + 1 + (used > 2 ? 1 : 0);
-      const size = keyBytes + bytesOf(member);
-      if (used + size <= budget) {
-        Object.defineProperty(out, key, { value: member, enumerable: true, writable: true, configurable: true });
-        used += size;
-        continue;
-      }
-      const rest = budget - used - keyBytes;
-      if (rest >= MIN_PARTIAL && canCut(member)) {
-        Object.defineProperty(out, key, { value: cut(member, rest), enumerable: true, writable: true, configurable: true });
-      }
-      break;
-    }
-    return out;
-  }
+  if (typeof value === 'object' && value !== null) return cutObject(value as Record<string, unknown>, budget);
   return bytesOf(value) <= budget ? value : null;
+}
+
+function cutObject(value: Record<string, unknown>, budget: number): Record<string, unknown> {
+  // Each member as it will be written: its value and its size with its key, quotes, colon and comma.
+  const members = Object.entries(value)
+    .filter(([, member]) => member !== undefined)
+    .map(([key, member]) => ({ key, value: member, size: bytesOf(key) + 2 + bytesOf(member) }));
+  let total = 1 + members.reduce((sum, m) => sum + m.size, 0);
+  while (total > budget && members.length > 0) {
+    let largest = 0;
+    for (let i = 1; i < members.length; i++) if (members[i]!.size > members[largest]!.size) largest = i;
+    const m = members[largest]!;
+    const overhead = bytesOf(m.key) + 2;
+    const room = budget - (total - m.size) - overhead;
+    if (room >= MIN_PARTIAL && canCut(m.value)) {
+      m.value = cut(m.value, room);
+      const size = overhead + bytesOf(m.value);
+      total += size - m.size;
+      m.size = size;
+      if (total <= budget) break;
+    }
+    members.splice(largest, 1);
+    total -= m.size;
+  }
+  const out: Record<string, unknown> = {};
+  // defineProperty: a `__proto__` member stays data.
+  for (const m of members) Object.defineProperty(out, m.key, { value: m.value, enumerable: true, writable: true, configurable: true });
+  return out;
 }
 
 /** Cut `value` (whose JSON is `originalBytes` long) so that the wrapped result fits in `limit` bytes. */

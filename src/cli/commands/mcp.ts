@@ -1,3 +1,4 @@
+import { Writable } from 'node:stream';
 import type { Command } from 'commander';
 import { createEngine } from '../../engine.js';
 import type { Diagnostic } from '../../common/errors.js';
@@ -5,7 +6,8 @@ import { createMcpServer, serveStdio } from '../../llm/mcp/index.js';
 import { createRegistry, createSchemaCompiler } from '../../registry/index.js';
 import { EXIT_OK } from '../io.js';
 import { approvedBy } from '../../call/index.js';
-import { collect } from '../shared-options.js';
+import { collect, ISOLATION_HELP, isolationFlag } from '../shared-options.js';
+import { guardProcess } from '../process-guard.js';
 import type { CommandContext } from '../main.js';
 import { showDiagnostic } from '../paths.js';
 import { packageVersion } from '../../schemas/schema-files.js';
@@ -19,6 +21,7 @@ import { packageVersion } from '../../schemas/schema-files.js';
 interface McpFlags {
   readonly approve: string[];
   readonly watch: boolean;
+  readonly isolation: string;
 }
 
 
@@ -28,6 +31,7 @@ export function registerMcp(program: Command, ctx: CommandContext): void {
     .description('serve every tool and chain over MCP (stdio)')
     .option('--approve <tool>', 'allow calls of this dangerous tool (repeatable); others are refused', collect, [])
     .option('--no-watch', 'do not reload plugins and chains when their files change')
+    .option('--isolation <level>', ISOLATION_HELP, 'worker')
     .action(async (flags: McpFlags) => {
       ctx.exit(await serveMcp(ctx, flags));
     });
@@ -36,11 +40,15 @@ export function registerMcp(program: Command, ctx: CommandContext): void {
 async function serveMcp(ctx: CommandContext, flags: McpFlags): Promise<number> {
   const { io } = ctx;
   const globals = ctx.globals();
+  const isolation = isolationFlag(flags.isolation);
   const say = (line: string): void => void io.stderr.write(`toolchain mcp: ${line}\n`);
   const problems = (ds: readonly Diagnostic[]): void => {
     for (const d of ds) say(showDiagnostic(io.cwd, d));
   };
   const restoreConsole = consoleToStderr(io.stderr);
+  const protocol = protocolStdout(io.stdout, io.stderr);
+  const unguard = guardProcess({ pluginsDir: globals.plugins, report: say });
+  const log = (entry: object): void => void io.stderr.write(`${JSON.stringify(entry)}\n`);
   // Refreshes are deferred: the registry reports a change from inside its own update.
   let refresh: () => void = () => undefined;
   const cache = ctx.diskCache();
@@ -53,7 +61,8 @@ async function serveMcp(ctx: CommandContext, flags: McpFlags): Promise<number> {
       watch: flags.watch,
       registry,
       cache,
-      logger: (entry) => io.stderr.write(`${JSON.stringify(entry)}\n`),
+      isolation,
+      logger: log,
       onPluginEvent: (e) => {
         if (e.type !== 'plugin:loaded') say(`plugin ${e.plugin}${e.version ? ` ${e.version}` : ''}: ${e.type.slice('plugin:'.length)}`);
         problems(e.diagnostics ?? []);
@@ -68,18 +77,38 @@ async function serveMcp(ctx: CommandContext, flags: McpFlags): Promise<number> {
       const mcp = await createMcpServer(engine, {
         version: packageVersion(),
         approve: approvedBy(flags.approve),
+        log,
       });
       refresh = () => void mcp.refresh().catch((error: unknown) => say(`could not notify the client: ${(error as Error).message}`));
       say(`serving ${engine.tools().tools().length} tools and ${engine.chains().length} chains`);
-      await serveStdio(mcp, io.stdin, io.stdout);
+      await serveStdio(mcp, io.stdin, protocol.out);
     } finally {
       await engine.close();
     }
   } finally {
     unsubscribe();
+    unguard();
+    protocol.restore();
     restoreConsole();
   }
   return EXIT_OK;
+}
+
+/**
+ * The protocol owns stdout: while serving, anything else written to the process's stdout (a
+ * handler's `process.stdout.write`, isolation none) goes to stderr, and the protocol writes
+ * through a stream of its own.
+ */
+function protocolStdout(stdout: Writable, stderr: NodeJS.WritableStream): { out: Writable; restore: () => void } {
+  if (stdout !== process.stdout) return { out: stdout, restore: () => undefined };
+  const write = process.stdout.write;
+  process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]): boolean => (stderr.write as (c: string | Uint8Array, ...r: unknown[]) => boolean)(chunk, ...rest)) as typeof process.stdout.write;
+  const out = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      (write as (c: Buffer, cb: (error?: Error | null) => void) => boolean).call(process.stdout, chunk, callback);
+    },
+  });
+  return { out, restore: () => void (process.stdout.write = write) };
 }
 
 /** Handlers that print with console.log would corrupt the protocol on stdout: send console output to stderr. */

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { createEngine } from '../../engine.js';
 import type { CommandContext } from '../main.js';
 import { openSession, type SessionFlags } from '../run-session.js';
-import { collect } from '../shared-options.js';
+import { collect, ISOLATION_HELP } from '../shared-options.js';
 import { storeUrl } from '../store-url.js';
 
 // `toolchain resume RUN_ID` (SPEC §7.2): continues a run cut short (crash, kill, cancel) or
@@ -23,16 +23,22 @@ export function registerResume(program: Command, ctx: CommandContext): void {
     .option('--approve <tool>', 'allow calls of this dangerous tool (repeatable)', collect, [])
     .option('--store <url>', 'the run store (default: TOOLCHAIN_STORE, else sqlite:.toolchain/runs.db)')
     .option('--verbose', "show tools' ctx.log lines on stderr", false)
+    .option('--isolation <level>', ISOLATION_HELP, 'none')
     .action(async (runId: string, flags: ResumeFlags) => {
       const globals = ctx.globals();
-      const session = openSession(ctx.io, flags);
-      const logger = session.logger ? { logger: session.logger } : {};
-      const engine = await createEngine({ chainsDir: globals.chains, pluginsDir: globals.plugins, load: 'lazy', cache: ctx.diskCache(), store: storeUrl(flags.store, ctx.io), ...logger });
+      const session = openSession(ctx.io, flags, globals.plugins);
       try {
-        ctx.io.stderr.write(`resuming run ${runId}\n`);
-        ctx.exit(await session.run((options) => engine.resume(runId, { ...options, allowChanged: flags.allowChanged })));
+        const logger = session.logger ? { logger: session.logger } : {};
+        const store = storeUrl(flags.store, ctx.io);
+        const engine = await createEngine({ chainsDir: globals.chains, pluginsDir: globals.plugins, load: 'lazy', cache: ctx.diskCache(), store, isolation: session.isolation, ...logger });
+        try {
+          ctx.io.stderr.write(`resuming run ${runId}\n`);
+          ctx.exit(await session.run((options) => engine.resume(runId, { ...options, allowChanged: flags.allowChanged }), engine.chain));
+        } finally {
+          await engine.close();
+        }
       } finally {
-        await engine.close();
+        session.close();
       }
     });
 }

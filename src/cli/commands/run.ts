@@ -2,11 +2,12 @@ import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
 import { createEngine } from '../../engine.js';
 import { ToolchainError } from '../../common/errors.js';
+import type { RunOptions, RunResult } from '../../executor/index.js';
 import type { CommandContext } from '../main.js';
 import { readInput, type InputFlags } from '../run-input.js';
 import { parseMocks } from '../run-mocks.js';
 import { openSession, type SessionFlags } from '../run-session.js';
-import { collect } from '../shared-options.js';
+import { collect, ISOLATION_HELP } from '../shared-options.js';
 import { storeUrl } from '../store-url.js';
 
 // `toolchain run CHAIN` (SPEC §5, §7, §10): inputs from --input-file, then --input-json, then each
@@ -38,6 +39,7 @@ export function registerRun(program: Command, ctx: CommandContext): void {
     .option('--store <url>', 'where runs are recorded: sqlite:FILE, postgres://…, redis://…, memory: (default: TOOLCHAIN_STORE, else sqlite:.toolchain/runs.db)')
     .option('--verbose', "show tools' ctx.log lines on stderr", false)
     .option('--mock <step=json>', 'dry run: step STEP returns this JSON instead of calling its tool (repeatable; `sub›step` for a sub-chain step)', collect, [])
+    .option('--isolation <level>', ISOLATION_HELP, 'none')
     .action(async (chain: string, flags: RunFlags) => {
       ctx.exit(await runCommand(ctx, chain, flags));
     });
@@ -51,23 +53,29 @@ async function runCommand(ctx: CommandContext, chainName: string, flags: RunFlag
     throw new ToolchainError('USAGE', `--concurrency must be a whole number of at least 1, got '${flags.concurrency}'`);
   }
   const mocks = parseMocks(flags.mock);
-  const session = openSession(io, flags);
-  // One run calls a few of the installed tools: compile their validators and import their
-  // handlers on first use only.
-  const engine = await createEngine({
-    chainsDir: globals.chains,
-    pluginsDir: globals.plugins,
-    load: 'lazy',
-    cache: ctx.diskCache(),
-    store: storeUrl(flags.store, io),
-    ...(session.logger ? { logger: session.logger } : {}),
-  });
+  const session = openSession(io, flags, globals.plugins);
   try {
-    const input = await readInput(io, flags, engine.chain(chainName));
-    const runId = flags.runId ?? randomUUID();
-    io.stderr.write(`run ${runId}\n`);
-    return await session.run((options) => engine.run(chainName, input, { ...options, runId, ...(concurrency !== undefined ? { concurrency } : {}), ...(mocks ? { mocks } : {}) }));
+    // One run calls a few of the installed tools: compile their validators and import their
+    // handlers on first use only.
+    const engine = await createEngine({
+      chainsDir: globals.chains,
+      pluginsDir: globals.plugins,
+      load: 'lazy',
+      cache: ctx.diskCache(),
+      store: storeUrl(flags.store, io),
+      isolation: session.isolation,
+      ...(session.logger ? { logger: session.logger } : {}),
+    });
+    try {
+      const input = await readInput(io, flags, engine.chain(chainName));
+      const runId = flags.runId ?? randomUUID();
+      io.stderr.write(`run ${runId}\n`);
+      const start = (options: RunOptions): Promise<RunResult> => engine.run(chainName, input, { ...options, runId, ...(concurrency !== undefined ? { concurrency } : {}), ...(mocks ? { mocks } : {}) });
+      return await session.run(start, engine.chain);
+    } finally {
+      await engine.close();
+    }
   } finally {
-    await engine.close();
+    session.close();
   }
 }

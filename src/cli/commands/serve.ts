@@ -4,7 +4,8 @@ import { ToolchainError } from '../../common/errors.js';
 import { EXIT_OK } from '../io.js';
 import type { CommandContext } from '../main.js';
 import { showDiagnostic } from '../paths.js';
-import { collect } from '../shared-options.js';
+import { collect, ISOLATION_HELP, isolationFlag } from '../shared-options.js';
+import { guardProcess } from '../process-guard.js';
 import { DEFAULT_STORE, storeUrl } from '../store-url.js';
 
 // `toolchain serve` (SPEC §8.1): the HTTP API, the run inspector at `/`, metrics at /metrics and
@@ -22,6 +23,7 @@ interface ServeFlags {
   readonly watch: boolean;
   readonly grace: string;
   readonly store?: string;
+  readonly isolation: string;
 }
 
 export function registerServe(program: Command, ctx: CommandContext): void {
@@ -36,6 +38,7 @@ export function registerServe(program: Command, ctx: CommandContext): void {
     .option('--no-watch', 'do not reload plugins and chains when their files change')
     .option('--store <url>', `where runs are recorded and read (default: env TOOLCHAIN_STORE, else ${DEFAULT_STORE})`)
     .option('--grace <seconds>', 'on shutdown, how long runs in flight may take before they are cancelled', '10')
+    .option('--isolation <level>', ISOLATION_HELP, 'worker')
     .action(async (flags: ServeFlags) => {
       ctx.exit(await serve(ctx, flags));
     });
@@ -52,6 +55,7 @@ async function serve(ctx: CommandContext, flags: ServeFlags): Promise<number> {
   const globals = ctx.globals();
   const port = whole('port', flags.port, 0, 65535);
   const graceMs = whole('grace', flags.grace, 0, 3600) * 1000;
+  const isolation = isolationFlag(flags.isolation);
   const token = flags.token ?? (io.env.TOOLCHAIN_TOKEN || undefined);
   if (token !== undefined && token.length < 8) throw new ToolchainError('USAGE', 'the token must be at least 8 characters long');
   const { createServer } = await import('../../serve/index.js');
@@ -66,6 +70,7 @@ async function serve(ctx: CommandContext, flags: ServeFlags): Promise<number> {
     chainsDir: globals.chains,
     pluginsDir: globals.plugins,
     watch: flags.watch,
+    isolation,
     store: storeUrl(flags.store, io),
     observe: observer,
     onPluginEvent: (e) => {
@@ -77,6 +82,7 @@ async function serve(ctx: CommandContext, flags: ServeFlags): Promise<number> {
       for (const d of e.diagnostics) say(showDiagnostic(io.cwd, d));
     },
   });
+  const unguard = guardProcess({ pluginsDir: globals.plugins, report: (line) => logger.warn({ event: 'process:uncaught' }, line) });
   try {
     for (const d of engine.diagnostics()) say(showDiagnostic(io.cwd, d));
     const server = await createServer(engine, { logger, approve: flags.approve, ...(token !== undefined ? { token } : {}) });
@@ -96,6 +102,7 @@ async function serve(ctx: CommandContext, flags: ServeFlags): Promise<number> {
     say('stopped');
     return EXIT_OK;
   } finally {
+    unguard();
     await engine.close();
   }
 }
