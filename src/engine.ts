@@ -52,7 +52,7 @@ export interface Engine extends CallTargets {
     get(runId: string): Promise<RunDetail | undefined>;
   };
   /** Adds a tool from code (SPEC §3.5); chains that use it can run at once. */
-  registerTool(def: ToolDefinition): Tool;
+  registerTool<A extends object = Record<string, unknown>>(def: ToolDefinition<A>): Tool;
   /** Compiles a chain from YAML text and makes it runnable; throws a ToolchainError with its diagnostics. */
   addChain(text: string, file?: string): ChainPlan;
   /** Every runnable chain. */

@@ -131,7 +131,15 @@ describe('toolchain run (child process)', () => {
     const child = spawn(process.execPath, [launcher, ...DIRS, 'run', 'slow', '--json'], { cwd: REPO });
     let stdout = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    await new Promise((r) => setTimeout(r, 1000));
+    // The run id comes first on stderr, in the same turn as Ctrl-C starts being handled.
+    await new Promise<void>((resolve) => {
+      let stderr = '';
+      child.stderr.on('data', (d: Buffer) => {
+        stderr += d.toString();
+        if (/^run \S+\n/m.test(stderr)) resolve();
+      });
+    });
+    await new Promise((r) => setTimeout(r, 100));
     child.kill('SIGINT');
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
     expect(code).toBe(130);

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -34,7 +34,7 @@ describe('the package', () => {
 
   it('loads with require() and with import from another project', async () => {
     mkdirSync(join(project, 'node_modules'), { recursive: true });
-    symlinkSync(REPO, join(project, 'node_modules', 'toolchain'), 'dir');
+    if (!existsSync(join(project, 'node_modules', 'toolchain'))) symlinkSync(REPO, join(project, 'node_modules', 'toolchain'), 'dir');
     writeFileSync(join(project, 'use.cjs'), "const t = require('toolchain'); console.log(typeof t.createEngine, typeof t.testChain);\n");
     writeFileSync(join(project, 'use.mjs'), "import { createEngine, testChain } from 'toolchain'; console.log(typeof createEngine, typeof testChain);\n");
     const cjs = await run(process.execPath, ['use.cjs'], project);
@@ -42,4 +42,43 @@ describe('the package', () => {
     const esm = await run(process.execPath, ['use.mjs'], project);
     expect(esm.stdout.trim(), esm.stderr).toBe('function function');
   });
+
+  it('type-checks a typed handler with registerTool and a plugin module typed from toolchain/plugin, and refuses a wrong one', async () => {
+    mkdirSync(join(project, 'node_modules'), { recursive: true });
+    const link = join(project, 'node_modules', 'toolchain');
+    if (!existsSync(link)) symlinkSync(REPO, link, 'dir');
+    const tsconfig = { compilerOptions: { strict: true, noEmit: true, module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', skipLibCheck: true, types: [] }, include: ['*.ts'] };
+    writeFileSync(join(project, 'tsconfig.json'), JSON.stringify(tsconfig));
+    writeFileSync(join(project, 'package.json'), JSON.stringify({ type: 'module' }));
+    writeFileSync(
+      join(project, 'tool.ts'),
+      [
+        "import type { ToolHandler } from 'toolchain/plugin';",
+        'export const double: ToolHandler<{ n: number }, { n: number }> = (args, ctx) => {',
+        "  ctx.log('doubling', { n: args.n });",
+        '  return { n: args.n * 2 };',
+        '};',
+        '',
+      ].join('\n'),
+    );
+    writeFileSync(
+      join(project, 'register.ts'),
+      [
+        "import { createEngine } from 'toolchain';",
+        "import { double } from './tool.js';",
+        'const engine = await createEngine();',
+        "engine.registerTool({ name: 'double', parameters: { type: 'object' }, handler: double });",
+        "engine.registerTool({ name: 'greet', parameters: { type: 'object' }, handler: (args: { who: string }) => `hi ${args.who.toUpperCase()}` });",
+        '',
+      ].join('\n'),
+    );
+    const tsc = join(REPO, 'node_modules', 'typescript', 'bin', 'tsc');
+    const ok = await run(process.execPath, [tsc, '-p', project], project);
+    expect(ok.stdout + ok.stderr).toBe('');
+    expect(ok.code).toBe(0);
+    writeFileSync(join(project, 'wrong.ts'), "import type { ToolHandler } from 'toolchain/plugin';\nexport const bad: ToolHandler<{ n: number }> = (args) => args.n.toUpperCase();\n");
+    const wrong = await run(process.execPath, [tsc, '-p', project], project);
+    expect(wrong.code).not.toBe(0);
+    expect(wrong.stdout).toMatch(/wrong\.ts\(2,\d+\): error TS2339: Property 'toUpperCase' does not exist on type 'number'/);
+  }, 60_000);
 });

@@ -1,7 +1,6 @@
 import type { CallContext, CallOwner, CallSite, CallWatcher, FallbackKind, RetryReport } from '../call/index.js';
 import type { Clock } from '../common/clock.js';
 import { ToolchainError, type ErrorCode, type StepError } from '../common/errors.js';
-import { MAX_SUBCHAIN_DEPTH } from '../compiler/subchain-graph.js';
 import type { ChainPlan } from '../compiler/plan.js';
 import type { ApproveCallback, ToolSet } from '../registry/types.js';
 import type { BoundPlan } from './call-sites.js';
@@ -230,10 +229,6 @@ export class Run implements CallOwner, CallWatcher {
    * `key›name`; without (a chain an agent's model called) they are neither.
    */
   runChild(plan: ChainPlan, input: unknown, signal: AbortSignal, step: string, key: string | undefined): Promise<RunResult> {
-    // Chains can change while the engine runs (hot reload, addChain): the limit holds here too.
-    if (this.depth >= MAX_SUBCHAIN_DEPTH) {
-      return Promise.reject(new ToolchainError('SUBCHAIN_TOO_DEEP', `chain '${plan.name}' would run ${this.depth + 1} levels of sub-chains deep; at most ${MAX_SUBCHAIN_DEPTH} are allowed`));
-    }
     const { onEvent, approve, options } = this;
     const recorded = key !== undefined ? { recorder: options.recorder, restored: options.restored } : {};
     const mocks = options.mocks?.child(step);

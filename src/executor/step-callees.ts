@@ -1,6 +1,7 @@
 import { CallFailure, type CallContext, type Callee, type CallSite } from '../call/index.js';
 import { ToolchainError } from '../common/errors.js';
 import type { ChainPlan, PlanStep } from '../compiler/plan.js';
+import { MAX_SUBCHAIN_DEPTH } from '../compiler/subchain-graph.js';
 import { agentMessagesPrepare, type AgentMessages } from './agent-step.js';
 import { agentHost } from './agent-host.js';
 import { stepSite } from './call-sites.js';
@@ -17,7 +18,11 @@ export function childSite(run: Run, step: PlanStep): CallSite {
   const target = step.target;
   const callee =
     target.kind === 'chain'
-      ? chainCallee(run.host, target.chain, (plan, input, ctx) => run.runChild(plan, input, ctx.signal, step.name, ctx.item === undefined ? step.name : `${step.name}[${ctx.item}]`))
+      ? chainCallee(run.host, target.chain, (plan, input, ctx) => {
+          // Chains can change while the engine runs (hot reload, addChain): the compiler's limit holds here too.
+          if (run.depth >= MAX_SUBCHAIN_DEPTH) throw new CallFailure({ code: 'SUBCHAIN_TOO_DEEP', message: `chain '${plan.name}' would run ${run.depth + 1} levels of sub-chains deep; at most ${MAX_SUBCHAIN_DEPTH} are allowed` });
+          return run.runChild(plan, input, ctx.signal, step.name, ctx.item === undefined ? step.name : `${step.name}[${ctx.item}]`);
+        })
       : target.kind === 'agent'
         ? agentCallee(run, step)
         : undefined;
@@ -65,6 +70,8 @@ export function chainCallee(host: Pick<ExecutorHost, 'chain' | 'checkInput'>, na
 function outputsOf(plan: ChainPlan, result: RunResult): unknown {
   if (result.status === 'succeeded') return result.outputs;
   const e = result.error ?? { code: 'TOOL_ERROR', message: 'the run failed' };
+  // Said once, by the level that hit the limit, rather than wrapped by each of 64 callers.
+  if (e.code === 'SUBCHAIN_TOO_DEEP') throw new CallFailure({ code: e.code, message: e.message });
   throw new CallFailure({ code: e.code, message: `chain '${plan.name}' failed${e.step !== undefined ? ` at step '${e.step}'` : ''}: ${e.message}` });
 }
 

@@ -149,7 +149,9 @@ export function createRegistry(options: RegistryOptions = {}): Registry {
     load,
     schemas,
 
-    register(def: ToolDefinition, owner?: ToolOwner): Tool {
+    register<A extends object = Record<string, unknown>>(typed: ToolDefinition<A>, owner?: ToolOwner): Tool {
+      // Sound: the handler only ever sees arguments its `parameters` schema admitted (ToolHandler).
+      const def = typed as unknown as ToolDefinition;
       if (!owner) {
         const made = buildTool(def, undefined, settings);
         codeTools.set(made.tool.name, made);

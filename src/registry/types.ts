@@ -20,15 +20,20 @@ export interface ToolContext {
   readonly idempotencyKey: string;
 }
 
-export type ToolHandler = (args: Record<string, unknown>, ctx: ToolContext) => unknown;
+/**
+ * A tool's handler. `A` is the type of its arguments as the tool's `parameters` schema admits
+ * them: the engine validates (and coerces) a copy of the arguments against the schema before the
+ * handler sees them, so a handler may declare the shape it was promised.
+ */
+export type ToolHandler<A extends object = Record<string, unknown>, R = unknown> = (args: A, ctx: ToolContext) => R | Promise<R>;
 
 /** What `engine.registerTool()` takes, and what a plugin manifest entry becomes. */
-export interface ToolDefinition {
+export interface ToolDefinition<A extends object = Record<string, unknown>> {
   readonly name: string;
   readonly description?: string;
   readonly parameters?: JsonSchema;
   readonly returns?: JsonSchema;
-  readonly handler: ToolHandler;
+  readonly handler: ToolHandler<A>;
   readonly timeout?: number | string;
   readonly dangerous?: boolean;
   readonly truncate?: boolean;
@@ -173,7 +178,7 @@ export interface Registry {
    * (qualifiedName = `plugin/name`). Registering a name again replaces the earlier tool.
    * Throws a ToolchainError (PLUGIN_INVALID) when the definition or its schemas are invalid.
    */
-  register(def: ToolDefinition, owner?: ToolOwner): Tool;
+  register<A extends object = Record<string, unknown>>(def: ToolDefinition<A>, owner?: ToolOwner): Tool;
   /** Remove a tool registered from code; true when there was one. */
   unregister(name: string): boolean;
   /**
