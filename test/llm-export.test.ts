@@ -214,3 +214,21 @@ describe('OpenAI strict mode', () => {
     expect(dropNullOptionals(untouched, schema)).toBe(untouched);
   });
 });
+
+describe('MCP output schemas', () => {
+  it('describe structuredContent as it is sent: objects as they are, other values as { result }, a truncating tool also its marker; nothing for an untyped result', () => {
+    const registry = createRegistry();
+    const handler = (): unknown => 1;
+    registry.register({ name: 'obj', parameters: { type: 'object' }, returns: { type: 'object', properties: { a: { type: 'integer' } } }, handler });
+    registry.register({ name: 'num', parameters: { type: 'object' }, returns: { type: 'number' }, handler });
+    registry.register({ name: 'big', parameters: { type: 'object' }, returns: { type: 'string' }, truncate: true, handler });
+    registry.register({ name: 'either', parameters: { type: 'object' }, returns: { anyOf: [{ type: 'string' }, { type: 'object' }] }, handler });
+    registry.register({ name: 'plain', parameters: { type: 'object' }, handler });
+    const out = Object.fromEntries(toMcpTools({ tools: registry.current() }).map((t) => [t.name, t.outputSchema]));
+    expect(out.obj).toEqual({ type: 'object', properties: { a: { type: 'integer' } } });
+    expect(out.num).toEqual({ type: 'object', properties: { result: { type: 'number' } }, required: ['result'] });
+    expect(out.big).toMatchObject({ type: 'object', anyOf: [{ properties: { result: { type: 'string' } } }, { required: ['truncated', 'original_bytes', 'value'] }] });
+    expect(out.either).toBeUndefined();
+    expect(out.plain).toBeUndefined();
+  });
+});

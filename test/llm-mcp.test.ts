@@ -42,6 +42,11 @@ describe('toolchain mcp', () => {
     const shout = tools.find((t) => t.name === 'shout')!;
     expect(shout.description).toBe('Shout a text twice.');
     expect(shout.inputSchema).toMatchObject({ type: 'object', properties: { text: { type: 'string' } }, required: ['text'] });
+    // What a call's structured content holds: the tool's `returns`, the chain's inferred outputs;
+    // nothing for a tool that does not say. The SDK client checks every call below against them.
+    expect(echo.outputSchema).toEqual({ type: 'object', properties: { text: { type: 'string' } }, required: ['text'] });
+    expect(shout.outputSchema).toEqual({ type: 'object', properties: { shouted: { type: 'string' } } });
+    expect(tools.find((t) => t.name === 'noop')!.outputSchema).toBeUndefined();
   });
 
   it('calls a tool: JSON text and structured content (and a handler’s console.log stays off stdout)', async () => {
@@ -66,7 +71,8 @@ describe('toolchain mcp', () => {
     expect(text).toContain("missing required property 'text'");
     expect(text).toContain("unknown property 'txt' (did you mean 'text'?)");
     expect(text).toContain("'loud' must be boolean");
-    expect(result.structuredContent).toMatchObject({ error: { code: 'VALIDATION_FAILED' } });
+    // echo has an output schema, which an `{ error }` would not match: the text says it all.
+    expect(result.structuredContent).toBeUndefined();
 
     const chain = await mcp.client.callTool({ name: 'shout', arguments: {} });
     expect(chain.isError).toBe(true);

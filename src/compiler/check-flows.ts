@@ -2,7 +2,7 @@ import type { Diagnostic } from '../common/errors.js';
 import type { JsonSchema } from '../common/json.js';
 import type { NameCatalogue } from './check-targets.js';
 import type { CompiledFile } from './compile-chain.js';
-import { checkFlow, inferOutputs, type ChainSignature, type Signatures, type ToolSignature } from './flow/index.js';
+import { checkFlow, inferOutputs, type ChainFlow, type ChainSignature, type Signatures, type ToolSignature } from './flow/index.js';
 
 // The data-flow check (SPEC §10) over compiled files, against a tool catalogue that knows its
 // tools' schemas. Sub-chains are signatures too: their inputs, and outputs inferred from their own
@@ -16,7 +16,8 @@ export function toolSignatures(tools: NameCatalogue | undefined): ((name: string
   return undefined;
 }
 
-export function chainSignatures(byName: ReadonlyMap<string, CompiledFile>, tool: (name: string) => ToolSignature | undefined): Signatures {
+/** Chains by name (compiled files, or plans: both carry their flow) as signatures, with `tool`'s. */
+export function chainSignatures(byName: ReadonlyMap<string, { readonly flow?: ChainFlow | undefined }>, tool: (name: string) => ToolSignature | undefined): Signatures {
   const outputs = new Map<string, JsonSchema>();
   const visiting = new Set<string>();
   const signatures: Signatures = {

@@ -129,6 +129,7 @@ export function buildTool(def: ToolDefinition, owner: ToolOwner | undefined, set
     ...(def.returns !== undefined ? { returns: def.returns } : {}),
     ...(timeoutMs !== undefined ? { timeoutMs } : {}),
     dangerous: def.dangerous === true,
+    truncates: def.truncate === true,
     describe: `tool '${qualifiedName}'`,
     env: restrictEnv([...(owner?.env ?? []), ...(def.env ?? [])], settings.env),
     prepare,

@@ -68,6 +68,8 @@ export interface Tool {
   readonly returns?: JsonSchema;
   readonly timeoutMs?: number;
   readonly dangerous: boolean;
+  /** A result over the size limit comes back cut and marked (`truncate: true`) instead of failing. */
+  readonly truncates: boolean;
   /** `tool 'plugin/name'`: how messages name it. */
   readonly describe: string;
   /** The environment variables its handler may read (the manifest's `env`), as of now. */

@@ -1,3 +1,4 @@
+import { chainSignatures } from '../../compiler/check-flows.js';
 import type { ChainPlan } from '../../compiler/plan.js';
 import type { JsonSchema } from '../../common/json.js';
 import type { Tool, ToolSet } from '../../registry/types.js';
@@ -27,6 +28,10 @@ export interface Callable {
   readonly description: string;
   /** A JSON Schema of `type: object` (a chain's inputs schema). */
   readonly parameters: JsonSchema;
+  /** What a call returns, when known: a tool's `returns`, a chain's outputs as inferred from its data flow (SPEC §10). */
+  readonly returns: JsonSchema | undefined;
+  /** A tool's result may come back cut and marked (`truncate: true`). */
+  readonly truncates: boolean;
   readonly dangerous: boolean;
   readonly ref: CallableTarget;
 }
@@ -47,12 +52,14 @@ export function toolCallable(tool: Tool): Callable {
     plugin: tool.plugin,
     description: tool.description !== '' ? tool.description : `Calls the tool '${tool.qualifiedName}'.`,
     parameters: tool.parameters,
+    returns: tool.returns,
+    truncates: tool.truncates,
     dangerous: tool.dangerous,
     ref: { kind: 'tool', tool },
   };
 }
 
-export function chainCallable(chain: ChainPlan): Callable {
+export function chainCallable(chain: ChainPlan, returns?: JsonSchema): Callable {
   return {
     kind: 'chain',
     target: chain.name,
@@ -60,6 +67,8 @@ export function chainCallable(chain: ChainPlan): Callable {
     plugin: undefined,
     description: chain.description !== undefined && chain.description !== '' ? chain.description : `Runs the chain '${chain.name}'.`,
     parameters: chain.inputs.schema,
+    returns,
+    truncates: false,
     dangerous: false,
     ref: { kind: 'chain', chain },
   };
@@ -69,5 +78,17 @@ export function chainCallable(chain: ChainPlan): Callable {
 export function listCallables(source: CallableSource): Callable[] {
   const tools = isEngine(source) ? source.tools().tools() : toolList(source.tools);
   const chains = isEngine(source) ? source.chains() : (source.chains ?? []);
-  return [...tools.map(toolCallable), ...chains.map(chainCallable)];
+  const outputs = chainOutputs(chains, tools);
+  return [...tools.map(toolCallable), ...chains.map((c) => chainCallable(c, outputs(c.name)))];
+}
+
+/** Each chain's outputs schema, inferred from its flow against these tools' `returns` (and the other chains'). */
+function chainOutputs(chains: readonly ChainPlan[], tools: readonly Tool[]): (name: string) => JsonSchema | undefined {
+  const byName = new Map<string, Tool>();
+  for (const t of tools) {
+    byName.set(t.qualifiedName, t);
+    if (!byName.has(t.name)) byName.set(t.name, t);
+  }
+  const signatures = chainSignatures(new Map(chains.map((c) => [c.name, c])), (name) => byName.get(name));
+  return (name) => signatures.chain(name)?.outputs;
 }

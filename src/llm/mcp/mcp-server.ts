@@ -48,10 +48,13 @@ export async function createMcpServer(engine: CallTargets, options: McpServerOpt
   );
   let announced = currentToolList(engine).signature;
   let calls = 0;
+  /** Names listed with an outputSchema in the last answer to tools/list: what the client checks results against. */
+  let withOutput = new Set<string>();
 
   server.setRequestHandler(ListToolsRequestSchema, () => {
     const list = currentToolList(engine);
     announced = list.signature;
+    withOutput = new Set(list.tools.filter((t) => t.outputSchema !== undefined).map((t) => t.name));
     return { tools: list.tools };
   });
 
@@ -62,7 +65,7 @@ export async function createMcpServer(engine: CallTargets, options: McpServerOpt
       ...(options.approve ? { approve: options.approve } : {}),
       ...(options.log ? { log: options.log } : {}),
     });
-    return toCallToolResult(answer!);
+    return toCallToolResult(answer!, withOutput.has(name));
   });
 
   return {
