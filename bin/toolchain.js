@@ -12,6 +12,14 @@ import { fileURLToPath } from 'node:url';
 import vm from 'node:vm';
 
 const file = fileURLToPath(new URL('../dist/cli.bundle.cjs', import.meta.url));
+if (process.argv.includes('--debug')) {
+  // Stack traces through the bundle's source map (dist/cli.bundle.cjs.map): Node's own loader
+  // reads it, which vm.Script does not; no code cache then.
+  process.setSourceMapsEnabled(true);
+  const code = await createRequire(file)(file).main(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, cwd: process.cwd(), env: process.env });
+  await flushed();
+  process.exit(code);
+}
 const command = /^[a-z]+$/.test(process.argv[2] ?? '') ? process.argv[2] : 'other';
 const cacheFile = `${file}.${process.version}.${command}.v8cache`;
 let cachedData;
@@ -48,6 +56,11 @@ if (cachedData === undefined || script.cachedDataRejected) {
 }
 
 // The command is over once its result is printed: a timer, socket or database client a tool left
-// open must not keep the process alive. Wait until what was written has been handed to the OS.
-await Promise.all([process.stdout, process.stderr].map((stream) => new Promise((resolve) => (stream.writableLength === 0 ? resolve() : stream.write('', resolve)))));
+// open must not keep the process alive.
+await flushed();
 process.exit(code);
+
+/** Resolves once what was written to stdout and stderr has been handed to the OS. */
+function flushed() {
+  return Promise.all([process.stdout, process.stderr].map((stream) => new Promise((resolve) => (stream.writableLength === 0 ? resolve() : stream.write('', resolve)))));
+}

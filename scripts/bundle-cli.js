@@ -21,5 +21,9 @@ await build({
   // The sources are ES modules that locate files from import.meta.url.
   define: { 'import.meta.url': '__toolchainModuleUrl' },
   banner: { js: "const __toolchainModuleUrl = require('node:url').pathToFileURL(__filename).href;" },
+  // For --debug: bin/toolchain.js then loads the bundle with Node's source maps on, so stacks name
+  // the TypeScript file and line. The map carries the sources themselves (src/ is not shipped).
+  sourcemap: 'linked',
+  sourcesContent: true,
   logLevel: 'warning',
 });

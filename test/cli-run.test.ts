@@ -5,6 +5,7 @@ import { PassThrough } from 'node:stream';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../src/cli/main.js';
 import type { CliIO } from '../src/cli/io.js';
+import { runCli } from './helpers/run-cli.js';
 
 const REPO = join(import.meta.dirname, '..');
 const CLI = join(import.meta.dirname, 'fixtures', 'executor', 'cli');
@@ -154,5 +155,26 @@ describe('toolchain run (child process)', () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('INPUT_INVALID');
     expect(bad.stderr + failed.stderr).not.toMatch(STACK_LINE);
+  });
+});
+
+describe('toolchain run --debug (the shipped launcher)', () => {
+  const debugDirs = ['--chains', join(import.meta.dirname, 'fixtures', 'debug', 'chains'), '--plugins', join(import.meta.dirname, 'fixtures', 'debug', 'plugins')];
+
+  it("shows a TypeScript handler's stack at its own file and line, and the engine's frames at theirs, in text and in --json", async () => {
+    const plain = await runCli([...debugDirs, 'run', 'explode', '--store', 'memory:']);
+    expect(plain.code).toBe(1);
+    expect(plain.stderr).not.toMatch(STACK_LINE);
+    const boom = join(import.meta.dirname, 'fixtures', 'debug', 'plugins', 'deep', 'tools', 'boom.ts');
+    const text = await runCli([...debugDirs, '--debug', 'run', 'explode', '--store', 'memory:']);
+    expect(text.code).toBe(1);
+    expect(text.stderr).toContain("error: TOOL_ERROR boom 7 (step 's')\nError: boom 7\n");
+    expect(text.stderr).toContain(`    at inner (${boom}:4:9)\n    at boom (${boom}:8:10)\n`);
+    // The CLI bundle's frames, through its source map, name the TypeScript sources.
+    expect(text.stderr).toMatch(/ \(.*src\/registry\/invoke-tool\.ts:\d+:\d+\)/);
+    const json = await runCli([...debugDirs, '--debug', 'run', 'explode', '--json', '--store', 'memory:']);
+    const result = JSON.parse(json.stdout) as { error: { stack: string }; steps: { s: { error: { stack: string } } } };
+    expect(result.error.stack).toContain(`at inner (${boom}:4:9)`);
+    expect(result.steps.s.error.stack).toBe(result.error.stack);
   });
 });

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -19,14 +19,18 @@ const project = mkdtempSync(join(tmpdir(), 'toolchain-consumer-'));
 afterAll(() => rmSync(project, { recursive: true, force: true }));
 
 describe('the package', () => {
-  it('ships no V8 code caches, no source maps, and a LICENSE', async () => {
+  it("ships no V8 code caches, no source maps but the CLI bundle's (which carries its sources), and a LICENSE", async () => {
     // A code cache as bin/toolchain.js leaves it after a command: machine-local, never shipped.
     writeFileSync(join(REPO, 'dist', `cli.bundle.cjs.${process.version}.packtest.v8cache`), 'x');
     const { code, stdout } = await run('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], REPO);
     rmSync(join(REPO, 'dist', `cli.bundle.cjs.${process.version}.packtest.v8cache`), { force: true });
     expect(code).toBe(0);
     const files = (JSON.parse(stdout) as { files: { path: string }[] }[])[0]!.files.map((f) => f.path);
-    expect(files.filter((f) => f.includes('v8cache') || f.endsWith('.map'))).toEqual([]);
+    expect(files.filter((f) => f.includes('v8cache') || f.endsWith('.map'))).toEqual(['dist/cli.bundle.cjs.map']);
+    // src/ is not shipped: the one map must hold every source it names.
+    const map = JSON.parse(readFileSync(join(REPO, 'dist', 'cli.bundle.cjs.map'), 'utf8')) as { sources: string[]; sourcesContent: (string | null)[] };
+    expect(map.sourcesContent).toHaveLength(map.sources.length);
+    expect(map.sourcesContent.filter((s) => typeof s !== 'string')).toEqual([]);
     expect(files).toContain('LICENSE');
     expect(files).toContain('dist/index.js');
     expect(files).toContain('schemas/chain.schema.json');

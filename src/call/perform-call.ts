@@ -41,7 +41,7 @@ export function performCall(
   if (!prepared.ok) return watcher.failed(key, prepared.error, 0);
   attempt(owner, site, site.callee, prepared.args, 1, watcher, key, item).then(
     (value) => watcher.succeeded(key, value, 1, undefined),
-    (thrown: unknown) => watcher.failed(key, toStepError(thrown), 1),
+    (thrown: unknown) => watcher.failed(key, toStepError(thrown, owner.debug), 1),
   );
 }
 
@@ -81,7 +81,7 @@ async function withPolicy(
             attempts = n;
             if (owner.observed) began = owner.clock.now();
             return attempt(owner, site, site.callee, prepared.args, n, tracker, key, item).catch((thrown: unknown) => {
-              throw new CallFailure(toStepError(thrown));
+              throw new CallFailure(toStepError(thrown, owner.debug));
             });
           },
           {
@@ -94,7 +94,7 @@ async function withPolicy(
               if (owner.observed) duration = owner.clock.now() - began;
             },
             shouldRetry: async ({ error: thrown, attemptNumber }) => {
-              const failure = toStepError(thrown);
+              const failure = toStepError(thrown, owner.debug);
               if (!watcher.live(key) || !isRetryable(policy, failure.code)) return false;
               const delay = backoffDelay(policy.backoff, attemptNumber, owner.random);
               watcher.retrying(key, { attempt: attemptNumber, error: failure, duration_ms: duration, delay_ms: delay, fallback: undefined });
@@ -105,7 +105,7 @@ async function withPolicy(
         );
         return watcher.succeeded(key, value, attempts, undefined);
       } catch (thrown) {
-        error = toStepError(thrown);
+        error = toStepError(thrown, owner.debug);
       }
       if (!watcher.live(key)) return;
     } else {
@@ -123,7 +123,7 @@ async function withPolicy(
       const value = await attempt(owner, site, fallback.callee, prepared.args, attempts, watcher, key, item);
       return watcher.succeeded(key, value, attempts, fallback.kind);
     } catch (thrown) {
-      error = toStepError(thrown);
+      error = toStepError(thrown, owner.debug);
     }
     if (!watcher.live(key)) return;
   }

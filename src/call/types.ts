@@ -78,6 +78,8 @@ export interface CallOwner {
   readonly approve: ApproveCallback | undefined;
   /** Someone listens: time attempts so that retry reports carry durations. */
   readonly observed: boolean;
+  /** Keep handlers' stacks in their StepErrors (SPEC §5 `--debug`). */
+  readonly debug?: boolean;
   /** `RUN_ID:STEP_KEY` for a call's label and for_each element (SPEC §7.2). */
   idempotencyKey(label: string, item: number | undefined): string;
   log(label: string, attempt: number, message: string, fields: Record<string, unknown> | undefined): void;

@@ -35,10 +35,10 @@ export interface Session {
   close(): void;
 }
 
-export function openSession(io: CliIO, flags: SessionFlags, pluginsDir: string): Session {
+export function openSession(io: CliIO, flags: SessionFlags, globals: { readonly plugins: string; readonly debug: boolean }): Session {
   const isolation = isolationFlag(flags.isolation);
   const progress = io.stderr.isTTY ? createLiveProgress(io.stderr as NodeJS.WriteStream) : undefined;
-  const unguard = guardProcess({ pluginsDir, report: (line) => void io.stderr.write(`${printable(`warning: ${line}`)}\n`) });
+  const unguard = guardProcess({ pluginsDir: globals.plugins, report: (line) => void io.stderr.write(`${printable(`warning: ${line}`)}\n`) });
   return {
     logger: flags.verbose ? (entry) => showLog(io, progress, entry) : undefined,
     isolation,
@@ -52,6 +52,7 @@ export function openSession(io: CliIO, flags: SessionFlags, pluginsDir: string):
       try {
         result = await start({
           signal: abort.signal,
+          debug: globals.debug,
           approve: (req) => approved(req) || (progress ? progress.pause(() => askApproval(io, req)) : askApproval(io, req)),
           onEvent: progress ? (e: RunEvent): void => (stalls.onEvent(e), progress.onEvent(e)) : stalls.onEvent,
         });
@@ -60,18 +61,20 @@ export function openSession(io: CliIO, flags: SessionFlags, pluginsDir: string):
         stalls.release();
         progress?.done(result);
       }
-      return printResult(io, result, flags.json);
+      return printResult(io, result, flags.json, globals.debug);
     },
     close: unguard,
   };
 }
 
-export function printResult(io: CliIO, result: RunResult, json: boolean): number {
+/** With `debug`, a handler's stack follows the error line (it is in `--json`'s `error.stack` too). */
+export function printResult(io: CliIO, result: RunResult, json: boolean, debug = false): number {
   if (json) io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
   else if (result.status === 'succeeded') io.stdout.write(`${JSON.stringify(result.outputs ?? null, null, 2)}\n`);
   if (result.status === 'succeeded') return EXIT_OK;
   const error = result.error!;
   io.stderr.write(`${printable(`error: ${error.code} ${error.message}${error.step !== undefined ? ` (step '${error.step}')` : ''}`)}\n`);
+  if (debug && error.stack !== undefined) io.stderr.write(`${error.stack.split('\n').map(printable).join('\n')}\n`);
   return exitCodeFor(error.code);
 }
 

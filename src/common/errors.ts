@@ -144,6 +144,8 @@ export class HandlerError extends Error {
 export interface StepError {
   readonly code: FailureCode;
   readonly message: string;
+  /** A handler's own stack, with its file and line; only in runs made with `debug` (`--debug`). */
+  readonly stack?: string;
 }
 
 export type Severity = 'error' | 'warning';

@@ -30,6 +30,7 @@ export class Run implements CallOwner, CallWatcher {
   readonly approve: ApproveCallback | undefined;
   readonly onEvent: EventListener | undefined;
   readonly observed: boolean;
+  readonly debug: boolean;
   readonly parent: ParentRef | undefined;
   readonly settlesOnAbort = false;
   /** The run context of SPEC §2.3: inputs, then each finished step's output by name. Written only by WRITE_OUTPUT. */
@@ -52,8 +53,7 @@ export class Run implements CallOwner, CallWatcher {
   readonly keyPrefix: string;
   /** The id the run's results are recorded under: its own, or the top run's for a sub-chain. */
   readonly rootRunId: string;
-  /** Levels of sub-chains above this run. */
-  readonly depth: number;
+  readonly depth: number; // levels of sub-chains above this run
 
   constructor(host: ExecutorHost, plan: ChainPlan, options: RunOptions, scope: RunScope | undefined) {
     this.runId = options.runId ?? host.newRunId();
@@ -69,6 +69,7 @@ export class Run implements CallOwner, CallWatcher {
     this.approve = options.approve;
     this.onEvent = options.onEvent;
     this.observed = options.onEvent !== undefined;
+    this.debug = options.debug === true;
     const arrays = host.binder.arrays(plan);
     this.states = arrays.states.slice();
     this.controls = new Array<Abortable | undefined>(plan.steps.length);
@@ -232,7 +233,7 @@ export class Run implements CallOwner, CallWatcher {
     const { onEvent, approve, options } = this;
     const recorded = key !== undefined ? { recorder: options.recorder, restored: options.restored } : {};
     const mocks = options.mocks?.child(step);
-    const childOptions: RunOptions = { signal, onEvent, approve, concurrency: options.concurrency, ...recorded, ...(mocks ? { mocks } : {}) };
+    const childOptions: RunOptions = { signal, onEvent, approve, concurrency: options.concurrency, debug: this.debug, ...recorded, ...(mocks ? { mocks } : {}) };
     const scope: RunScope = { parent: { run_id: this.runId, step }, keyPrefix: `${this.keyPrefix}${key ?? step}›`, rootRunId: this.rootRunId, depth: this.depth + 1 };
     return new Run(this.host, plan, childOptions, scope).start(this.bound.tools, input);
   }

@@ -34,6 +34,8 @@ export interface RunOptions {
   readonly control?: RunControl;
   /** Steps whose callee is replaced (chain tests, `run --mock`, SPEC §10): a mocked step never calls its tool. */
   readonly mocks?: StepMocks;
+  /** Handlers' errors keep their stacks (`error.stack` in the result; `--debug`). */
+  readonly debug?: boolean;
 }
 
 /** What stands in for some steps' callees; `real` is what the step would call (undefined for sub-chain and agent steps). */

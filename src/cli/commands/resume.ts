@@ -26,7 +26,7 @@ export function registerResume(program: Command, ctx: CommandContext): void {
     .option('--isolation <level>', ISOLATION_HELP, 'none')
     .action(async (runId: string, flags: ResumeFlags) => {
       const globals = ctx.globals();
-      const session = openSession(ctx.io, flags, globals.plugins);
+      const session = openSession(ctx.io, flags, globals);
       try {
         const logger = session.logger ? { logger: session.logger } : {};
         const store = storeUrl(flags.store, ctx.io);

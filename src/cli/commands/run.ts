@@ -53,7 +53,7 @@ async function runCommand(ctx: CommandContext, chainName: string, flags: RunFlag
     throw new ToolchainError('USAGE', `--concurrency must be a whole number of at least 1, got '${flags.concurrency}'`);
   }
   const mocks = parseMocks(flags.mock);
-  const session = openSession(io, flags, globals.plugins);
+  const session = openSession(io, flags, globals);
   try {
     // One run calls a few of the installed tools: compile their validators and import their
     // handlers on first use only.
