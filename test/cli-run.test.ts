@@ -80,9 +80,33 @@ describe('toolchain run (in process)', () => {
     const denied = await run(['danger']);
     expect(denied.code).toBe(1);
     expect(denied.stderr).toContain('APPROVAL_DENIED');
+    // Said once where it happened, with what to do about it.
+    expect(denied.stderr).toMatch(/error: APPROVAL_DENIED the call to dangerous tool '([\w/]+)' in step '\w+' was not approved\nhint: allow it with --approve \1 /);
     const approved = await run(['danger', '--approve', 'wipe']);
     expect(approved.code).toBe(0);
     expect(JSON.parse(approved.stdout)).toEqual({ wiped: true });
+  });
+
+  it('refuses an --approve that names no installed tool, before the run starts', async () => {
+    const typo = await run(['danger', '--approve', 'wype']);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toBe("error: USAGE --approve wype: no such tool is installed (did you mean 'wipe'?)\n");
+  });
+
+  it('refuses an --input key given twice; --input wins over --input-json', async () => {
+    const twice = await run(['sum', '--input', 'a=1', '--input', 'a=2']);
+    expect(twice.code).toBe(2);
+    expect(twice.stderr).toContain('USAGE --input a= is given twice');
+    const over = await run(['sum', '--input-json', '{"a": 1}', '--input', 'a=3']);
+    expect(JSON.parse(over.stdout)).toEqual({ total: 14 });
+  });
+
+  it('--help of a command shows the global options, examples and exit codes', async () => {
+    const { io, out } = fakeIO();
+    await main(['run', '--help'], io);
+    expect(out.stdout).toMatch(/Global Options:\n(.*\n)*\s+--chains <dir>/);
+    expect(out.stdout).toMatch(/Examples:\n\s+\$ toolchain run city_brief --input question=/);
+    expect(out.stdout).toContain('Exit codes:\n  0    success\n  1    a run failed');
   });
 
   it('shows per-step progress on stderr only when it is a terminal', async () => {

@@ -20,3 +20,10 @@ describe('every bad fixture gives its diagnostic at its line', () => {
     });
   }
 });
+
+describe('messages a new user meets', () => {
+  it('a version YAML read as a number says to quote it', () => {
+    const { diagnostics } = compileChain('version: 0.1\nname: n\nsteps:\n  - name: s\n    tool: echo\n', { file: 'n.yaml' });
+    expect(diagnostics.find((d) => d.code === 'BAD_TYPE')?.message).toBe("'version' must be a string, not a number: YAML reads 0.1 unquoted as a number; put the value in quotes to keep it as text");
+  });
+});

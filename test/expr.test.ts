@@ -331,9 +331,9 @@ describe('compileValue', () => {
       ['BAD_TEMPLATE', '/d/e'],
       ['BAD_JSONPATH', '/f'],
     ]);
-    expect(problems[0]?.message).toMatch(/column 6/);
-    expect(problems[1]?.message).toMatch(/unclosed '\{\{' at column 0/);
-    expect(problems[2]?.message).toMatch(/column 5/);
+    expect(problems[0]?.message).toMatch(/at character 7:/);
+    expect(problems[1]?.message).toMatch(/unclosed '\{\{' at character 1/);
+    expect(problems[2]?.message).toMatch(/at character 6:/);
   });
 
   it('resolves an object of simple paths through a for_each context', () => {
@@ -455,14 +455,15 @@ describe('compileCondition', () => {
     ['!', 1, /expected a JSONPath/],
     ['() || true', 1, /expected a JSONPath/],
   ];
-  it.each(bad)('rejects %j at column %i', (source, column, message) => {
+  // 1-based, as file columns are.
+  it.each(bad)('rejects %j at 0-based offset %i (reported 1-based)', (source, column, message) => {
     const { condition, problems } = compileCondition(source);
     expect(condition).toBeUndefined();
     expect(problems).toHaveLength(1);
     expect(problems[0]?.code).toBe('BAD_EXPRESSION');
     expect(problems[0]?.pointer).toBe('');
     expect(problems[0]?.message).toMatch(message);
-    expect(problems[0]?.message).toContain(`at column ${column}`);
+    expect(problems[0]?.message).toContain(`at character ${column + 1} of the condition`);
   });
 
   it('reports a condition that is not a string', () => {

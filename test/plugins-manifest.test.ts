@@ -95,3 +95,21 @@ tools:
     expect(await readFile('src/plugins/manifest.generated.ts', 'utf8')).toBe(expected);
   });
 });
+
+describe('manifest messages a new user meets', () => {
+  it('a misspelt JSON Schema type gets the closest type; a mapping where a list belongs says both', async () => {
+    const result = await read('name: a\nversion: 1.0.0\nrequires: { geo: 1 }\ntools:\n  - name: t\n    parameters:\n      type: object\n      properties:\n        q: { type: strin }\n');
+    expect(result.diagnostics.map((d) => [d.line, d.col, d.message])).toEqual([
+      [3, 11, "'requires' must be a list, not an object"],
+      [7, 7, "'tools.0.parameters' is not a valid JSON Schema: 'properties.q.type' is 'strin', which is not a JSON Schema type (did you mean 'string'?); the types are string, number, integer, boolean, object, array, null"],
+    ]);
+  });
+
+  it('a requirement keeps where it is written, so PLUGIN_REQUIREMENT points at it', async () => {
+    const result = await read('name: a\nversion: 1.0.0\nrequires:\n  - text >= 1.0.0\n  - geo ^9.0.0\n');
+    expect(result.requirements.map((r) => [r.source, r.line, r.col])).toEqual([
+      ['text >= 1.0.0', 4, 5],
+      ['geo ^9.0.0', 5, 5],
+    ]);
+  });
+});

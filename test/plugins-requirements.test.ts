@@ -40,6 +40,13 @@ describe('requirement resolution', () => {
     expect(result.get('geo')![0]!.message).toContain("'text'");
   });
 
+  it('places the problem at the requirement it is about', () => {
+    const [r] = candidate('geo', '1.0.0', ['text >= 2.0.0']).requirements;
+    const placed = { ...candidate('geo', '1.0.0'), requirements: [{ ...r!, line: 7, col: 5 }] };
+    const result = resolveRequirements([placed, candidate('text', '1.4.0')]);
+    expect(result.get('geo')![0]).toMatchObject({ code: 'PLUGIN_REQUIREMENT', line: 7, col: 5 });
+  });
+
   it('leaves a plugin inactive when the version does not match, saying which is there', () => {
     const result = resolveRequirements([candidate('geo', '1.0.0', ['text >= 2.0.0']), candidate('text', '1.4.0')]);
     expect(result.get('geo')![0]).toMatchObject({ code: 'PLUGIN_REQUIREMENT' });

@@ -29,6 +29,8 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
     .option('--chains <dir>', 'folder of chain files', 'chains')
     .option('--plugins <dir>', 'folder of plugin folders', 'plugins')
     .option('--debug', 'print stack traces', false)
+    // A command's --help lists --chains, --plugins and --debug too.
+    .configureHelp({ showGlobalOptions: true })
     .exitOverride()
     .configureOutput({
       writeOut: (s) => io.stdout.write(s),

@@ -5,8 +5,9 @@ import { ToolchainError } from '../common/errors.js';
 import type { ChainPlan } from '../compiler/plan.js';
 import type { CliIO } from './io.js';
 
-// A run's input from the command line (SPEC §5): --input-file, then --input-json, then each
-// --input KEY=VALUE (later ones win).
+// A run's input from the command line (SPEC §5): --input-file, then --input-json over it, then
+// each --input KEY=VALUE over both (the more specific source wins). One key given twice with
+// --input is refused: which of the two was meant cannot be known.
 
 export interface InputFlags {
   readonly input: readonly string[];
@@ -22,10 +23,13 @@ export async function readInput(io: CliIO, flags: InputFlags, plan: ChainPlan | 
   }
   if (flags.inputJson !== undefined) Object.assign(input, parseObject(flags.inputJson, '--input-json'));
   const properties = (plan?.inputs.schema.properties ?? {}) as Record<string, { type?: unknown }>;
+  const given = new Set<string>();
   for (const pair of flags.input) {
     const eq = pair.indexOf('=');
     if (eq <= 0) throw new ToolchainError('USAGE', `--input takes KEY=VALUE, got '${pair}'`);
     const key = pair.slice(0, eq);
+    if (given.has(key)) throw new ToolchainError('USAGE', `--input ${key}= is given twice; give each input once (--input overrides --input-json and --input-file, which need not repeat it)`);
+    given.add(key);
     const value = pair.slice(eq + 1);
     // Scalars stay strings (the engine coerces them to the declared type); objects and arrays
     // cannot be coerced from text, so for those the value is read as JSON.

@@ -1,8 +1,10 @@
 import { approvedBy } from '../call/index.js';
+import { didYouMean, suggestionSuffix, ToolchainError } from '../common/errors.js';
 import { printable } from '../common/printable.js';
 import type { ChainPlan } from '../compiler/plan.js';
 import type { LogEntry, RunEvent, RunOptions, RunResult } from '../executor/index.js';
 import type { IsolationLevel } from '../plugins/index.js';
+import type { ToolSet } from '../registry/types.js';
 import { askApproval } from './approval-prompt.js';
 import { EXIT_OK, exitCodeFor, type CliIO } from './io.js';
 import { guardProcess } from './process-guard.js';
@@ -29,10 +31,16 @@ export interface Session {
   readonly logger: ((entry: LogEntry) => void) | undefined;
   /** --isolation, checked. */
   readonly isolation: IsolationLevel;
-  /** Runs `start` (the engine's run or resume) with the session's options; the exit code. `chain` names stalled steps' tools. */
-  run(start: (options: RunOptions) => Promise<RunResult>, chain: (name: string) => ChainPlan | undefined): Promise<number>;
+  /** Runs `start` (the engine's run or resume) with the session's options; the exit code. The engine's chains name stalled steps' tools; its tools check --approve. */
+  run(start: (options: RunOptions) => Promise<RunResult>, engine: SessionEngine): Promise<number>;
   /** Gives the process back its own exit and error handlers. */
   close(): void;
+}
+
+/** What a session reads of the engine. */
+export interface SessionEngine {
+  chain(name: string): ChainPlan | undefined;
+  tools(): ToolSet;
 }
 
 export function openSession(io: CliIO, flags: SessionFlags, globals: { readonly plugins: string; readonly debug: boolean }): Session {
@@ -42,12 +50,13 @@ export function openSession(io: CliIO, flags: SessionFlags, globals: { readonly 
   return {
     logger: flags.verbose ? (entry) => showLog(io, progress, entry) : undefined,
     isolation,
-    async run(start, chain) {
+    async run(start, engine) {
+      checkApprovals(flags.approve, engine.tools());
       const approved = approvedBy(flags.approve);
       const abort = new AbortController();
       const onInterrupt = (): void => abort.abort();
       process.once('SIGINT', onInterrupt);
-      const stalls = reportStalls(chain, (reason) => abort.abort(reason));
+      const stalls = reportStalls((name) => engine.chain(name), (reason) => abort.abort(reason));
       let result: RunResult | undefined;
       try {
         result = await start({
@@ -73,7 +82,10 @@ export function printResult(io: CliIO, result: RunResult, json: boolean, debug =
   else if (result.status === 'succeeded') io.stdout.write(`${JSON.stringify(result.outputs ?? null, null, 2)}\n`);
   if (result.status === 'succeeded') return EXIT_OK;
   const error = result.error!;
-  io.stderr.write(`${printable(`error: ${error.code} ${error.message}${error.step !== undefined ? ` (step '${error.step}')` : ''}`)}\n`);
+  const step = error.step !== undefined && !error.message.includes(`step '${error.step}'`) ? ` (step '${error.step}')` : '';
+  io.stderr.write(`${printable(`error: ${error.code} ${error.message}${step}`)}\n`);
+  const tool = error.code === 'APPROVAL_DENIED' ? /dangerous tool '([^']+)'/.exec(error.message)?.[1] : undefined;
+  if (tool !== undefined) io.stderr.write(`${printable(`hint: allow it with --approve ${tool} (or answer y when asked, on a terminal)`)}\n`);
   if (debug && error.stack !== undefined) io.stderr.write(`${error.stack.split('\n').map(printable).join('\n')}\n`);
   return exitCodeFor(error.code);
 }
@@ -84,4 +96,13 @@ function showLog(io: CliIO, progress: LiveProgress | undefined, entry: LogEntry)
   const line = printable(`[${entry.step}${entry.attempt > 1 ? ` attempt ${entry.attempt}` : ''}] ${entry.message}${fields}`);
   if (progress) progress.log(line);
   else io.stderr.write(`${line}\n`);
+}
+
+/** Every --approve names an installed tool: a typo would otherwise leave the tool refused, silently. */
+function checkApprovals(names: readonly string[], tools: ToolSet): void {
+  for (const name of names) {
+    if (tools.get(name) !== undefined) continue;
+    const all = tools.tools().flatMap((t) => [t.name, t.qualifiedName]);
+    throw new ToolchainError('USAGE', `--approve ${name}: no such tool is installed${suggestionSuffix(didYouMean(name, all))}`);
+  }
 }

@@ -83,9 +83,13 @@ function describe(e: ErrorObject, root: unknown, add: Add): void {
       }
       return;
     }
-    case 'type':
-      add('BAD_TYPE', at, `${where} must be ${withArticle(String((e.params as { type: string }).type))}, not ${describeKind(e.data)}`);
+    case 'type': {
+      const expected = String((e.params as { type: string }).type);
+      // `version: 0.1`, `name: yes`: YAML read an unquoted scalar as a number or boolean.
+      const quote = expected === 'string' && (typeof e.data === 'number' || typeof e.data === 'boolean') ? `: YAML reads ${String(e.data)} unquoted as ${withArticle(typeof e.data)}; put the value in quotes to keep it as text` : '';
+      add('BAD_TYPE', at, `${where} must be ${withArticle(expected)}, not ${describeKind(e.data)}${quote}`);
       return;
+    }
     case 'enum': {
       const allowed = (e.params as { allowedValues: unknown[] }).allowedValues;
       const suggestion = typeof e.data === 'string' ? didYouMean(e.data, allowed.map(String)) : undefined;

@@ -27,7 +27,7 @@ export function compileCondition(source: string): { condition?: CompiledConditio
   } catch (error) {
     if (!(error instanceof ExprSyntaxError)) throw error;
     return {
-      problems: [{ code: 'BAD_EXPRESSION', message: `bad condition: ${error.message} at column ${error.index}`, pointer: '' }],
+      problems: [{ code: 'BAD_EXPRESSION', message: `bad condition: ${error.message} at character ${error.index + 1} of the condition`, pointer: '' }],
     };
   }
 }

@@ -39,7 +39,7 @@ export function compileTemplate(text: string): CompiledTemplate {
     }
     const close = findClose(text, open + 2);
     if (close < 0) {
-      problems.push({ message: `unclosed '{{' at column ${open}: expected '}}'`, offset: open });
+      problems.push({ message: `unclosed '{{' at character ${open + 1}: expected '}}'`, offset: open });
       literals.push(text.slice(cursor));
       break;
     }
@@ -53,7 +53,7 @@ export function compileTemplate(text: string): CompiledTemplate {
     } catch (error) {
       if (!(error instanceof ExprSyntaxError)) throw error;
       const at = open + 2 + lead + error.index;
-      problems.push({ message: `bad JSONPath in '{{ … }}' at column ${at}: ${error.message}`, offset: at });
+      problems.push({ message: `bad JSONPath in '{{ … }}' at character ${at + 1}: ${error.message}`, offset: at });
       paths.push(MISSING);
     }
     cursor = close + 2;

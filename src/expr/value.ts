@@ -92,7 +92,7 @@ function compileString(text: string, pointer: string, out: Collector): Node {
       if (!(error instanceof ExprSyntaxError)) throw error;
       out.problems.push({
         code: 'BAD_JSONPATH',
-        message: `bad JSONPath '${text}' at column ${error.index}: ${error.message}`,
+        message: `bad JSONPath '${text}' at character ${error.index + 1}: ${error.message}`,
         pointer,
       });
       return { get: NOTHING, constant: false, value: undefined };

@@ -81,10 +81,13 @@ function parseUncached(text: string, file: string, lim: LoadLimits): Parsed {
   const sourceMap = new OffsetSourceMap(facts?.values ?? new Map(), facts?.keys ?? new Map(), lineCounter);
 
   for (const doc of docs) {
-    for (const error of doc.errors) {
-      const offset = error.pos[0];
+    // One stray bracket can make the parser report dozens of errors after it, each a consequence
+    // of the first: report the first, and how many followed.
+    const [first, ...more] = doc.errors;
+    if (first) {
       fatal = true;
-      diagnostics.push(loadDiagnostic('YAML_SYNTAX', error.message, file, at(offset)));
+      const after = more.length ? ` (and ${more.length} more YAML error${more.length > 1 ? 's' : ''} after it, most likely caused by this one)` : '';
+      diagnostics.push(loadDiagnostic('YAML_SYNTAX', `${first.message}${after}`, file, at(first.pos[0])));
     }
     for (const warning of doc.warnings) {
       diagnostics.push(loadDiagnostic('YAML_SYNTAX', warning.message, file, at(warning.pos[0]), undefined, 'warning'));

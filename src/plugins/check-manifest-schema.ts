@@ -1,6 +1,6 @@
 import type { ErrorObject } from 'ajv';
 import { DiagnosticSink } from '../loader/diagnostic-sink.js';
-import type { Diagnostic, ErrorCode } from '../common/errors.js';
+import { describeKind, didYouMean, suggestionSuffix, type Diagnostic, type ErrorCode } from '../common/errors.js';
 import { DURATION_RULE } from '../expr/duration.js';
 import type { SourceMap } from '../loader/index.js';
 import { pointerTokens } from '../common/json-pointer.js';
@@ -38,7 +38,7 @@ function describe(e: ErrorObject): Problem | undefined {
   const schemaKey = /^(\/tools\/\d+\/(?:parameters|returns))(\/.*)?$/.exec(at);
   if (schemaKey && !e.schemaPath.startsWith('#/definitions/tool/')) {
     const inner = schemaKey[2] ? `'${pointerTokens(schemaKey[2]).join('.')}' ` : '';
-    return { code: 'PLUGIN_INVALID', pointer: schemaKey[1]!, message: `${label(schemaKey[1]!)} is not a valid JSON Schema: ${inner}${e.message ?? 'is invalid'}`, once: true };
+    return { code: 'PLUGIN_INVALID', pointer: schemaKey[1]!, message: `${label(schemaKey[1]!)} is not a valid JSON Schema: ${inner}${metaProblem(e)}`, once: true };
   }
   if (/^\/requires\/\d+$/.test(at) && e.keyword === 'pattern') {
     return { code: 'BAD_SEMVER', pointer: at, message: `requirement ${JSON.stringify(e.data)} must be a plugin or capability name, optionally followed by a semver range (text >= 1.0.0, ^1.2 or 1.x)` };
@@ -54,12 +54,29 @@ function describe(e: ErrorObject): Problem | undefined {
     case 'required':
       return { code: 'PLUGIN_INVALID', pointer: at, message: `${where} is missing the required key '${String(params.missingProperty)}'` };
     case 'type':
-      return { code: 'PLUGIN_INVALID', pointer: at, message: `${where} must be ${String(params.type)}` };
+      return { code: 'PLUGIN_INVALID', pointer: at, message: `${where} must be ${typeName(String(params.type))}, not ${describeKind(e.data)}` };
     case 'pattern':
       return { code: 'PLUGIN_INVALID', pointer: at, message: `${where} ${JSON.stringify(e.data)} is not valid: ${String((e.parentSchema as { description?: string })?.description ?? `must match ${String(params.pattern)}`)}` };
     default:
       return { code: 'PLUGIN_INVALID', pointer: at, message: `${where} ${e.message ?? 'is invalid'}` };
   }
+}
+
+const JSON_SCHEMA_TYPES = ['string', 'number', 'integer', 'boolean', 'object', 'array', 'null'];
+
+/** How the meta-schema's complaint reads to a person: a misspelt `type` gets its closest name. */
+function metaProblem(e: ErrorObject): string {
+  if (e.keyword === 'enum' && /\/type(\/\d+)?$/.test(e.instancePath) && typeof e.data === 'string') {
+    return `is '${e.data}', which is not a JSON Schema type${suggestionSuffix(didYouMean(e.data, JSON_SCHEMA_TYPES))}; the types are ${JSON_SCHEMA_TYPES.join(', ')}`;
+  }
+  if (e.keyword === 'type') return `must be ${typeName(String((e.params as { type: unknown }).type))}, not ${describeKind(e.data)}`;
+  return e.message ?? 'is invalid';
+}
+
+function typeName(type: string): string {
+  if (type === 'array') return 'a list';
+  if (type === 'object') return 'a mapping';
+  return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
 }
 
 /** Every schema problem of a manifest value, placed in its file. Empty when it passes. */

@@ -8,6 +8,9 @@ export interface Requirement {
   /** The range as written ('*' when none was given). */
   readonly range: string;
   readonly source: string;
+  /** Where the manifest writes it (for diagnostics). */
+  readonly line?: number;
+  readonly col?: number;
 }
 
 export type ParsedRequirement = { readonly ok: true; readonly requirement: Requirement } | { readonly ok: false; readonly message: string };

@@ -41,7 +41,7 @@ export async function readManifest(dir: string, cache?: DiskCache): Promise<Read
   const requirements: Requirement[] = [];
   (manifest.requires ?? []).forEach((source, index) => {
     const parsed = parseRequirement(source);
-    if (parsed.ok) requirements.push(parsed.requirement);
+    if (parsed.ok) requirements.push({ ...parsed.requirement, ...sourceMap.valueAt(`/requires/${index}`) });
     else diagnostics.push(at(file, sourceMap, `/requires/${index}`, 'BAD_SEMVER', parsed.message));
   });
   const seen = new Map<string, number>();

@@ -22,8 +22,10 @@ export interface Candidate {
 /** Per candidate key: why it is inactive; an empty list means active. */
 export type Resolution = Map<string, Diagnostic[]>;
 
-function problem(candidate: Candidate, code: Diagnostic['code'], message: string): Diagnostic {
-  return { code, severity: 'error', message, ...(candidate.file ? { file: candidate.file } : {}) };
+/** Placed at the requirement it is about, when there is one. */
+function problem(candidate: Candidate, code: Diagnostic['code'], message: string, r?: Requirement): Diagnostic {
+  const at = r?.line !== undefined ? { line: r.line, ...(r.col !== undefined ? { col: r.col } : {}) } : {};
+  return { code, severity: 'error', message, ...(candidate.file ? { file: candidate.file } : {}), ...at };
 }
 
 function satisfies(version: string, range: string): boolean {
@@ -58,10 +60,10 @@ export function resolveRequirements(candidates: readonly Candidate[]): Resolutio
       if (offered.length === 0) {
         const close = closestNames(r.name, [...providers.keys()].filter((n) => n !== c.name), 1)[0];
         const hint = close ? ` (closest: '${close}')` : '';
-        result.get(c.key)!.push(problem(c, 'PLUGIN_REQUIREMENT', `plugin '${c.name}' requires '${r.source.trim()}', which no plugin provides${hint}`));
+        result.get(c.key)!.push(problem(c, 'PLUGIN_REQUIREMENT', `plugin '${c.name}' requires '${r.source.trim()}', which no plugin provides${hint}`, r));
       } else if (fitting.length === 0) {
         const have = offered.map((p) => `${p.name} ${p.version}`).join(', ');
-        result.get(c.key)!.push(problem(c, 'PLUGIN_REQUIREMENT', `plugin '${c.name}' requires '${r.name} ${r.range}', but only ${have} is available`));
+        result.get(c.key)!.push(problem(c, 'PLUGIN_REQUIREMENT', `plugin '${c.name}' requires '${r.name} ${r.range}', but only ${have} is available`, r));
       }
     }
     satisfiers.set(c.key, lists);
@@ -85,7 +87,7 @@ export function resolveRequirements(candidates: readonly Candidate[]): Resolutio
         const fitting = lists[i]!;
         if (inactive(c) || fitting.length === 0 || fitting.some((p) => !inactive(p))) return;
         const names = fitting.map((p) => `'${p.name}'`).join(', ');
-        result.get(c.key)!.push(problem(c, 'PLUGIN_REQUIREMENT', `plugin '${c.name}' requires '${r.source.trim()}', but ${names} ${fitting.length === 1 ? 'is' : 'are'} inactive`));
+        result.get(c.key)!.push(problem(c, 'PLUGIN_REQUIREMENT', `plugin '${c.name}' requires '${r.source.trim()}', but ${names} ${fitting.length === 1 ? 'is' : 'are'} inactive`, r));
         changed = true;
       });
     }

@@ -34,7 +34,7 @@ describe('list literals in when', () => {
     ] as const) {
       const { problems } = compileCondition(source);
       expect(problems[0]?.code, source).toBe('BAD_EXPRESSION');
-      expect(problems[0]?.message, source).toContain(`at column ${column}`);
+      expect(problems[0]?.message, source).toContain(`at character ${column + 1} of the condition`);
     }
   });
 

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { CommandContext } from '../main.js';
 import { registerGraph } from './graph.js';
+import { addHelpTexts } from './help-text.js';
 import { registerInit } from './init.js';
 import { registerList } from './list.js';
 import { registerMcp } from './mcp.js';
@@ -27,4 +28,5 @@ export function registerCommands(program: Command, ctx: CommandContext): void {
   registerWatch(program, ctx);
   registerServe(program, ctx);
   registerTest(program, ctx);
+  addHelpTexts(program);
 }

@@ -33,7 +33,7 @@ export function registerResume(program: Command, ctx: CommandContext): void {
         const engine = await createEngine({ chainsDir: globals.chains, pluginsDir: globals.plugins, load: 'lazy', cache: ctx.diskCache(), store, isolation: session.isolation, ...logger });
         try {
           ctx.io.stderr.write(`resuming run ${runId}\n`);
-          ctx.exit(await session.run((options) => engine.resume(runId, { ...options, allowChanged: flags.allowChanged }), engine.chain));
+          ctx.exit(await session.run((options) => engine.resume(runId, { ...options, allowChanged: flags.allowChanged }), engine));
         } finally {
           await engine.close();
         }

@@ -11,9 +11,9 @@ import { collect, ISOLATION_HELP } from '../shared-options.js';
 import { storeUrl } from '../store-url.js';
 
 // `toolchain run CHAIN` (SPEC §5, §7, §10): inputs from --input-file, then --input-json, then each
-// --input KEY=VALUE (later ones win); outputs as JSON on stdout (or the whole result with
-// --json); live progress on stderr only when it is a terminal; exit 0 / 1 (the run failed) /
-// 2 (bad usage, bad input, unknown or invalid chain, a tool that is not installed). The run is
+// --input KEY=VALUE (the later source wins; run-input.ts); outputs as JSON on stdout (or the whole
+// result with --json); live progress on stderr only when it is a terminal; exit 0 / 1 (the run
+// failed) / 2 (bad usage, bad input, unknown or invalid chain, a tool that is not installed). The run is
 // recorded in the run store, and its id is printed on stderr first, so that it can be resumed.
 // `--mock STEP=JSON` makes a dry run: those steps return the JSON and never call their tools.
 
@@ -29,8 +29,8 @@ export function registerRun(program: Command, ctx: CommandContext): void {
     .command('run')
     .description('run a chain and print its outputs as JSON')
     .argument('<chain>', 'the chain to run')
-    .option('--input <key=value>', 'one input (repeatable); strings are coerced to the type the chain declares', collect, [])
-    .option('--input-json <json>', 'inputs as one JSON object')
+    .option('--input <key=value>', 'one input (repeatable, each key once; over --input-json and --input-file); strings are coerced to the type the chain declares', collect, [])
+    .option('--input-json <json>', 'inputs as one JSON object (over --input-file)')
     .option('--input-file <file>', 'inputs from a JSON file, or - for standard input')
     .option('--json', 'print the whole result as one JSON object', false)
     .option('--approve <tool>', 'allow calls of this dangerous tool (repeatable)', collect, [])
@@ -69,9 +69,11 @@ async function runCommand(ctx: CommandContext, chainName: string, flags: RunFlag
     try {
       const input = await readInput(io, flags, engine.chain(chainName));
       const runId = flags.runId ?? randomUUID();
-      io.stderr.write(`run ${runId}\n`);
-      const start = (options: RunOptions): Promise<RunResult> => engine.run(chainName, input, { ...options, runId, ...(concurrency !== undefined ? { concurrency } : {}), ...(mocks ? { mocks } : {}) });
-      return await session.run(start, engine.chain);
+      const start = (options: RunOptions): Promise<RunResult> => {
+        io.stderr.write(`run ${runId}\n`);
+        return engine.run(chainName, input, { ...options, runId, ...(concurrency !== undefined ? { concurrency } : {}), ...(mocks ? { mocks } : {}) });
+      };
+      return await session.run(start, engine);
     } finally {
       await engine.close();
     }

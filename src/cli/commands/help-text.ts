@@ -1,0 +1,40 @@
+import type { Command } from 'commander';
+
+// What `toolchain COMMAND --help` shows below the options: examples that work from the quick
+// start's folder, and the exit codes every command shares (SPEC §5).
+
+const EXAMPLES: Readonly<Record<string, readonly string[]>> = {
+  run: [
+    "toolchain run city_brief --input question='What time is it in Osaka?'",
+    'toolchain run city_brief --input-file input.json --json',
+    "toolchain run city_brief --input question=Osaka --mock 'facts={\"population\":1}'",
+    'toolchain run my_backup --approve write_file --approve run_command',
+  ],
+  resume: ['toolchain runs --status failed', 'toolchain resume 3f2a… --allow-changed'],
+  runs: ['toolchain runs', 'toolchain runs show 3f2a…', 'toolchain runs cancel 3f2a…', 'toolchain runs prune --older-than 30d'],
+  validate: ['toolchain validate', 'toolchain validate chains/city_brief.yaml'],
+  graph: ['toolchain graph city_brief', 'toolchain graph city_brief --format png -o city_brief.png'],
+  list: ['toolchain list chains', 'toolchain list tools --json'],
+  tools: ['toolchain tools export --format openai', 'toolchain tools export --format mcp --chains-only'],
+  test: ['toolchain test', 'toolchain test chains/city_brief.test.yaml --json'],
+  init: ['toolchain init', 'toolchain --chains my/chains --plugins my/plugins init'],
+  watch: ['toolchain watch'],
+  serve: ['toolchain serve', 'TOOLCHAIN_TOKEN=$(openssl rand -hex 16) toolchain serve --host 0.0.0.0'],
+  mcp: ['toolchain mcp', 'toolchain mcp --approve write_file'],
+};
+
+const EXIT_CODES = `
+Exit codes:
+  0    success
+  1    a run failed (a step's error, a timeout)
+  2    bad usage, bad input, an unknown or invalid chain or tool
+  130  cancelled (Ctrl-C)`;
+
+/** Adds examples to each command that has some, and the exit codes to every help page. */
+export function addHelpTexts(program: Command): void {
+  for (const command of program.commands) {
+    const examples = EXAMPLES[command.name()];
+    if (examples) command.addHelpText('after', `\nExamples:\n${examples.map((e) => `  $ ${e}`).join('\n')}`);
+  }
+  program.addHelpText('afterAll', EXIT_CODES);
+}
