@@ -169,9 +169,11 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
     if (file) {
       const own = set.diagnostics.filter((d) => d.file === file.file && d.severity === 'error');
       const first = own[0];
+      // The code is the error's own; the place is said once, where the problem is.
+      const at = first ? `${file.file}:${first.line ?? 1}:${first.col ?? 1}` : file.file;
       return {
         code: first?.code ?? 'CHAIN_NOT_FOUND',
-        message: `chain '${name}' in ${file.file} is invalid${first ? `: ${formatDiagnostic(first)}` : ''}${own.length > 1 ? ` (and ${own.length - 1} more; run toolchain validate)` : ''}`,
+        message: `chain '${name}' is invalid: ${at}${first ? ` ${first.message}` : ''}${own.length > 1 ? ` (and ${own.length - 1} more; run toolchain validate)` : ''}`,
       };
     }
     const names = [...added.keys(), ...set.plans.keys()];

@@ -63,3 +63,19 @@ describe('createEngine', () => {
     }
   });
 });
+
+describe('running a chain whose file is invalid', () => {
+  it("fails with the file's first problem: its code, and its place said once", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'toolchain-invalid-'));
+    await writeFile(join(dir, 'bad.yaml'), 'version: "1"\nname: bad\nsteps:\n  - name: s\n    tool: x\n    imput_map: { a: 1 }\n');
+    const engine = await createEngine({ chainsDir: dir, cache: 'off' });
+    try {
+      const result = await engine.run('bad', {});
+      expect(result.error?.code).toBe('UNKNOWN_KEY');
+      expect(result.error?.message).toMatch(new RegExp(`^chain 'bad' is invalid: ${join(dir, 'bad.yaml')}:6:5 unknown key 'imput_map' in step 's' \\(did you mean 'input_map'\\?\\)`));
+      expect(result.error?.message.match(/UNKNOWN_KEY|bad\.yaml/g)).toEqual(['bad.yaml']);
+    } finally {
+      await engine.close();
+    }
+  });
+});
