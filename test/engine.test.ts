@@ -79,3 +79,22 @@ describe('running a chain whose file is invalid', () => {
     }
   });
 });
+
+describe('a literal JSONPath read as a reference', () => {
+  it('fails VALIDATION_FAILED with the $$ escape as the fix', async () => {
+    const engine = await createEngine({ cache: 'off' });
+    try {
+      engine.registerTool({
+        name: 'query',
+        parameters: { type: 'object', properties: { value: {}, path: { type: 'string', pattern: '^\\$' } }, required: ['value', 'path'] },
+        handler: (args) => args,
+      });
+      engine.addChain('version: "1"\nname: q\ninputs: { data: object }\nsteps:\n  - name: sizes\n    tool: query\n    input_map:\n      value: $.data\n      path: $.data.files[*].size\n');
+      const result = await engine.run('q', { data: {} });
+      expect(result.error?.code).toBe('VALIDATION_FAILED');
+      expect(result.error?.message).toMatch(/key 'path': .*; \$\.data\.files\[\*\]\.size was read as a reference into the run: to pass the JSONPath itself, write '\$\$\.data\.files\[\*\]\.size'$/);
+    } finally {
+      await engine.close();
+    }
+  });
+});

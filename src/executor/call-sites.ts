@@ -107,5 +107,5 @@ export function stepSite(step: PlanStep, callee: Callee, fallbackTool: Callee | 
 }
 
 function wording(sources: Readonly<Record<string, string>>): InvalidWording {
-  return (callee, args, problems) => validationMessage(callee.describe, args, problems, sources);
+  return (callee, args, problems) => validationMessage(callee, args, problems, sources);
 }

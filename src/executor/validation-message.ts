@@ -1,4 +1,6 @@
 import { pointerTokens } from '../common/json-pointer.js';
+import { isRecord, type JsonSchema } from '../common/json.js';
+import { expectsJsonPath } from '../compiler/flow/schema-shape.js';
 import type { ArgumentProblem } from '../registry/types.js';
 
 // VALIDATION_FAILED worded so the chain's author sees where a bad argument came from: each key,
@@ -10,9 +12,12 @@ function topKey(path: string): string | undefined {
   return pointerTokens(path)[0];
 }
 
-/** `what` is how the callee is named: `tool 'geo/find_city'`, `chain 'city_brief'`. */
+/**
+ * `callee.describe` is how it is named: `tool 'geo/find_city'`, `chain 'city_brief'`; a tool's
+ * `parameters` tell a key that takes a JSONPath as text, for which the `$$` escape is the fix.
+ */
 export function validationMessage(
-  what: string,
+  callee: { readonly describe: string; readonly parameters?: JsonSchema },
   args: Record<string, unknown>,
   problems: readonly ArgumentProblem[],
   sources: Readonly<Record<string, string>>,
@@ -20,10 +25,11 @@ export function validationMessage(
   const parts = problems.map((p) => {
     const key = topKey(p.path);
     const source = key === undefined ? undefined : sources[key];
-    if (key !== undefined && source !== undefined && args[key] === undefined) {
-      return `${p.message} (key '${key}' from ${source} matched nothing)`;
-    }
-    return key === undefined ? p.message : `key '${key}': ${p.message}`;
+    if (key === undefined) return p.message;
+    const param = isRecord(callee.parameters?.properties) ? callee.parameters.properties[key] : undefined;
+    const escape = source !== undefined && isRecord(param) && expectsJsonPath(param) ? `; ${source} was read as a reference into the run: to pass the JSONPath itself, write '$${source}'` : '';
+    if (source !== undefined && args[key] === undefined) return `${p.message} (key '${key}' from ${source} matched nothing${escape})`;
+    return `key '${key}': ${p.message}${escape}`;
   });
-  return `invalid arguments for ${what}: ${parts.join('; ')}`;
+  return `invalid arguments for ${callee.describe}: ${parts.join('; ')}`;
 }

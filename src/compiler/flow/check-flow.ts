@@ -2,7 +2,7 @@ import { didYouMean, suggestionSuffix, type Diagnostic, type ErrorCode, type Sev
 import { isRecord, type JsonSchema } from '../../common/json.js';
 import type { ChainFlow, FlowEntry, FlowValue, StepFlow } from './flow-facts.js';
 import { article, itemSchema, resolveValue, stepOutput, type Scope, type Signatures } from './resolve-value.js';
-import { describeTypes, fits, typeOfValue, typesOf } from './schema-shape.js';
+import { describeTypes, expectsJsonPath, fits, typeOfValue, typesOf } from './schema-shape.js';
 
 // SPEC §10: `validate` type-checks the data flow of a chain against the tools installed. Each
 // input_map key must be a parameter of the tool (or the sub-chain's inputs), every required one
@@ -158,10 +158,6 @@ function coercesTo(text: string, to: ReadonlySet<string>): boolean {
 }
 
 /** A parameter that wants a JSONPath as text: its pattern requires a leading `$`. */
-function expectsJsonPath(param: JsonSchema): boolean {
-  return typeof param.pattern === 'string' && /^\^\\?\$/.test(param.pattern) && typesOf(param)?.has('string') === true;
-}
-
 function requiredOf(schema: JsonSchema): string[] {
   return Array.isArray(schema.required) ? schema.required.filter((k): k is string => typeof k === 'string') : [];
 }

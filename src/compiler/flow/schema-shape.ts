@@ -113,3 +113,8 @@ export function fits(from: ReadonlySet<JsonType> | undefined, to: ReadonlySet<Js
   if (fitting + coercible === from.size || fitting > 0) return { kind: 'coerced', from, to };
   return { kind: 'mismatch', from, to };
 }
+
+/** A string parameter whose pattern starts with `^$`: it takes a JSONPath as text (json_query's `path`). */
+export function expectsJsonPath(param: JsonSchema): boolean {
+  return typeof param.pattern === 'string' && /^\^\\?\$/.test(param.pattern) && typesOf(param)?.has('string') === true;
+}
