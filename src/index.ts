@@ -83,6 +83,7 @@ export type {
   StepEvent,
   RunError,
   RunOptions,
+  ForEachProgress,
   StepMocks,
   RunResult,
   StepSummary,

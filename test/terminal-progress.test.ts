@@ -73,6 +73,29 @@ describe('the run command as a process', () => {
   });
 });
 
+describe('a for_each in the progress display', () => {
+  it('counts its elements as they finish (n/N) while it runs', async () => {
+    const session = 'foreach';
+    const command = `cd ${REPO} && node bin/toolchain.js --chains test/fixtures/terminal/chains --plugins test/fixtures/terminal/plugins run many > /dev/null; echo EXIT=$?; sleep 60`;
+    await tmux('new-session', '-d', '-s', session, '-x', '100', '-y', '20', command);
+    const seen = new Set<string>();
+    const deadline = Date.now() + 20_000;
+    let screen = '';
+    while (Date.now() < deadline) {
+      screen = await tmux('capture-pane', '-p', '-J', '-t', session);
+      for (const m of screen.matchAll(/… each\s+(\d)\/8 · /g)) seen.add(m[1]!);
+      if (/EXIT=\d+/.test(screen)) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await tmux('kill-session', '-t', session);
+    expect(screen).toMatch(/EXIT=0/);
+    // Eight naps of 250 ms two at a time: 1 s of counts, seen several times at 50 ms polls.
+    expect(seen.size).toBeGreaterThanOrEqual(2);
+    expect([...seen].every((n) => Number(n) < 8)).toBe(true);
+    expect(screen).toMatch(/✓ each\s+\d+(ms|\.\ds)/);
+  });
+});
+
 describe('the progress rows', () => {
   it('show how long a running step has been at work', async () => {
     const { ProgressState } = await import('../src/cli/progress/progress-state.js');
@@ -81,5 +104,7 @@ describe('the progress rows', () => {
     state.apply({ type: 'step:started', run_id: 'r', chain: 'c', timestamp: 0, parent: undefined, step: 'a', index: 0, item: undefined, call: undefined, attempt: 1 }, 1000);
     expect(state.text(3500)).toContain('a  \u001b[90m2.5s');
     expect(state.busy).toBe(true);
+    state.progress({ run_id: 'r', step: 'a', done: 3, total: 10 });
+    expect(state.text(3500)).toContain('a  \u001b[90m3/10 · 2.5s');
   });
 });

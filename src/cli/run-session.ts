@@ -64,6 +64,7 @@ export function openSession(io: CliIO, flags: SessionFlags, globals: { readonly 
           debug: globals.debug,
           approve: (req) => approved(req) || (progress ? progress.pause(() => askApproval(io, req)) : askApproval(io, req)),
           onEvent: progress ? (e: RunEvent): void => (stalls.onEvent(e), progress.onEvent(e)) : stalls.onEvent,
+          ...(progress ? { onProgress: progress.onProgress } : {}),
         });
       } finally {
         process.removeListener('SIGINT', onInterrupt);

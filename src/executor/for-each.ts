@@ -66,6 +66,7 @@ class ForEachGroup implements CallWatcher, Abortable {
   }
 
   launch(): void {
+    this.run.progress(this.index, 0, this.items.length);
     this.feed();
   }
 
@@ -148,7 +149,8 @@ class ForEachGroup implements CallWatcher, Abortable {
     this.results[k] = output;
     this.contexts[k] = undefined;
     this.active--;
-    if (++this.finished < this.items.length) return this.feed();
+    this.run.progress(this.index, ++this.finished, this.items.length);
+    if (this.finished < this.items.length) return this.feed();
     this.over = true;
     this.run.succeeded(this.index, this.results, this.attempts, undefined);
   }

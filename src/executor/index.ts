@@ -38,4 +38,4 @@ export type {
   StepSucceededEvent,
 } from './events.js';
 export type { AgentHost, AgentMessages, AgentRequest, AgentRunner, AgentTarget, TokenUsage, ToolCallProgress } from './agent-step.js';
-export type { ExecutorHost, LogEntry, RunControl, RunOptions, RunResult, StepMocks, StepRecorder, StepSummary } from './types.js';
+export type { ExecutorHost, ForEachProgress, LogEntry, RunControl, RunOptions, RunResult, StepMocks, StepRecorder, StepSummary } from './types.js';

@@ -220,6 +220,11 @@ export class Run implements CallOwner, CallWatcher {
     this.options.recorder?.record(this.keyPrefix + name, record());
   }
 
+  /** How many of a for_each step's elements are done, for displays (RunOptions.onProgress). */
+  progress(i: number, done: number, total: number): void {
+    this.options.onProgress?.({ run_id: this.runId, step: this.plan.steps[i]!.name, done, total });
+  }
+
   log(label: string, attempt: number, message: string, fields: Record<string, unknown> | undefined): void {
     this.host.log({ timestamp: this.clock.now(), run_id: this.runId, step: label, attempt, message, ...(fields !== undefined ? { fields } : {}) });
   }
@@ -233,7 +238,7 @@ export class Run implements CallOwner, CallWatcher {
     const { onEvent, approve, options } = this;
     const recorded = key !== undefined ? { recorder: options.recorder, restored: options.restored } : {};
     const mocks = options.mocks?.child(step);
-    const childOptions: RunOptions = { signal, onEvent, approve, concurrency: options.concurrency, debug: this.debug, ...recorded, ...(mocks ? { mocks } : {}) };
+    const childOptions: RunOptions = { signal, onEvent, approve, concurrency: options.concurrency, debug: this.debug, onProgress: options.onProgress, ...recorded, ...(mocks ? { mocks } : {}) };
     const scope: RunScope = { parent: { run_id: this.runId, step }, keyPrefix: `${this.keyPrefix}${key ?? step}›`, rootRunId: this.rootRunId, depth: this.depth + 1 };
     return new Run(this.host, plan, childOptions, scope).start(this.bound.tools, input);
   }
@@ -273,19 +278,8 @@ export class Run implements CallOwner, CallWatcher {
     this.queue.close();
     this.disarm?.();
     const result = runResult(this.plan, this.runId, this.states, this.context, this.error, this.clock.now() - this.started);
-    if (this.onEvent) {
-      this.emit({
-        type: 'run:finished',
-        run_id: this.runId,
-        chain: this.plan.name,
-        timestamp: this.clock.now(),
-        parent: this.parent,
-        status: result.status,
-        duration_ms: result.duration_ms,
-        outputs: result.outputs,
-        error: result.error,
-      });
-    }
+    const { status, duration_ms, outputs, error } = result;
+    if (this.onEvent) this.emit({ type: 'run:finished', run_id: this.runId, chain: this.plan.name, timestamp: this.clock.now(), parent: this.parent, status, duration_ms, outputs, error });
     this.resolve(result);
   }
 

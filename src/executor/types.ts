@@ -36,6 +36,15 @@ export interface RunOptions {
   readonly mocks?: StepMocks;
   /** Handlers' errors keep their stacks (`error.stack` in the result; `--debug`). */
   readonly debug?: boolean;
+  /** A for_each step's elements done so far, as they finish: for progress displays, not an event of SPEC §8. */
+  readonly onProgress?: (progress: ForEachProgress) => void;
+}
+
+export interface ForEachProgress {
+  readonly run_id: string;
+  readonly step: string;
+  readonly done: number;
+  readonly total: number;
 }
 
 /** What stands in for some steps' callees; `real` is what the step would call (undefined for sub-chain and agent steps). */

@@ -218,7 +218,7 @@ export class DurableRuns {
 
 /** The caller's options with the run's own parts (a literal, not a spread: this is on every run's path). */
 function runOptions(o: RunOptions, runId: string, recorder: StepRecorder, control: RunControl, restored: ReadonlyMap<string, StepRecord> | undefined): RunOptions {
-  return { signal: o.signal, onEvent: o.onEvent, approve: o.approve, concurrency: o.concurrency, debug: o.debug, runId, recorder, restored, control, ...(o.mocks ? { mocks: o.mocks } : {}) };
+  return { signal: o.signal, onEvent: o.onEvent, approve: o.approve, concurrency: o.concurrency, debug: o.debug, onProgress: o.onProgress, runId, recorder, restored, control, ...(o.mocks ? { mocks: o.mocks } : {}) };
 }
 
 function cancelled(id: string): ToolchainError {

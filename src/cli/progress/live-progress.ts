@@ -1,5 +1,5 @@
 import { createLogUpdate } from 'log-update';
-import type { RunEvent, RunResult } from '../../executor/index.js';
+import type { ForEachProgress, RunEvent, RunResult } from '../../executor/index.js';
 import { ProgressState, summaryLine } from './progress-state.js';
 
 // The live progress block on a terminal (stderr), redrawn in place by log-update, which wraps
@@ -10,6 +10,8 @@ import { ProgressState, summaryLine } from './progress-state.js';
 
 export interface LiveProgress {
   onEvent(e: RunEvent): void;
+  /** A for_each's `done/total`; shown at the next tick (elements may finish thousands a second). */
+  onProgress(p: ForEachProgress): void;
   pause<T>(work: () => Promise<T>): Promise<T>;
   /** Prints lines above the block (a tool's ctx.log with --verbose). */
   log(text: string): void;
@@ -41,6 +43,9 @@ export function createLiveProgress(stream: NodeJS.WriteStream, now: () => number
       if (!state.apply(e, now())) return;
       render();
       tick();
+    },
+    onProgress(p) {
+      state.progress(p);
     },
     async pause(work) {
       if (paused++ === 0) draw.clear();

@@ -1,4 +1,4 @@
-import type { RunEvent, RunResult } from '../../executor/index.js';
+import type { ForEachProgress, RunEvent, RunResult } from '../../executor/index.js';
 
 // What the live progress display shows, kept apart from drawing it: one row per step (sub-chain
 // steps labelled with the step that runs them), built from run events, and the text of the block
@@ -10,6 +10,8 @@ interface Row {
   label: string;
   state: RowState;
   detail: string;
+  /** A for_each step's `done/total`, while it runs. */
+  count: string;
   /** When the current work began, for the elapsed timer of a running step. */
   since: number;
 }
@@ -38,7 +40,7 @@ export class ProgressState {
     }
     if (!('step' in e) || e.type.startsWith('agent:')) return false;
     const key = `${e.run_id}/${e.step}`;
-    const row = this.rows.get(key) ?? { label: `${this.prefix.get(e.run_id) ?? ''}${e.step}`, state: 'running', detail: '', since: now };
+    const row = this.rows.get(key) ?? { label: `${this.prefix.get(e.run_id) ?? ''}${e.step}`, state: 'running', detail: '', count: '', since: now };
     this.rows.set(key, row);
     switch (e.type) {
       case 'step:started':
@@ -67,6 +69,14 @@ export class ProgressState {
     return true;
   }
 
+  /** A for_each step's elements done so far; true when the block changed. */
+  progress(p: ForEachProgress): boolean {
+    const row = this.rows.get(`${p.run_id}/${p.step}`);
+    if (row === undefined) return false;
+    row.count = `${p.done}/${p.total}`;
+    return true;
+  }
+
   /** True while some step is at work: the block then needs redrawing for its timer. */
   get busy(): boolean {
     for (const r of this.rows.values()) if (r.state === 'running' || r.state === 'retrying') return true;
@@ -77,7 +87,7 @@ export class ProgressState {
   text(now: number): string {
     const lines: string[] = [];
     for (const r of this.rows.values()) {
-      const detail = r.state === 'running' ? ms(now - r.since) : r.state === 'retrying' ? `${r.detail} (${ms(now - r.since)})` : r.detail;
+      const detail = r.state === 'running' ? `${r.count ? `${r.count} · ` : ''}${ms(now - r.since)}` : r.state === 'retrying' ? `${r.detail} (${ms(now - r.since)})` : r.detail;
       lines.push(`${MARK[r.state]} ${r.label}${detail ? `  \u001b[90m${detail}\u001b[0m` : ''}`);
     }
     return lines.join('\n');
