@@ -1,11 +1,12 @@
 // The server side of the HTTP benchmark, in its own process so that the load generator does not
 // share its event loop: an engine with the 3-step no-op chain behind `createServer`, in-memory
-// service, metrics and (silent) logs on. Prints its URL on stdout, stops on SIGTERM.
+// service, metrics and (silent) logs on, runs recorded in the store named by the first argument
+// (default memory:). Prints its URL on stdout, stops on SIGTERM.
 
 import { createEngine } from '../src/engine.js';
 import { createServer } from '../src/serve/index.js';
 
-const engine = await createEngine();
+const engine = await createEngine({ store: process.argv[2] ?? 'memory:' });
 engine.registerTool({ name: 'noop', handler: () => ({}) });
 engine.registerTool({ name: 'sleep', handler: (args) => new Promise((resolve) => setTimeout(() => resolve({}), Number(args.ms))) });
 engine.addChain('name: three_noop\nsteps:\n  - { name: a, tool: noop }\n  - { name: b, tool: noop }\n  - { name: c, tool: noop }\n');

@@ -71,12 +71,8 @@ async function httpThroughput(lines: string[]): Promise<void> {
   const engine = await noopEngine(THREE);
   const engineUs = median([await usPerRun(() => engine.run('three_noop', {}), 5000), await usPerRun(() => engine.run('three_noop', {}), 5000), await usPerRun(() => engine.run('three_noop', {}), 5000)]);
   await engine.close();
-  const child = spawn(process.execPath, [join(HERE, 'serve-target.js')], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const output: string[] = [];
-  child.stdout.on('data', (d: Buffer) => output.push(d.toString()));
-  const url = await new Promise<string>((resolve) => child.stdout.once('data', (d: Buffer) => resolve(d.toString().trim())));
-  const load = (options: { duration?: number; amount?: number }) =>
-    autocannon({ url: `${url}/api/runs?wait=true`, method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"chain":"three_noop"}', connections: 16, ...options });
+  const { child, url, output } = await startTarget('memory:');
+  const load = (options: { duration?: number; amount?: number }) => postRuns(url, options);
   await load({ duration: 3 }); // warm-up: JIT, and the service fills up to its 1,000 kept runs
   const r = await load({ duration: 8 });
   const reqPerSec = r.requests.total / (r.duration || 8);
@@ -98,6 +94,29 @@ async function httpThroughput(lines: string[]): Promise<void> {
   await new Promise((resolve) => child.once('exit', resolve));
   const rss = /rss (\d+) (\d+)/.exec(output.join(''));
   if (rss) lines.push(`  server process after all of the above: RSS ${(Number(rss[1]) / 1048576).toFixed(0)} MB, peak ${(Number(rss[2]) / 1048576).toFixed(0)} MB (in-memory service keeping 1,000 runs)`);
+
+  // The same with every run recorded in SQLite (synchronous NORMAL), as `toolchain serve` does by default.
+  const dir = mkdtempSync(join(tmpdir(), 'tc-bench-serve-'));
+  const sqlite = await startTarget(`sqlite:${join(dir, 'runs.db')}`);
+  await postRuns(sqlite.url, { duration: 2 });
+  const s = await postRuns(sqlite.url, { duration: 5 });
+  lines.push(`  with the SQLite store: ${Math.round(s.requests.total / (s.duration || 5))} req/s, latency p50 ${s.latency.p50} ms, p99 ${s.latency.p99} ms, errors ${s.errors + s.non2xx}`);
+  sqlite.child.kill('SIGTERM');
+  await new Promise((resolve) => sqlite.child.once('exit', resolve));
+  rmSync(dir, { recursive: true, force: true });
+}
+
+/** The server of serve-target.ts in its own process, recording runs in `store`. */
+async function startTarget(store: string): Promise<{ child: ReturnType<typeof spawn>; url: string; output: string[] }> {
+  const child = spawn(process.execPath, [join(HERE, 'serve-target.js'), store], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const output: string[] = [];
+  child.stdout!.on('data', (d: Buffer) => output.push(d.toString()));
+  const url = await new Promise<string>((resolve) => child.stdout!.once('data', (d: Buffer) => resolve(d.toString().trim())));
+  return { child, url, output };
+}
+
+function postRuns(url: string, options: { duration?: number; amount?: number }): Promise<autocannon.Result> {
+  return autocannon({ url: `${url}/api/runs?wait=true`, method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"chain":"three_noop"}', connections: 16, ...options });
 }
 
 async function observeOverhead(lines: string[]): Promise<void> {
