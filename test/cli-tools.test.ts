@@ -62,6 +62,8 @@ describe('toolchain tools export', () => {
         title: 'chain brief',
         description: 'Look a key up in alpha and report it.',
         inputSchema: { type: 'object', properties: { key: { type: 'string', description: 'The key.' } }, required: ['key'], additionalProperties: false },
+        // Inferred from the chain's outputs; the tool behind `found` declares no `returns`.
+        outputSchema: { type: 'object', properties: { found: {} } },
       },
     ]);
   });

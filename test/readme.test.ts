@@ -79,4 +79,16 @@ describe('the quick start', () => {
     expect(README).toMatch(shown);
     expect(stdout).toMatch(shown);
   });
+
+  it('records the run, so that `runs` lists it and `runs show` shows it', async () => {
+    const block = README.slice(README.indexOf('## Quick start'));
+    const first = /```sh\n(.+)\n/.exec(block)![1]!;
+    const { code, stderr } = await sh(first.slice(first.indexOf('node bin/toolchain.js')));
+    expect(code).toBe(0);
+    const id = /^run (\S+)$/m.exec(stderr)![1]!;
+    const listed = await sh('node bin/toolchain.js runs --json --chain city_brief');
+    expect((JSON.parse(listed.stdout) as { run_id: string; status: string }[]).find((r) => r.run_id === id)).toMatchObject({ status: 'succeeded' });
+    const shown = await sh(`node bin/toolchain.js runs show ${id} --json`);
+    expect(JSON.parse(shown.stdout)).toMatchObject({ run_id: id, chain: 'city_brief', status: 'succeeded' });
+  });
 });

@@ -86,7 +86,8 @@ function parseUncached(text: string, file: string, lim: LoadLimits): Parsed {
     const [first, ...more] = doc.errors;
     if (first) {
       fatal = true;
-      const after = more.length ? ` (and ${more.length} more YAML error${more.length > 1 ? 's' : ''} after it, most likely caused by this one)` : '';
+      const count = `${stopped ? 'at least ' : ''}${more.length} more YAML error${more.length > 1 ? 's' : ''}`;
+      const after = more.length ? ` (and ${count} after it, most likely caused by this one${stopped ? '; reading stopped there' : ''})` : '';
       diagnostics.push(loadDiagnostic('YAML_SYNTAX', `${first.message}${after}`, file, at(first.pos[0])));
     }
     for (const warning of doc.warnings) {
