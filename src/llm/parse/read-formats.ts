@@ -58,7 +58,9 @@ export function readFormats(text: string, formats: readonly ToolCallFormat[], se
     const before = spans.length;
     for (const call of result.calls ?? []) {
       const span = clamp(call, text.length);
-      calls.push({ ...call, ...span, format: format.name });
+      // Field by field: spreading the format's object into a new one cost a microsecond a call.
+      const { name, arguments: args, id } = call;
+      calls.push(id === undefined ? { start: span.start, end: span.end, name, arguments: args, format: format.name } : { start: span.start, end: span.end, name, arguments: args, id, format: format.name });
       spans.push(span);
     }
     for (const p of result.problems ?? []) {

@@ -30,6 +30,12 @@ const ARGS_KEY_BEFORE = /(?:arguments|args|parameters|input|function)["'\u201c\u
 export const NAME_KEY = 1;
 export const ARGS_KEY = 2;
 
+/** The call-like key (NAME_KEY, ARGS_KEY) that stands right before the colon at `colon`, or 0. */
+export function keyBefore(text: string, colon: number): number {
+  const before = text.slice(Math.max(0, colon - 14), colon);
+  return (NAME_KEY_BEFORE.test(before) ? NAME_KEY : 0) | (ARGS_KEY_BEFORE.test(before) ? ARGS_KEY : 0);
+}
+
 /**
  * Which call-like keys stand before the colons of `text` at or after `from` (NAME_KEY, ARGS_KEY).
  * A JSON object in prose can be a call only when both do. Looks only at the few characters
@@ -44,9 +50,7 @@ export function jsonKeys(text: string, from = 0): number {
     const b = wide.from(pos);
     const at = a < 0 ? b : b < 0 ? a : Math.min(a, b);
     if (at < 0) break;
-    const before = text.slice(Math.max(0, at - 14), at);
-    if (NAME_KEY_BEFORE.test(before)) keys |= NAME_KEY;
-    if (ARGS_KEY_BEFORE.test(before)) keys |= ARGS_KEY;
+    keys |= keyBefore(text, at);
     pos = at + 1;
   }
   // `{"type": "tool_use", "name": …}` is a call without an arguments key.

@@ -1,5 +1,5 @@
 import type { FormatContext, FormatResult, Span, ToolCallFormat } from '../format.js';
-import { asArguments, newFound, readJsonValue } from '../json-calls.js';
+import { asArguments, formatResult, newFound, readJsonValue } from '../json-calls.js';
 
 // Functionary v3.2 (MeetKai): every part of the answer names its recipient after `>>>`; `all`
 // is the user, anything else a function whose JSON arguments follow on the next line.
@@ -51,10 +51,10 @@ function parse(text: string, context: FormatContext): FormatResult {
     const span = { start: at, end: value.end };
     // `>>>x\n42` is a Python prompt in prose, unless x is an offered tool.
     if (!value.ok && !/^\s*[{[]/.test(text.slice(bodyAt, limit)) && !context.tools?.has(name)) continue;
-    if (value.ok) found.calls.push({ ...span, name, arguments: asArguments(value.value) });
-    else found.problems.push({ ...span, name, code: 'INVALID_ARGUMENTS', message: `Functionary call to '${name}': the arguments are not valid JSON: ${value.error}` });
+    if (value.ok) found.calls.push({ start: span.start, end: span.end, name, arguments: asArguments(value.value) });
+    else found.problems.push({ start: span.start, end: span.end, name, code: 'INVALID_ARGUMENTS', message: `Functionary call to '${name}': the arguments are not valid JSON: ${value.error}` });
   }
-  return { calls: found.calls, problems: found.problems, claims, ...(pending !== undefined ? { pending } : {}) };
+  return formatResult(found.calls, found.problems, pending, claims);
 }
 
 export const functionaryV32: ToolCallFormat = {

@@ -1,5 +1,5 @@
 import type { FormatContext, FormatResult, ToolCallFormat } from '../format.js';
-import { addJsonCalls, asArguments, newFound, readJsonValue } from '../json-calls.js';
+import { addJsonCalls, asArguments, formatResult, foundCall, newFound, readJsonValue } from '../json-calls.js';
 
 // Mistral. Every version starts its calls with the [TOOL_CALLS] token; what follows changed:
 //
@@ -32,9 +32,9 @@ function parse(text: string, context: FormatContext): FormatResult {
       }
       const span = { start: at, end: value.end };
       if (value.ok) {
-        if (addJsonCalls(value.value, true, span, context.tools, found) === 0) found.problems.push({ ...span, message: 'the JSON after [TOOL_CALLS] holds no call (expected [{"name": …, "arguments": {…}}])' });
+        if (addJsonCalls(value.value, true, span, context.tools, found) === 0) found.problems.push({ start: span.start, end: span.end, message: 'the JSON after [TOOL_CALLS] holds no call (expected [{"name": …, "arguments": {…}}])' });
       } else {
-        found.problems.push({ ...span, message: `the JSON after [TOOL_CALLS] is not valid: ${value.error}` });
+        found.problems.push({ start: span.start, end: span.end, message: `the JSON after [TOOL_CALLS] is not valid: ${value.error}` });
       }
       at = next;
       continue;
@@ -60,12 +60,12 @@ function parse(text: string, context: FormatContext): FormatResult {
       break;
     }
     const span = { start: at, end: value.end };
-    const extra = id !== null ? { id: id[1]! } : {};
-    if (value.ok) found.calls.push({ ...span, name, arguments: asArguments(value.value), ...extra });
-    else found.problems.push({ ...span, name, ...extra, code: 'INVALID_ARGUMENTS', message: `Mistral call to '${name}': expected JSON arguments after [ARGS]: ${value.error}` });
+    const callId = id?.[1];
+    if (value.ok) found.calls.push(foundCall(span, name, asArguments(value.value), callId));
+    else found.problems.push({ start: span.start, end: span.end, name, ...(callId !== undefined ? { id: callId } : {}), code: 'INVALID_ARGUMENTS', message: `Mistral call to '${name}': expected JSON arguments after [ARGS]: ${value.error}` });
     at = next;
   }
-  return { calls: found.calls, problems: found.problems, ...(pending !== undefined ? { pending } : {}) };
+  return formatResult(found.calls, found.problems, pending);
 }
 
 export const mistral: ToolCallFormat = {

@@ -1,3 +1,4 @@
+import { formatResult } from '../json-calls.js';
 import type { FormatContext, FormatResult, FoundCall, FoundProblem, Span, ToolCallFormat } from '../format.js';
 import { isPlaceholderName } from '../not-a-call.js';
 import { PyReader, PySyntaxError, type PyCall } from '../python-literal.js';
@@ -151,7 +152,7 @@ function parse(text: string, context: FormatContext): FormatResult {
     // A list ends at its `]`; a marked block at its closing token.
     claims.push({ start: block.start, end: block.closed ? block.end : Math.min(block.end, stop) });
   }
-  return { calls: out.calls, problems: out.problems, claims, ...(pending !== undefined ? { pending } : {}) };
+  return formatResult(out.calls, out.problems, pending, claims);
 }
 
 export const pythonic: ToolCallFormat = {

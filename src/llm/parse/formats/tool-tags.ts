@@ -1,5 +1,5 @@
 import type { FormatContext, FormatResult, ToolCallFormat } from '../format.js';
-import { newFound } from '../json-calls.js';
+import { formatResult, newFound } from '../json-calls.js';
 import { matchBracket } from '../match-bracket.js';
 
 // A text protocol many prompts teach (SPEC §4): the name in one tag, JSON arguments in the next.
@@ -61,11 +61,11 @@ function parse(text: string, context: FormatContext): FormatResult {
       break;
     }
     const span = { start: at, end: after.end };
-    if (after.args === undefined) found.calls.push({ ...span, name, arguments: {} });
-    else found.calls.push({ ...span, name, arguments: after.args });
+    if (after.args === undefined) found.calls.push({ start: span.start, end: span.end, name, arguments: {} });
+    else found.calls.push({ start: span.start, end: span.end, name, arguments: after.args });
     OPEN.lastIndex = after.end;
   }
-  return { calls: found.calls, problems: found.problems, ...(pending !== undefined ? { pending } : {}) };
+  return formatResult(found.calls, found.problems, pending);
 }
 
 /** The arguments after `</tool>`: an args tag, a bare object, or none. */
