@@ -1,5 +1,6 @@
 import type { FormatContext, FormatResult, FoundCall, FoundProblem, Span, ToolCallFormat } from './format.js';
 import type { KnownTools } from './known-tools.js';
+import { MarkerChars } from './marker-chars.js';
 import { maskReasoning, maskSpans } from './mask-spans.js';
 import { valueTyper } from './type-value.js';
 
@@ -46,10 +47,12 @@ export function readFormats(text: string, formats: readonly ToolCallFormat[], se
   const calls: ReadCall[] = [];
   const problems: ReadProblem[] = [];
   const spans: Span[] = [];
+  // Looked for in the text as it is before any format reads it: hiding a stretch only removes characters.
+  const markers = new MarkerChars(visible);
   for (const format of formats) {
     let result: FormatResult;
     try {
-      if (format.detect(visible) < 0) continue;
+      if (!markers.any(format.markers) || format.detect(visible) < 0) continue;
       result = format.parse(visible, context);
     } catch (error) {
       problems.push({ start: 0, end: text.length, format: format.name, message: `the '${format.name}' format failed: ${(error as Error)?.message ?? String(error)}` });

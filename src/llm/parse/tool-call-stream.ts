@@ -44,12 +44,23 @@ const MARKER = 2;
 const COLON = 4;
 /** A `>`: it ends a call only when it ends a closing tag or an end token (built-in formats). */
 const ANGLE = 8;
+/** A `]`: it ends a call unless it ends a marker token (`[TOOL_CALLS]`, `[ARGS]`, `[CALL_ID]`). */
+const SQUARE = 32;
+/** A marker token a `]` ends. */
+const MARKER_TOKEN = /\[[A-Z_]+\]$/;
+/**
+ * A message that starts like this is no Llama call list (`[`), no Functionary recipient (a bare
+ * name on its own line) and no hidden reasoning (`<think>`): the formats that look at the start
+ * of a message have nothing to read there, so the start needs no read of its own.
+ */
+const PROSE_START = /^\s*(?:[^\s[<A-Za-z_]|[A-Za-z_][\w.-]*[^\w.\n-])/;
 /** A full-width `｛`: searching a CJK text for it natively is slow, so it is searched only where one was seen. */
 const WIDE_BRACE = 16;
 /** The tag a `>` closes ends a call: `</…>`, `<|call|>`, `…end|>`, `<|eom_id|>`, `<｜tool▁call▁end｜>`. */
 const CLOSING_TAG = /^<\/|(?:end|call|_id)[|\uff5c]>$/i;
 const KINDS = new Uint8Array(0x10000);
-for (const c of '}])\uff5d') KINDS[c.charCodeAt(0)] = TRIGGER;
+for (const c of '})\uff5d') KINDS[c.charCodeAt(0)] = TRIGGER;
+KINDS[0x5d] = SQUARE;
 for (const c of '<[=\uff5c\u2581') KINDS[c.charCodeAt(0)] = MARKER;
 for (const c of ':\uff1a') KINDS[c.charCodeAt(0)] = COLON;
 KINDS[0x60] = TRIGGER | MARKER; // ` closes and opens fences
@@ -141,7 +152,8 @@ class Stream implements ToolCallStream {
    * "name" has many colons and few places where text is settled.
    */
   private stillQuiet(): boolean {
-    if (this.keys === NAME_KEY && this.region.includes('tool_use')) {
+    // `_` first: one character is found natively at once, where a whole word searched in a CJK text is slow.
+    if (this.keys === NAME_KEY && this.region.indexOf('_') >= 0 && this.region.includes('tool_use')) {
       this.keys |= ARGS_KEY;
       this.calm = false;
     }
@@ -170,6 +182,16 @@ class Stream implements ToolCallStream {
     return text;
   }
 
+  /** True when a `]` in `delta` may end a call: one that ends a marker token does not. */
+  private closesList(delta: string): boolean {
+    const near = this.recentText(delta.length + 16);
+    const base = near.length - delta.length;
+    for (let sq = delta.indexOf(']'); sq >= 0; sq = delta.indexOf(']', sq + 1)) {
+      if (!MARKER_TOKEN.test(near.slice(Math.max(0, base + sq - 15), base + sq + 1))) return true;
+    }
+    return false;
+  }
+
   /** True when a `>` in `delta` ends a closing tag or an end token; with formats of your own, any `>` may. */
   private closesTag(delta: string): boolean {
     if (!this.builtInOnly) return true;
@@ -191,10 +213,11 @@ class Stream implements ToolCallStream {
     if (this.ended) throw new ToolchainError('USAGE', 'ToolCallStream.push: the stream has ended');
     if (typeof delta !== 'string') throw new ToolchainError('USAGE', `ToolCallStream.push: expected a text delta, got ${describeKind(delta)}`);
     this.region += delta;
+    if (this.atStart && this.builtInOnly && this.region.length < 256 && PROSE_START.test(this.region)) this.atStart = false;
     const kinds = notable(delta);
     this.note(delta, kinds);
     // Formats of your own may end a call with any character: with them, every delta is read.
-    if (this.builtInOnly && (kinds & TRIGGER) === 0 && !((kinds & ANGLE) !== 0 && this.closesTag(delta))) return [];
+    if (this.builtInOnly && (kinds & TRIGGER) === 0 && !((kinds & ANGLE) !== 0 && this.closesTag(delta)) && !((kinds & SQUARE) !== 0 && this.closesList(delta))) return [];
     if (this.quiet()) {
       // Nothing here can hold a call: settle, now and then, up to the first object still open, without reading.
       if (this.region.length >= QUIET_BATCH && this.stillQuiet()) this.advance(Math.min(firstOpenBrace(this.region, this.wide), this.region.length - TAIL));
@@ -209,9 +232,11 @@ class Stream implements ToolCallStream {
     // problem: no marker, no call-like JSON, no object left open.
     if (!this.ended && !(this.quiet() && this.stillQuiet() && firstOpenBrace(this.region, this.wide) === this.region.length)) this.read(true);
     this.ended = true;
+    const calls = [...this.emitted.values()].sort((a, b) => a.at - b.at).map((e) => e.call);
+    if (this.problems.size === 0) return { calls, problems: [] };
+    // Only a problem needs the whole text (for its line and column).
     const text = this.settled.join('') + this.region;
     const position = textPositions(text);
-    const calls = [...this.emitted.values()].sort((a, b) => a.at - b.at).map((e) => e.call);
     const problems = [...this.problems.values()]
       .sort((a, b) => a.at - b.at)
       .map((p) => ('format' in p.problem && 'start' in p.problem ? toProblem(p.problem, text, position) : p.problem) as ParseProblem);

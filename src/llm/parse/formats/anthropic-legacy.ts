@@ -60,6 +60,7 @@ function parse(text: string, context: FormatContext): FormatResult {
 export const anthropicLegacy: ToolCallFormat = {
   name: 'anthropic-legacy',
   models: 'Claude 2.1-era prompted tool use (<invoke><tool_name>)',
+  markers: '<',
   detect: (text) => text.indexOf('<invoke>'),
   parse,
 };

@@ -72,6 +72,7 @@ function parse(text: string, context: FormatContext): FormatResult {
 export const deepseek: ToolCallFormat = {
   name: 'deepseek',
   models: 'DeepSeek V3, R1, V3.1',
+  markers: '\u2581',
   detect: (text) => text.indexOf('\u2581call\u2581begin'),
   parse,
 };

@@ -42,6 +42,7 @@ function parse(text: string, context: FormatContext): FormatResult {
 export const functionaryV31: ToolCallFormat = {
   name: 'functionary-v3.1',
   models: 'Functionary v3.1, Llama 3.1 custom tools (<function=NAME>{…}</function>)',
+  markers: '<',
   detect: (text) => text.indexOf('<function='),
   parse,
 };

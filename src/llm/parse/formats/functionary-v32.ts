@@ -61,7 +61,8 @@ export const functionaryV32: ToolCallFormat = {
   name: 'functionary-v3.2',
   models: 'Functionary v3.2 (>>>NAME\\n{…})',
   detect: (text) => {
-    const mark = text.indexOf(MARK);
+    // One-character search first: a whole marker searched in a CJK text costs far more.
+    const mark = text.indexOf('>') < 0 ? -1 : text.indexOf(MARK);
     return mark >= 0 ? mark : FIRST.test(text.slice(0, 160)) ? 0 : -1;
   },
   parse,

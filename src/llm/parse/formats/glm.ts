@@ -67,6 +67,7 @@ function parse(text: string, context: FormatContext): FormatResult {
 export const glm: ToolCallFormat = {
   name: 'glm',
   models: 'GLM-4.5, 4.6, 4.7 (Zhipu)',
+  markers: '<',
   detect: (text) => text.indexOf('<tool_call>'),
   parse,
 };

@@ -139,6 +139,7 @@ function problemAt(span: Span, message: string, name: string): FoundProblem {
 export const harmony: ToolCallFormat = {
   name: 'harmony',
   models: 'gpt-oss (OpenAI Harmony)',
+  markers: '<=',
   detect: (text) => {
     const channel = text.indexOf(CHANNEL);
     return channel >= 0 ? channel : text.indexOf('=functions.');

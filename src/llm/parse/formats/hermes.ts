@@ -59,6 +59,7 @@ function parse(text: string, context: FormatContext): FormatResult {
 export const hermes: ToolCallFormat = {
   name: 'hermes',
   models: 'Hermes 2/3, Qwen2.5, Qwen3, xLAM (<tool_call>{…}</tool_call>)',
+  markers: '<',
   detect: (text) => text.indexOf(OPEN),
   parse,
 };

@@ -96,6 +96,8 @@ function typed(tool: string, key: string, raw: string, attributes: string, conte
 export const invoke: ToolCallFormat = {
   name: 'invoke',
   models: 'MiniMax-M2, Claude-style <invoke name>, DeepSeek V3.2 (DSML)',
+  // Every tag the parser reads opens with `<`, whatever its prefix.
+  markers: '<',
   detect: (text) => {
     const hits = [text.indexOf('<invoke'), text.indexOf(':invoke'), text.indexOf('\uff5cinvoke')].filter((i) => i >= 0);
     return hits.length === 0 ? -1 : Math.min(...hits);

@@ -21,6 +21,7 @@ function parse(text: string, context: FormatContext): FormatResult {
 export const json: ToolCallFormat = {
   name: 'json',
   models: 'any model writing JSON calls in prose or fenced blocks (Llama 3.x, xLAM, Gemma, prompted models)',
+  markers: '{\uff5b',
   detect: (text) => {
     const brace = text.indexOf('{');
     return brace >= 0 ? brace : text.indexOf('\uff5b');

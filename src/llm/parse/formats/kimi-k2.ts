@@ -54,6 +54,7 @@ function parse(text: string, context: FormatContext): FormatResult {
 export const kimiK2: ToolCallFormat = {
   name: 'kimi-k2',
   models: 'Kimi-K2 (Moonshot)',
+  markers: '<',
   detect: (text) => text.indexOf(CALL_BEGIN),
   parse,
 };

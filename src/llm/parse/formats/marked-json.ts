@@ -57,7 +57,7 @@ function markedJson(spec: MarkedJson): ToolCallFormat {
     }
     return formatResult(found.calls, found.problems, pending);
   };
-  return { name: spec.name, models: spec.models, detect: (text) => text.indexOf(spec.open), parse };
+  return { name: spec.name, models: spec.models, markers: spec.open.includes('<') ? '<' : '[', detect: (text) => text.indexOf(spec.open), parse };
 }
 
 /** Llama 3.1 / 3.2 / 3.3 JSON after <|python_tag|>: `<|python_tag|>{"name": "get_weather", "parameters": {"city": "Paris"}}`. Source: Meta, "Llama 3.1 prompt format" (JSON based tool calling); vLLM `llama_tool_parser.py`. */

@@ -71,6 +71,7 @@ function parse(text: string, context: FormatContext): FormatResult {
 export const mistral: ToolCallFormat = {
   name: 'mistral',
   models: 'Mistral, Mixtral, Nemo, Small, Magistral, Devstral, Ministral',
+  markers: '[',
   detect: (text) => text.indexOf(MARKER),
   parse,
 };

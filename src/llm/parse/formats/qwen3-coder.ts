@@ -70,6 +70,7 @@ function parse(text: string, context: FormatContext): FormatResult {
 export const qwen3Coder: ToolCallFormat = {
   name: 'qwen3-coder',
   models: 'Qwen3-Coder, Qwen3.5 (XML parameters)',
+  markers: '<',
   detect: (text) => text.indexOf('<function='),
   parse,
 };

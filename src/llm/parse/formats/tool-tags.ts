@@ -92,6 +92,7 @@ function readArgs(text: string, from: number, close: (tag: string, from: number)
 export const toolTags: ToolCallFormat = {
   name: 'tool-tags',
   models: 'prompted text protocols (<tool>NAME</tool><args>{…}</args>)',
+  markers: '<',
   detect: (text) => {
     const at = text.indexOf('<tool');
     return at >= 0 ? at : text.indexOf('<TOOL');
