@@ -2,10 +2,10 @@ import { describeKind, ToolchainError } from '../../common/errors.js';
 import type { Span } from './format.js';
 import { isBuiltIn } from './format-registry.js';
 import { checkParseOptions, type ParseOptions, type ParseSettings } from './parse-options.js';
-import { matchBracket } from './match-bracket.js';
 import { toPending, toProblem } from './parse-text.js';
 import { ARGS_KEY, jsonKeys, keyBefore, NAME_KEY } from './scan-json.js';
 import { readFormats, type ReadCall, type ReadProblem } from './read-formats.js';
+import { ANGLE, CLOSING_TAG, COLON, firstOpenBrace, MARKER, MARKER_TOKEN, notable, PROSE_START, SQUARE, TRIGGER, UNDERSCORE, WIDE_BRACE } from './stream-chars.js';
 import { problem, type ParseProblem, type ParseResult, type ToolCall } from './types.js';
 import { textPositions } from './text-position.js';
 
@@ -36,65 +36,6 @@ const LONG_OPEN = 4096;
 const KEY_REACH = 14;
 /** How many of the last deltas are kept to read the key before a colon. */
 const RECENT = 64;
-// The characters the stream cares about, by kind: what can end a call, what a built-in format's
-// opening marker holds (besides `{`), and colons (a JSON key). A table lookup per character is the
-// cheapest way to look at every character once.
-const TRIGGER = 1;
-const MARKER = 2;
-const COLON = 4;
-/** A `>`: it ends a call only when it ends a closing tag or an end token (built-in formats). */
-const ANGLE = 8;
-/** A `]`: it ends a call unless it ends a marker token (`[TOOL_CALLS]`, `[ARGS]`, `[CALL_ID]`). */
-const SQUARE = 32;
-/** A marker token a `]` ends. */
-const MARKER_TOKEN = /\[[A-Z_]+\]$/;
-/**
- * A message that starts like this is no Llama call list (`[`), no Functionary recipient (a bare
- * name on its own line) and no hidden reasoning (`<think>`): the formats that look at the start
- * of a message have nothing to read there, so the start needs no read of its own.
- */
-const PROSE_START = /^\s*(?:[^\s[<A-Za-z_]|[A-Za-z_][\w.-]*[^\w.\n-])/;
-/** A full-width `｛`: searching a CJK text for it natively is slow, so it is searched only where one was seen. */
-const WIDE_BRACE = 16;
-/** The tag a `>` closes ends a call: `</…>`, `<|call|>`, `…end|>`, `<|eom_id|>`, `<｜tool▁call▁end｜>`. */
-const CLOSING_TAG = /^<\/|(?:end|call|_id)[|\uff5c]>$/i;
-const KINDS = new Uint8Array(0x10000);
-for (const c of '})\uff5d') KINDS[c.charCodeAt(0)] = TRIGGER;
-KINDS[0x5d] = SQUARE;
-for (const c of '<[=\uff5c\u2581') KINDS[c.charCodeAt(0)] = MARKER;
-for (const c of ':\uff1a') KINDS[c.charCodeAt(0)] = COLON;
-KINDS[0x60] = TRIGGER | MARKER; // ` closes and opens fences
-KINDS[0x3e] = ANGLE | MARKER; // > closes tags and opens Functionary's >>>
-KINDS[0xff5b] = WIDE_BRACE;
-
-const ANY_NOTABLE = /[}\])\uff5d<[=\uff5c\u2581:\uff1a`>\uff5b]/;
-
-/**
- * Which kinds of notable characters `text` holds (a bit set). A delta is a few characters: the
- * table is cheaper than calling a regular expression (measured: 7 against 10 µs for 512 deltas of 8).
- * A long text is first searched natively, since most hold none.
- */
-function notable(text: string): number {
-  if (text.length > 64 && !ANY_NOTABLE.test(text)) return 0;
-  let kinds = 0;
-  for (let i = 0; i < text.length; i++) kinds |= KINDS[text.charCodeAt(i)]!;
-  return kinds;
-}
-
-/** The first `{` (or, when `wideToo`, `｛`) in `text` that does not close, or the length of the text. */
-function firstOpenBrace(text: string, wideToo: boolean): number {
-  let wide = wideToo ? text.indexOf('\uff5b') : -1;
-  for (let at = 0; ; ) {
-    const ascii = text.indexOf('{', at);
-    if (wideToo && wide >= 0 && wide < at) wide = text.indexOf('\uff5b', at);
-    const brace = ascii < 0 ? wide : wide < 0 ? ascii : Math.min(ascii, wide);
-    if (brace < 0) return text.length;
-    const close = matchBracket(text, brace);
-    if (close < 0) return brace;
-    at = close + 1;
-  }
-}
-
 interface Emitted {
   readonly at: number;
   readonly call: ToolCall;
@@ -119,6 +60,8 @@ class Stream implements ToolCallStream {
   private calm = true;
   /** `region` may hold a full-width `｛`. */
   private wide = false;
+  /** `region` may hold a `_` (of a `tool_use`). */
+  private underscore = false;
   /** The call-like JSON keys `region` holds (jsonKeys' bits). */
   private keys = 0;
   /**
@@ -134,6 +77,7 @@ class Stream implements ToolCallStream {
   private note(delta: string, kinds: number): void {
     this.recent[this.pushes++ % RECENT] = delta;
     if ((kinds & WIDE_BRACE) !== 0) this.wide = true;
+    if ((kinds & UNDERSCORE) !== 0) this.underscore = true;
     if (!this.calm) return;
     if ((kinds & MARKER) !== 0) this.calm = false;
     else if ((kinds & COLON) !== 0) {
@@ -218,6 +162,8 @@ class Stream implements ToolCallStream {
     this.note(delta, kinds);
     // Formats of your own may end a call with any character: with them, every delta is read.
     if (this.builtInOnly && (kinds & TRIGGER) === 0 && !((kinds & ANGLE) !== 0 && this.closesTag(delta)) && !((kinds & SQUARE) !== 0 && this.closesList(delta))) return [];
+    // A `tool_use` object just closed is a call (without an arguments key): read it now, not at the next settling.
+    if (this.underscore && this.keys === NAME_KEY && (kinds & TRIGGER) !== 0 && this.recentText(128).includes('tool_use')) this.stillQuiet();
     if (this.quiet()) {
       // Nothing here can hold a call: settle, now and then, up to the first object still open, without reading.
       if (this.region.length >= QUIET_BATCH && this.stillQuiet()) this.advance(Math.min(firstOpenBrace(this.region, this.wide), this.region.length - TAIL));
@@ -319,6 +265,7 @@ class Stream implements ToolCallStream {
     const kinds = notable(this.region);
     this.keys = (kinds & COLON) === 0 ? 0 : jsonKeys(this.region);
     this.wide = (kinds & WIDE_BRACE) !== 0;
+    this.underscore = (kinds & UNDERSCORE) !== 0;
     this.calm = (kinds & MARKER) === 0 && this.keys !== (NAME_KEY | ARGS_KEY);
   }
 }

@@ -15,6 +15,8 @@ const MARKER = '[TOOL_CALLS]';
 const NAME = /^\s*([A-Za-z0-9_.-]+)/;
 const CALL_ID = /^\s*\[CALL_ID\]\s*([A-Za-z0-9_-]+)/;
 const ARGS = /^\s*\[ARGS\]/;
+/** While streaming, what may still become `[CALL_ID]id[ARGS]{…}`: nothing yet, or a token half arrived. */
+const TOKEN_ARRIVING = /^\s*(?:\[(?:C(?:A(?:L(?:L(?:_(?:I(?:D(?:\]\s*[A-Za-z0-9_-]*)?)?)?)?)?)?)?|A(?:R(?:G(?:S(?:\]\s*)?)?)?)?)?)?$/;
 
 function parse(text: string, context: FormatContext): FormatResult {
   const found = newFound();
@@ -55,7 +57,7 @@ function parse(text: string, context: FormatContext): FormatResult {
     const args = ARGS.exec(text.slice(pos, pos + 16));
     if (args !== null) pos += args[0].length;
     const value = readJsonValue(text, pos, context.partial, limit);
-    if (value.ok === 'open' || (context.partial && value.ok === false && text.slice(pos, limit).trim() === '')) {
+    if (value.ok === 'open' || (context.partial && value.ok === false && limit === text.length && TOKEN_ARRIVING.test(text.slice(pos)))) {
       pending = at;
       break;
     }

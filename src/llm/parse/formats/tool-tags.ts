@@ -50,8 +50,8 @@ function parse(text: string, context: FormatContext): FormatResult {
       continue;
     }
     const after = readArgs(text, nameClose.after, close);
-    // While streaming, a name with nothing after it yet may still get its <args>.
-    const waiting = after === 'open' || (after.args === undefined && text.slice(after.end).trim() === '');
+    // While streaming, a name with nothing after it yet (or an <args> tag half arrived) may still get its <args>.
+    const waiting = after === 'open' || (after.args === undefined && isArgsTagPrefix(text.slice(after.end)));
     if (context.partial && waiting) {
       pending = at;
       break;
@@ -66,6 +66,12 @@ function parse(text: string, context: FormatContext): FormatResult {
     OPEN.lastIndex = after.end;
   }
   return formatResult(found.calls, found.problems, pending);
+}
+
+/** True for nothing but spaces, or the start of an args tag still arriving (`<ar`). */
+function isArgsTagPrefix(rest: string): boolean {
+  const start = rest.trimStart().toLowerCase();
+  return start === '' || (start.length < 12 && ('<args>'.startsWith(start) || '<arguments>'.startsWith(start)));
 }
 
 /** The arguments after `</tool>`: an args tag, a bare object, or none. */
