@@ -84,8 +84,11 @@ class Stream implements ToolCallStream {
       // Only this delta's colons are new: the key before each is read where it stands (the
       // delta itself, or the last deltas joined when it starts within a key's length).
       let near: string | undefined;
-      for (let i = delta.indexOf(':'); i >= 0; i = delta.indexOf(':', i + 1)) this.keys |= i >= KEY_REACH ? keyBefore(delta, i) : this.keyNear(delta, i, (near ??= this.recentText(KEY_REACH + delta.length)));
-      for (let i = delta.indexOf('\uff1a'); i >= 0; i = delta.indexOf('\uff1a', i + 1)) this.keys |= i >= KEY_REACH ? keyBefore(delta, i) : this.keyNear(delta, i, (near ??= this.recentText(KEY_REACH + delta.length)));
+      for (const colon of [':', '\uff1a']) {
+        for (let i = delta.indexOf(colon); i >= 0; i = delta.indexOf(colon, i + 1)) {
+          if (this.mayBeKey(i)) this.keys |= i >= KEY_REACH ? keyBefore(delta, i) : this.keyNear(delta, i, (near ??= this.recentText(KEY_REACH + delta.length)));
+        }
+      }
       this.calm = this.keys !== (NAME_KEY | ARGS_KEY);
     }
   }
@@ -107,6 +110,33 @@ class Stream implements ToolCallStream {
   /** The key before the colon at `i` in `delta`, read in `near` (the last deltas, ending with `delta`). */
   private keyNear(delta: string, i: number, near: string): number {
     return keyBefore(near, near.length - delta.length + i);
+  }
+
+  /**
+   * False when the word before the colon at `i` of the newest delta cannot end a key still
+   * missing: keys end in e, l or n (name, tool, function), or s, t or n (arguments, args,
+   * parameters, input). Looks at a character or two, joining no deltas: prose has many colons.
+   */
+  private mayBeKey(i: number): boolean {
+    let back = 1;
+    let c = this.charBefore(i, back);
+    while (c === 0x20 || (c >= 0x09 && c <= 0x0d)) c = this.charBefore(i, ++back);
+    if (c === 0x22 || c === 0x27 || c === 0x201c || c === 0x201d) c = this.charBefore(i, ++back);
+    const name = (this.keys & NAME_KEY) === 0 && (c === 0x65 || c === 0x6c || c === 0x6e);
+    const args = (this.keys & ARGS_KEY) === 0 && (c === 0x73 || c === 0x74 || c === 0x6e);
+    // Anything else that is no ASCII letter (a rarer space, say) is left to keyBefore.
+    return name || args || (c > 0x7f && c !== 0xff1a);
+  }
+
+  /** The character `back` places before position `i` of the newest delta, read back through the last deltas (-1 past them). */
+  private charBefore(i: number, back: number): number {
+    let k = this.pushes - 1;
+    let pos = i - back;
+    while (pos < 0) {
+      if (--k < Math.max(0, this.pushes - RECENT)) return -1;
+      pos += this.recent[k % RECENT]!.length;
+    }
+    return this.recent[k % RECENT]!.charCodeAt(pos);
   }
 
   /**
