@@ -3,7 +3,8 @@ import type { Span } from './format.js';
 import { isBuiltIn } from './format-registry.js';
 import { checkParseOptions, type ParseOptions, type ParseSettings } from './parse-options.js';
 import { toPending, toProblem } from './parse-text.js';
-import { ARGS_KEY, jsonKeys, keyBefore, NAME_KEY } from './scan-json.js';
+import { RecentDeltas } from './recent-deltas.js';
+import { ARGS_KEY, jsonKeys, NAME_KEY } from './scan-json.js';
 import { readFormats, type ReadCall, type ReadProblem } from './read-formats.js';
 import { ANGLE, CLOSING_TAG, COLON, firstOpenBrace, MARKER, MARKER_TOKEN, notable, PROSE_START, SQUARE, TRIGGER, UNDERSCORE, WIDE_BRACE } from './stream-chars.js';
 import { problem, type ParseProblem, type ParseResult, type ToolCall } from './types.js';
@@ -32,10 +33,6 @@ const TAIL = 32;
 const QUIET_BATCH = 1024;
 /** Unsettled text longer than this is read again only after it has grown by a quarter. */
 const LONG_OPEN = 4096;
-/** How far before a colon its key is looked for (`"tool_name"` and a space). */
-const KEY_REACH = 14;
-/** How many of the last deltas are kept to read the key before a colon. */
-const RECENT = 64;
 interface Emitted {
   readonly at: number;
   readonly call: ToolCall;
@@ -64,31 +61,20 @@ class Stream implements ToolCallStream {
   private underscore = false;
   /** The call-like JSON keys `region` holds (jsonKeys' bits). */
   private keys = 0;
-  /**
-   * The last deltas, for the few characters before a colon where a key stands: `region` grows by
-   * concatenation, and searching it would copy all of it on every colon.
-   */
-  private readonly recent: string[] = [];
+  private readonly recent = new RecentDeltas();
   /** While something long is open: the length `region` must reach before it is read again. */
   private readAgainAt = 0;
-  private pushes = 0;
 
   /** Brings `calm` up to date with one delta: a marker character, or a colon whose key makes JSON call-like. */
   private note(delta: string, kinds: number): void {
-    this.recent[this.pushes++ % RECENT] = delta;
+    this.recent.add(delta);
     if ((kinds & WIDE_BRACE) !== 0) this.wide = true;
     if ((kinds & UNDERSCORE) !== 0) this.underscore = true;
     if (!this.calm) return;
     if ((kinds & MARKER) !== 0) this.calm = false;
     else if ((kinds & COLON) !== 0) {
-      // Only this delta's colons are new: the key before each is read where it stands (the
-      // delta itself, or the last deltas joined when it starts within a key's length).
-      let near: string | undefined;
-      for (const colon of [':', '\uff1a']) {
-        for (let i = delta.indexOf(colon); i >= 0; i = delta.indexOf(colon, i + 1)) {
-          if (this.mayBeKey(i)) this.keys |= i >= KEY_REACH ? keyBefore(delta, i) : this.keyNear(delta, i, (near ??= this.recentText(KEY_REACH + delta.length)));
-        }
-      }
+      // Only this delta's colons are new.
+      this.keys = this.recent.colonKeys(delta, this.keys);
       this.calm = this.keys !== (NAME_KEY | ARGS_KEY);
     }
   }
@@ -107,38 +93,6 @@ class Stream implements ToolCallStream {
     return this.calm;
   }
 
-  /** The key before the colon at `i` in `delta`, read in `near` (the last deltas, ending with `delta`). */
-  private keyNear(delta: string, i: number, near: string): number {
-    return keyBefore(near, near.length - delta.length + i);
-  }
-
-  /**
-   * False when the word before the colon at `i` of the newest delta cannot end a key still
-   * missing: keys end in e, l or n (name, tool, function), or s, t or n (arguments, args,
-   * parameters, input). Looks at a character or two, joining no deltas: prose has many colons.
-   */
-  private mayBeKey(i: number): boolean {
-    let back = 1;
-    let c = this.charBefore(i, back);
-    while (c === 0x20 || (c >= 0x09 && c <= 0x0d)) c = this.charBefore(i, ++back);
-    if (c === 0x22 || c === 0x27 || c === 0x201c || c === 0x201d) c = this.charBefore(i, ++back);
-    const name = (this.keys & NAME_KEY) === 0 && (c === 0x65 || c === 0x6c || c === 0x6e);
-    const args = (this.keys & ARGS_KEY) === 0 && (c === 0x73 || c === 0x74 || c === 0x6e);
-    // Anything else that is no ASCII letter (a rarer space, say) is left to keyBefore.
-    return name || args || (c > 0x7f && c !== 0xff1a);
-  }
-
-  /** The character `back` places before position `i` of the newest delta, read back through the last deltas (-1 past them). */
-  private charBefore(i: number, back: number): number {
-    let k = this.pushes - 1;
-    let pos = i - back;
-    while (pos < 0) {
-      if (--k < Math.max(0, this.pushes - RECENT)) return -1;
-      pos += this.recent[k % RECENT]!.length;
-    }
-    return this.recent[k % RECENT]!.charCodeAt(pos);
-  }
-
   /**
    * True when the unsettled text cannot hold a call of a built-in format: no marker character and
    * no call-like JSON. Formats of your own may open calls with anything, so with them every
@@ -149,16 +103,9 @@ class Stream implements ToolCallStream {
     return this.builtInOnly && !this.atStart && this.calm;
   }
 
-  /** The last deltas joined, back to at least `length` characters before the newest one's end (never the whole region). */
-  private recentText(length: number): string {
-    let text = '';
-    for (let k = this.pushes - 1; k >= Math.max(0, this.pushes - RECENT) && text.length < length; k--) text = this.recent[k % RECENT]! + text;
-    return text;
-  }
-
   /** True when a `]` in `delta` may end a call: one that ends a marker token does not. */
   private closesList(delta: string): boolean {
-    const near = this.recentText(delta.length + 16);
+    const near = this.recent.text(delta.length + 16);
     const base = near.length - delta.length;
     for (let sq = delta.indexOf(']'); sq >= 0; sq = delta.indexOf(']', sq + 1)) {
       if (!MARKER_TOKEN.test(near.slice(Math.max(0, base + sq - 15), base + sq + 1))) return true;
@@ -169,7 +116,7 @@ class Stream implements ToolCallStream {
   /** True when a `>` in `delta` ends a closing tag or an end token; with formats of your own, any `>` may. */
   private closesTag(delta: string): boolean {
     if (!this.builtInOnly) return true;
-    const near = this.recentText(delta.length + 40);
+    const near = this.recent.text(delta.length + 40);
     const base = near.length - delta.length;
     for (let gt = delta.indexOf('>'); gt >= 0; gt = delta.indexOf('>', gt + 1)) {
       const end = base + gt;
@@ -193,7 +140,7 @@ class Stream implements ToolCallStream {
     // Formats of your own may end a call with any character: with them, every delta is read.
     if (this.builtInOnly && (kinds & TRIGGER) === 0 && !((kinds & ANGLE) !== 0 && this.closesTag(delta)) && !((kinds & SQUARE) !== 0 && this.closesList(delta))) return [];
     // A `tool_use` object just closed is a call (without an arguments key): read it now, not at the next settling.
-    if (this.underscore && this.keys === NAME_KEY && (kinds & TRIGGER) !== 0 && this.recentText(128).includes('tool_use')) this.stillQuiet();
+    if (this.underscore && this.keys === NAME_KEY && (kinds & TRIGGER) !== 0 && this.recent.text(128).includes('tool_use')) this.stillQuiet();
     if (this.quiet()) {
       // Nothing here can hold a call: settle, now and then, up to the first object still open, without reading.
       if (this.region.length >= QUIET_BATCH && this.stillQuiet()) this.advance(Math.min(firstOpenBrace(this.region, this.wide), this.region.length - TAIL));
