@@ -48,11 +48,12 @@ export function readFormats(text: string, formats: readonly ToolCallFormat[], se
   const problems: ReadProblem[] = [];
   const spans: Span[] = [];
   // Looked for in the text as it is before any format reads it: hiding a stretch only removes characters.
-  const markers = new MarkerChars(visible);
-  for (const format of formats) {
+  const markers = new MarkerChars(visible, formats);
+  for (let index = 0; index < formats.length; index++) {
+    const format = formats[index]!;
     let result: FormatResult;
     try {
-      if (!markers.any(format.markers) || format.detect(visible) < 0) continue;
+      if (!markers.any(index) || format.detect(visible) < 0) continue;
       result = format.parse(visible, context);
     } catch (error) {
       problems.push({ start: 0, end: text.length, format: format.name, message: `the '${format.name}' format failed: ${(error as Error)?.message ?? String(error)}` });

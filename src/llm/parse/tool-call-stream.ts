@@ -71,7 +71,12 @@ class Stream implements ToolCallStream {
     if ((kinds & WIDE_BRACE) !== 0) this.wide = true;
     if ((kinds & UNDERSCORE) !== 0) this.underscore = true;
     if (!this.calm) return;
-    if ((kinds & MARKER) !== 0) this.calm = false;
+    if ((kinds & MARKER) !== 0) {
+      // The quiet prose before the first marker is settled now, unread: the reads that follow start near the marker.
+      const before = this.region.length - delta.length - TAIL;
+      if (before >= QUIET_BATCH / 8 && this.quiet() && this.stillQuiet()) this.advance(Math.min(firstOpenBrace(this.region, this.wide), before));
+      this.calm = false;
+    }
     else if ((kinds & COLON) !== 0) {
       // Only this delta's colons are new.
       this.keys = this.recent.colonKeys(delta, this.keys);
@@ -187,7 +192,7 @@ class Stream implements ToolCallStream {
       if (!this.problems.has(key)) this.problems.set(key, { at: shifted.start, problem: shifted });
     }
     if (!final) {
-      this.settle(region, read.pending, read.spans);
+      this.settle(region, read.pending, read.spans, [...read.calls, ...read.problems]);
       // Something open for long (hostile text, a runaway call) is read again only once the text has
       // grown by a quarter: the reads then add up to a few passes over it, not one per delta.
       this.readAgainAt = this.region.length > LONG_OPEN ? this.region.length + (this.region.length >> 2) : 0;
@@ -224,10 +229,31 @@ class Stream implements ToolCallStream {
   }
 
   /** Moves the settled point forward: to the earliest unfinished construct, never into the middle of something read, never past the tail. */
-  private settle(region: string, pending: number | undefined, spans: readonly Span[]): void {
-    let next = Math.min(pending ?? region.length, region.length - TAIL);
-    if (next <= 0) return;
-    for (const span of spans) if (span.start < next && next < span.end) next = span.start;
+  private settle(region: string, pending: number | undefined, spans: readonly Span[], done: readonly Span[]): void {
+    const limit = pending ?? region.length;
+    let next = Math.min(limit, region.length - TAIL);
+    // Never into the middle of something read. Past a call or a problem (it is never read again,
+    // and a marker still being typed starts after it), then back before anything that still
+    // holds the settled point (a block a format claims may hold more calls to come).
+    for (let moved = true; moved; ) {
+      moved = false;
+      for (const span of done) {
+        if (span.start < next && next < span.end && span.end <= limit) {
+          next = span.end;
+          moved = true;
+        }
+      }
+    }
+    const finished = new Set(done.map((span) => `${span.start}:${span.end}`));
+    for (let moved = true; moved; ) {
+      moved = false;
+      for (const span of spans) {
+        if (span.start < next && next < span.end && !finished.has(`${span.start}:${span.end}`)) {
+          next = span.start;
+          moved = true;
+        }
+      }
+    }
     if (next <= 0) return;
     this.advance(next);
   }

@@ -18,6 +18,14 @@ const MARK = '>>>';
 const FIRST = /^(\s*)([A-Za-z_][\w.-]*)\n(?=\s*[{[])/;
 const RECIPIENT = /^([A-Za-z_][\w.-]*)[ \t]*\n/;
 
+/** The first character after spaces could start a recipient's name: asked before FIRST, on every text without `>>>`. */
+function startsWithName(text: string): boolean {
+  let i = 0;
+  while (i < text.length && i < 160 && text.charCodeAt(i) <= 32) i++;
+  const c = text.charCodeAt(i) | 0x20;
+  return (c >= 0x61 && c <= 0x7a) || text.charCodeAt(i) === 0x5f;
+}
+
 function parse(text: string, context: FormatContext): FormatResult {
   const found = newFound();
   const claims: Span[] = [];
@@ -63,7 +71,7 @@ export const functionaryV32: ToolCallFormat = {
   detect: (text) => {
     // One-character search first: a whole marker searched in a CJK text costs far more.
     const mark = text.indexOf('>') < 0 ? -1 : text.indexOf(MARK);
-    return mark >= 0 ? mark : FIRST.test(text.slice(0, 160)) ? 0 : -1;
+    return mark >= 0 ? mark : startsWithName(text) && FIRST.test(text.slice(0, 160)) ? 0 : -1;
   },
   parse,
 };
