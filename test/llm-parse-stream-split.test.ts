@@ -148,3 +148,20 @@ describe('format markers: the characters that decide which formats are asked', (
     }
   });
 });
+
+describe('createToolCallStream: hostile text stays linear in small deltas', () => {
+  // What the stream looks at per delta (the characters before a colon, a `]` or a `>`) is bounded;
+  // a quadratic regression shows as these running into the test timeout.
+  const floods: [string, string][] = [
+    ['keys and colons', '{"name": "a", "x"'.padEnd(40, ' ').concat(': ').repeat(5_000)],
+    ['spaces before colons', `${' '.repeat(200)}:`.repeat(1_000)],
+    ['marker tokens', '[TOOL_CALLS]a[CALL_ID]b[ARGS]'.repeat(5_000)],
+    ['closing tags', '</tool_call><|call|>'.repeat(5_000)],
+    ['tool_use without a brace', '{"name": "x", "type": "tool_use" '.repeat(5_000)],
+  ];
+
+  it.each(floods)('%s', (_name, text) => {
+    const whole = parseToolCalls(text);
+    for (const size of [3, 16]) expect(streamed(text, [size]).result, `deltas of ${size}`).toEqual(whole);
+  });
+});

@@ -29,14 +29,13 @@ export class RecentDeltas {
   colonKeys(delta: string, have: number): number {
     let keys = have;
     let near: string | undefined;
-    for (const colon of [':', '\uff1a']) {
-      for (let i = delta.indexOf(colon); i >= 0; i = delta.indexOf(colon, i + 1)) {
-        if (!this.mayBeKey(i, keys)) continue;
-        if (i >= KEY_REACH) keys |= keyBefore(delta, i);
-        else {
-          near ??= this.text(KEY_REACH + delta.length);
-          keys |= keyBefore(near, near.length - delta.length + i);
-        }
+    for (let i = 0; i < delta.length; i++) {
+      const c = delta.charCodeAt(i);
+      if ((c !== 0x3a && c !== 0xff1a) || !this.mayBeKey(i, keys)) continue;
+      if (i >= KEY_REACH) keys |= keyBefore(delta, i);
+      else {
+        near ??= this.text(KEY_REACH + delta.length);
+        keys |= keyBefore(near, near.length - delta.length + i);
       }
     }
     return keys;
@@ -50,7 +49,8 @@ export class RecentDeltas {
   private mayBeKey(i: number, keys: number): boolean {
     let back = 1;
     let c = this.charBefore(i, back);
-    while (c === 0x20 || (c >= 0x09 && c <= 0x0d)) c = this.charBefore(i, ++back);
+    // Within a key's reach: a colon after a long run of spaces has no key before it (and costs no more).
+    while ((c === 0x20 || (c >= 0x09 && c <= 0x0d)) && back < KEY_REACH) c = this.charBefore(i, ++back);
     if (c === 0x22 || c === 0x27 || c === 0x201c || c === 0x201d) c = this.charBefore(i, ++back);
     const name = (keys & NAME_KEY) === 0 && (c === 0x65 || c === 0x6c || c === 0x6e);
     const args = (keys & ARGS_KEY) === 0 && (c === 0x73 || c === 0x74 || c === 0x6e);
