@@ -69,6 +69,9 @@ function checkFormat(format: unknown): asserts format is ToolCallFormat {
   for (const key of ['detect', 'parse'] as const) {
     if (typeof format[key] !== 'function') throw new ToolchainError('USAGE', `${what}: format '${format.name}' needs a '${key}' function, got ${describeKind(format[key])}`);
   }
+  if (format.markers !== undefined && (typeof format.markers !== 'string' || format.markers === '')) {
+    throw new ToolchainError('USAGE', `${what}: format '${format.name}': 'markers' must be a non-empty string of characters (or left out), got ${JSON.stringify(format.markers) ?? describeKind(format.markers)}`);
+  }
   if (typeof format.models !== 'string') throw new ToolchainError('USAGE', `${what}: format '${format.name}' needs 'models' (a string naming who writes it), got ${describeKind(format.models)}`);
 }
 

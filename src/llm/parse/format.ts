@@ -70,6 +70,15 @@ export interface ToolCallFormat {
   readonly name: string;
   /** Who writes it, for listings: "gpt-oss (Harmony)". */
   readonly models: string;
+  /**
+   * Characters of which a text must hold at least one for this format to find anything in it (the
+   * first character of its markers: `<` for `<tool_call>`). Every format's characters are looked
+   * for once per text, each with one native search, and only the formats whose characters are
+   * there are asked to detect: most messages hold no `<`, `[` or `▁`, and searching a CJK text for
+   * a whole marker costs some twenty times a search for one character. Without it, a format is
+   * always asked (the Llama call list and Functionary's first recipient need no marker).
+   */
+  readonly markers?: string;
   /** The position of the format's first marker in `text`, or -1. A plain search: never parse here. */
   detect(text: string): number;
   /** Every call of the format in `text`, with where it sits; problems where a marker holds no readable call. */

@@ -15,16 +15,15 @@ export interface TextSettings {
   readonly formats: readonly ToolCallFormat[];
 }
 
-/** One found call as the sink takes it; a problem when its arguments are not an object. */
-export function toPending(call: ReadCall, sink: Pick<CallSink, 'tools'>): PendingCall | ParseProblem | undefined {
+/** One found call as the sink takes it (at `at` in the message); a problem when its arguments are not an object. */
+export function toPending(call: ReadCall, sink: Pick<CallSink, 'tools'>, at = call.start): PendingCall | ParseProblem | undefined {
   if (isPlaceholderName(call.name, sink.tools)) return undefined;
   const args = toArguments(call.arguments);
-  const where = { format: call.format, at: call.start };
   if (!args.ok) {
-    return problem('INVALID_ARGUMENTS', `call to '${call.name}': ${args.message}`, typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments) ?? '', { id: call.id, name: call.name, ...where });
+    return problem('INVALID_ARGUMENTS', `call to '${call.name}': ${args.message}`, typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments) ?? '', { id: call.id, name: call.name, format: call.format, at });
   }
   if (isSchemaLike(args.value, call.name, sink.tools)) return undefined;
-  return { id: call.id, name: call.name, arguments: args.value, ...where };
+  return { id: call.id, name: call.name, arguments: args.value, format: call.format, at };
 }
 
 /** A format's problem as the sink takes it: the format and the place are part of the message. */

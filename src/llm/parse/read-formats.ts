@@ -1,5 +1,6 @@
 import type { FormatContext, FormatResult, FoundCall, FoundProblem, Span, ToolCallFormat } from './format.js';
 import type { KnownTools } from './known-tools.js';
+import { MarkerChars } from './marker-chars.js';
 import { maskReasoning, maskSpans } from './mask-spans.js';
 import { valueTyper } from './type-value.js';
 
@@ -46,10 +47,13 @@ export function readFormats(text: string, formats: readonly ToolCallFormat[], se
   const calls: ReadCall[] = [];
   const problems: ReadProblem[] = [];
   const spans: Span[] = [];
-  for (const format of formats) {
+  // Looked for in the text as it is before any format reads it: hiding a stretch only removes characters.
+  const markers = new MarkerChars(visible, formats);
+  for (let index = 0; index < formats.length; index++) {
+    const format = formats[index]!;
     let result: FormatResult;
     try {
-      if (format.detect(visible) < 0) continue;
+      if (!markers.any(index) || format.detect(visible) < 0) continue;
       result = format.parse(visible, context);
     } catch (error) {
       problems.push({ start: 0, end: text.length, format: format.name, message: `the '${format.name}' format failed: ${(error as Error)?.message ?? String(error)}` });
@@ -58,7 +62,9 @@ export function readFormats(text: string, formats: readonly ToolCallFormat[], se
     const before = spans.length;
     for (const call of result.calls ?? []) {
       const span = clamp(call, text.length);
-      calls.push({ ...call, ...span, format: format.name });
+      // Field by field: spreading the format's object into a new one cost a microsecond a call.
+      const { name, arguments: args, id } = call;
+      calls.push(id === undefined ? { start: span.start, end: span.end, name, arguments: args, format: format.name } : { start: span.start, end: span.end, name, arguments: args, id, format: format.name });
       spans.push(span);
     }
     for (const p of result.problems ?? []) {

@@ -2,10 +2,11 @@ import { describeKind, ToolchainError } from '../../common/errors.js';
 import type { Span } from './format.js';
 import { isBuiltIn } from './format-registry.js';
 import { checkParseOptions, type ParseOptions, type ParseSettings } from './parse-options.js';
-import { matchBracket } from './match-bracket.js';
 import { toPending, toProblem } from './parse-text.js';
+import { RecentDeltas } from './recent-deltas.js';
 import { ARGS_KEY, jsonKeys, NAME_KEY } from './scan-json.js';
 import { readFormats, type ReadCall, type ReadProblem } from './read-formats.js';
+import { ANGLE, CLOSING_TAG, COLON, firstOpenBrace, MARKER, MARKER_TOKEN, notable, PROSE_START, SQUARE, TRIGGER, UNDERSCORE, WIDE_BRACE } from './stream-chars.js';
 import { problem, type ParseProblem, type ParseResult, type ToolCall } from './types.js';
 import { textPositions } from './text-position.js';
 
@@ -28,53 +29,15 @@ export interface ToolCallStream {
 
 /** Longer than any format's marker (`<|tool_calls_section_begin|>` is 28): a marker being typed at the end is read again. */
 const TAIL = 32;
-/** While nothing can hold a call, the settled point moves only once this much text is unsettled (fewer, larger steps). */
-const QUIET_BATCH = 1024;
+/**
+ * While nothing can hold a call, the settled point moves only once this much text is unsettled
+ * (fewer, larger steps: 4096 rather than 1024 took a fifth off streaming 4 KB of prose, bench/llm-parse.ts).
+ */
+const QUIET_BATCH = 4096;
+/** Quiet prose at least this long is settled when the first marker arrives, so the reads that follow start near it. */
+const SETTLE_BEFORE_MARKER = 128;
 /** Unsettled text longer than this is read again only after it has grown by a quarter. */
 const LONG_OPEN = 4096;
-/** How many of the last deltas are kept to read the key before a colon. */
-const RECENT = 64;
-// The characters the stream cares about, by kind: what can end a call, what a built-in format's
-// opening marker holds (besides `{`), and colons (a JSON key). A table lookup per character is the
-// cheapest way to look at every character once.
-const TRIGGER = 1;
-const MARKER = 2;
-const COLON = 4;
-/** A `>`: it ends a call only when it ends a closing tag or an end token (built-in formats). */
-const ANGLE = 8;
-/** The tag a `>` closes ends a call: `</…>`, `<|call|>`, `…end|>`, `<|eom_id|>`, `<｜tool▁call▁end｜>`. */
-const CLOSING_TAG = /^<\/|(?:end|call|_id)[|\uff5c]>$/i;
-const KINDS = new Uint8Array(0x10000);
-for (const c of '}])\uff5d') KINDS[c.charCodeAt(0)] = TRIGGER;
-for (const c of '<[=\uff5c\u2581') KINDS[c.charCodeAt(0)] = MARKER;
-for (const c of ':\uff1a') KINDS[c.charCodeAt(0)] = COLON;
-KINDS[0x60] = TRIGGER | MARKER; // ` closes and opens fences
-KINDS[0x3e] = ANGLE | MARKER; // > closes tags and opens Functionary's >>>
-
-const ANY_NOTABLE = /[}\])\uff5d<[=\uff5c\u2581:\uff1a`>]/;
-
-/** Which kinds of notable characters `text` holds (a bit set). Most deltas hold none: one native search says so. */
-function notable(text: string): number {
-  if (!ANY_NOTABLE.test(text)) return 0;
-  let kinds = 0;
-  for (let i = 0; i < text.length; i++) kinds |= KINDS[text.charCodeAt(i)]!;
-  return kinds;
-}
-
-/** The first `{` (or `｛`) in `text` that does not close, or the length of the text. */
-function firstOpenBrace(text: string): number {
-  let wide = text.indexOf('\uff5b');
-  for (let at = 0; ; ) {
-    const ascii = text.indexOf('{', at);
-    if (wide >= 0 && wide < at) wide = text.indexOf('\uff5b', at);
-    const brace = ascii < 0 ? wide : wide < 0 ? ascii : Math.min(ascii, wide);
-    if (brace < 0) return text.length;
-    const close = matchBracket(text, brace);
-    if (close < 0) return brace;
-    at = close + 1;
-  }
-}
-
 interface Emitted {
   readonly at: number;
   readonly call: ToolCall;
@@ -97,27 +60,47 @@ class Stream implements ToolCallStream {
   private readonly builtInOnly: boolean;
   /** `region` holds no marker character and no call-like JSON (kept up to date push by push). */
   private calm = true;
+  /** `region` may hold a full-width `｛`. */
+  private wide = false;
+  /** `region` may hold a `_` (of a `tool_use`). */
+  private underscore = false;
   /** The call-like JSON keys `region` holds (jsonKeys' bits). */
   private keys = 0;
-  /**
-   * The last deltas, for the few characters before a colon where a key stands: `region` grows by
-   * concatenation, and searching it would copy all of it on every colon.
-   */
-  private readonly recent: string[] = [];
+  private readonly recent = new RecentDeltas();
   /** While something long is open: the length `region` must reach before it is read again. */
   private readAgainAt = 0;
-  private pushes = 0;
 
   /** Brings `calm` up to date with one delta: a marker character, or a colon whose key makes JSON call-like. */
   private note(delta: string, kinds: number): void {
-    this.recent[this.pushes++ % RECENT] = delta;
+    this.recent.add(delta);
+    if ((kinds & WIDE_BRACE) !== 0) this.wide = true;
+    if ((kinds & UNDERSCORE) !== 0) this.underscore = true;
     if (!this.calm) return;
-    if ((kinds & MARKER) !== 0) this.calm = false;
+    if ((kinds & MARKER) !== 0) {
+      // The quiet prose before the first marker is settled now, unread: the reads that follow start near the marker.
+      const before = this.region.length - delta.length - TAIL;
+      if (before >= SETTLE_BEFORE_MARKER && this.quiet() && this.stillQuiet()) this.advance(Math.min(firstOpenBrace(this.region, this.wide), before));
+      this.calm = false;
+    }
     else if ((kinds & COLON) !== 0) {
-      // Some 48 characters before this delta: enough for any key.
-      this.keys |= jsonKeys(this.recentText(48 + delta.length));
+      // Only this delta's colons are new.
+      this.keys = this.recent.colonKeys(delta, this.keys);
       this.calm = this.keys !== (NAME_KEY | ARGS_KEY);
     }
+  }
+
+  /**
+   * Checked before quiet text is settled unread: `{"type": "tool_use", "name": …}` is a call
+   * without an arguments key. Looked for here rather than at every colon, since prose with a
+   * "name" has many colons and few places where text is settled.
+   */
+  private stillQuiet(): boolean {
+    // `_` first: one character is found natively at once, where a whole word searched in a CJK text is slow.
+    if (this.keys === NAME_KEY && this.region.indexOf('_') >= 0 && this.region.includes('tool_use')) {
+      this.keys |= ARGS_KEY;
+      this.calm = false;
+    }
+    return this.calm;
   }
 
   /**
@@ -130,17 +113,20 @@ class Stream implements ToolCallStream {
     return this.builtInOnly && !this.atStart && this.calm;
   }
 
-  /** The last deltas joined, back to at least `length` characters before the newest one's end (never the whole region). */
-  private recentText(length: number): string {
-    let text = '';
-    for (let k = this.pushes - 1; k >= Math.max(0, this.pushes - RECENT) && text.length < length; k--) text = this.recent[k % RECENT]! + text;
-    return text;
+  /** True when a `]` in `delta` may end a call: one that ends a marker token does not. */
+  private closesList(delta: string): boolean {
+    const near = this.recent.text(delta.length + 16);
+    const base = near.length - delta.length;
+    for (let sq = delta.indexOf(']'); sq >= 0; sq = delta.indexOf(']', sq + 1)) {
+      if (!MARKER_TOKEN.test(near.slice(Math.max(0, base + sq - 15), base + sq + 1))) return true;
+    }
+    return false;
   }
 
   /** True when a `>` in `delta` ends a closing tag or an end token; with formats of your own, any `>` may. */
   private closesTag(delta: string): boolean {
     if (!this.builtInOnly) return true;
-    const near = this.recentText(delta.length + 40);
+    const near = this.recent.text(delta.length + 40);
     const base = near.length - delta.length;
     for (let gt = delta.indexOf('>'); gt >= 0; gt = delta.indexOf('>', gt + 1)) {
       const end = base + gt;
@@ -158,14 +144,17 @@ class Stream implements ToolCallStream {
     if (this.ended) throw new ToolchainError('USAGE', 'ToolCallStream.push: the stream has ended');
     if (typeof delta !== 'string') throw new ToolchainError('USAGE', `ToolCallStream.push: expected a text delta, got ${describeKind(delta)}`);
     this.region += delta;
+    if (this.atStart && this.builtInOnly && this.region.length < 256 && PROSE_START.test(this.region)) this.atStart = false;
     const kinds = notable(delta);
     this.note(delta, kinds);
     // Formats of your own may end a call with any character: with them, every delta is read.
-    if (this.builtInOnly && (kinds & TRIGGER) === 0 && !((kinds & ANGLE) !== 0 && this.closesTag(delta))) return [];
+    if (this.builtInOnly && (kinds & TRIGGER) === 0 && !((kinds & ANGLE) !== 0 && this.closesTag(delta)) && !((kinds & SQUARE) !== 0 && this.closesList(delta))) return [];
+    // A `tool_use` object just closed is a call (without an arguments key): read it now, not at the next settling.
+    if (this.underscore && this.keys === NAME_KEY && (kinds & TRIGGER) !== 0 && this.recent.text(128).includes('tool_use')) this.stillQuiet();
     if (this.quiet()) {
       // Nothing here can hold a call: settle, now and then, up to the first object still open, without reading.
-      if (this.region.length >= QUIET_BATCH) this.advance(Math.min(firstOpenBrace(this.region), this.region.length - TAIL));
-      return [];
+      if (this.region.length >= QUIET_BATCH && this.stillQuiet()) this.advance(Math.min(firstOpenBrace(this.region, this.wide), this.region.length - TAIL));
+      if (this.quiet()) return [];
     }
     if (this.region.length < this.readAgainAt) return [];
     return this.read(false);
@@ -174,11 +163,13 @@ class Stream implements ToolCallStream {
   end(): ParseResult {
     // The unsettled rest is read as a finished text, unless nothing in it can be a call or a
     // problem: no marker, no call-like JSON, no object left open.
-    if (!this.ended && !(this.quiet() && firstOpenBrace(this.region) === this.region.length)) this.read(true);
+    if (!this.ended && !(this.quiet() && this.stillQuiet() && firstOpenBrace(this.region, this.wide) === this.region.length)) this.read(true);
     this.ended = true;
+    const calls = [...this.emitted.values()].sort((a, b) => a.at - b.at).map((e) => e.call);
+    if (this.problems.size === 0) return { calls, problems: [] };
+    // Only a problem needs the whole text (for its line and column).
     const text = this.settled.join('') + this.region;
     const position = textPositions(text);
-    const calls = [...this.emitted.values()].sort((a, b) => a.at - b.at).map((e) => e.call);
     const problems = [...this.problems.values()]
       .sort((a, b) => a.at - b.at)
       .map((p) => ('format' in p.problem && 'start' in p.problem ? toProblem(p.problem, text, position) : p.problem) as ParseProblem);
@@ -206,7 +197,7 @@ class Stream implements ToolCallStream {
       if (!this.problems.has(key)) this.problems.set(key, { at: shifted.start, problem: shifted });
     }
     if (!final) {
-      this.settle(region, read.pending, read.spans);
+      this.settle(region, read.pending, read.spans, [...read.calls, ...read.problems]);
       // Something open for long (hostile text, a runaway call) is read again only once the text has
       // grown by a quarter: the reads then add up to a few passes over it, not one per delta.
       this.readAgainAt = this.region.length > LONG_OPEN ? this.region.length + (this.region.length >> 2) : 0;
@@ -216,7 +207,7 @@ class Stream implements ToolCallStream {
 
   /** One complete call: checked like parseToolCalls checks it, given an id, remembered. */
   private take(found: ReadCall, at: number, key: string): ToolCall | undefined {
-    const entry = toPending({ ...found, start: at, end: at + found.end - found.start }, { tools: this.settings.tools });
+    const entry = toPending(found, { tools: this.settings.tools }, at);
     if (entry === undefined) return undefined; // not a call (a placeholder, a definition)
     if ('code' in entry) {
       this.problems.set(key, { at, problem: entry });
@@ -243,10 +234,31 @@ class Stream implements ToolCallStream {
   }
 
   /** Moves the settled point forward: to the earliest unfinished construct, never into the middle of something read, never past the tail. */
-  private settle(region: string, pending: number | undefined, spans: readonly Span[]): void {
-    let next = Math.min(pending ?? region.length, region.length - TAIL);
-    if (next <= 0) return;
-    for (const span of spans) if (span.start < next && next < span.end) next = span.start;
+  private settle(region: string, pending: number | undefined, spans: readonly Span[], done: readonly Span[]): void {
+    const limit = pending ?? region.length;
+    let next = Math.min(limit, region.length - TAIL);
+    // Never into the middle of something read. Past a call or a problem (it is never read again,
+    // and a marker still being typed starts after it), then back before anything that still
+    // holds the settled point (a block a format claims may hold more calls to come).
+    for (let moved = true; moved; ) {
+      moved = false;
+      for (const span of done) {
+        if (span.start < next && next < span.end && span.end <= limit) {
+          next = span.end;
+          moved = true;
+        }
+      }
+    }
+    const finished = new Set(done.map((span) => `${span.start}:${span.end}`));
+    for (let moved = true; moved; ) {
+      moved = false;
+      for (const span of spans) {
+        if (span.start < next && next < span.end && !finished.has(`${span.start}:${span.end}`)) {
+          next = span.start;
+          moved = true;
+        }
+      }
+    }
     if (next <= 0) return;
     this.advance(next);
   }
@@ -260,6 +272,8 @@ class Stream implements ToolCallStream {
     this.from += next;
     const kinds = notable(this.region);
     this.keys = (kinds & COLON) === 0 ? 0 : jsonKeys(this.region);
+    this.wide = (kinds & WIDE_BRACE) !== 0;
+    this.underscore = (kinds & UNDERSCORE) !== 0;
     this.calm = (kinds & MARKER) === 0 && this.keys !== (NAME_KEY | ARGS_KEY);
   }
 }

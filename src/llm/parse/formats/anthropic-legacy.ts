@@ -1,5 +1,5 @@
 import type { FormatContext, FormatResult, ToolCallFormat } from '../format.js';
-import { newFound } from '../json-calls.js';
+import { formatResult, newFound } from '../json-calls.js';
 import { Seeker } from './special-tokens.js';
 import { tagValue, widen, wrapper } from './xml-tags.js';
 
@@ -43,7 +43,7 @@ function parse(text: string, context: FormatContext): FormatResult {
     const body = text.slice(bodyStart, bodyEnd);
     const name = TOOL_NAME.exec(body)?.[1]?.trim();
     if (name === undefined || name === '') {
-      found.problems.push({ ...span, message: '<invoke> without a <tool_name> (expected <invoke><tool_name>NAME</tool_name><parameters>…</parameters></invoke>)' });
+      found.problems.push({ start: span.start, end: span.end, message: '<invoke> without a <tool_name> (expected <invoke><tool_name>NAME</tool_name><parameters>…</parameters></invoke>)' });
       continue;
     }
     const args: Record<string, unknown> = {};
@@ -52,14 +52,15 @@ function parse(text: string, context: FormatContext): FormatResult {
     for (let c = CHILD.exec(params); c !== null; c = CHILD.exec(params)) {
       Object.defineProperty(args, c[1]!, { value: context.value(name, c[1]!, tagValue(c[2]!)), enumerable: true, writable: true, configurable: true });
     }
-    found.calls.push({ ...span, name, arguments: args });
+    found.calls.push({ start: span.start, end: span.end, name, arguments: args });
   }
-  return { calls: found.calls, problems: found.problems, ...(pending !== undefined ? { pending } : {}) };
+  return formatResult(found.calls, found.problems, pending);
 }
 
 export const anthropicLegacy: ToolCallFormat = {
   name: 'anthropic-legacy',
   models: 'Claude 2.1-era prompted tool use (<invoke><tool_name>)',
+  markers: '<',
   detect: (text) => text.indexOf('<invoke>'),
   parse,
 };

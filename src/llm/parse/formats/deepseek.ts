@@ -1,5 +1,5 @@
 import type { FormatContext, FormatResult, Span, ToolCallFormat } from '../format.js';
-import { asArguments, newFound, readJsonValue } from '../json-calls.js';
+import { asArguments, formatResult, newFound, readJsonValue } from '../json-calls.js';
 import { Seeker } from './special-tokens.js';
 
 // DeepSeek V3, R1 and V3.1. Calls sit between special tokens (full-width bars, `▁` for spaces):
@@ -41,7 +41,7 @@ function parse(text: string, context: FormatContext): FormatResult {
     const span: Span = { start: begin.at, end: close?.end ?? limit };
     const sep = seps.find(begin.end, limit);
     if (sep === undefined) {
-      found.problems.push({ ...span, message: 'DeepSeek tool call without <｜tool▁sep｜> between its type or name and its arguments' });
+      found.problems.push({ start: span.start, end: span.end, message: 'DeepSeek tool call without <｜tool▁sep｜> between its type or name and its arguments' });
       continue;
     }
     const before = text.slice(begin.end, sep.at).trim();
@@ -49,16 +49,16 @@ function parse(text: string, context: FormatContext): FormatResult {
     const v31 = /^\s*[{[]/.test(after);
     const name = v31 ? before : (/^\s*([^\n`]*)/.exec(after)?.[1] ?? '').trim();
     if (name === '') {
-      found.problems.push({ ...span, message: 'DeepSeek tool call without a function name' });
+      found.problems.push({ start: span.start, end: span.end, message: 'DeepSeek tool call without a function name' });
       continue;
     }
     // V3: skip the name line and the opening fence; the JSON follows.
     const argsFrom = v31 ? sep.end : sep.end + after.indexOf(name) + name.length;
     const fenceOpen = /^\s*```[a-z]*\s*/i.exec(text.slice(argsFrom, limit));
     const value = readJsonValue(text, argsFrom + (fenceOpen?.[0].length ?? 0), false, limit);
-    if (value.ok === true) found.calls.push({ ...span, name, arguments: asArguments(value.value) });
-    else if (!v31 && text.slice(argsFrom, limit).replace(/```\w*/g, '').trim() === '') found.calls.push({ ...span, name, arguments: {} });
-    else found.problems.push({ ...span, name, code: 'INVALID_ARGUMENTS', message: `DeepSeek call to '${name}': the arguments are not valid JSON: ${value.ok === false ? value.error : 'unterminated'}` });
+    if (value.ok === true) found.calls.push({ start: span.start, end: span.end, name, arguments: asArguments(value.value) });
+    else if (!v31 && text.slice(argsFrom, limit).replace(/```\w*/g, '').trim() === '') found.calls.push({ start: span.start, end: span.end, name, arguments: {} });
+    else found.problems.push({ start: span.start, end: span.end, name, code: 'INVALID_ARGUMENTS', message: `DeepSeek call to '${name}': the arguments are not valid JSON: ${value.ok === false ? value.error : 'unterminated'}` });
   }
   const sections = new Seeker(text, CALLS_BEGIN);
   for (let open = sections.find(0); open !== undefined; open = sections.find(open.end)) {
@@ -66,12 +66,13 @@ function parse(text: string, context: FormatContext): FormatResult {
     claims.push({ start: open.at, end: shut?.end ?? text.length });
     if (shut === undefined) break;
   }
-  return { calls: found.calls, problems: found.problems, claims, ...(pending !== undefined ? { pending } : {}) };
+  return formatResult(found.calls, found.problems, pending, claims);
 }
 
 export const deepseek: ToolCallFormat = {
   name: 'deepseek',
   models: 'DeepSeek V3, R1, V3.1',
+  markers: '\u2581',
   detect: (text) => text.indexOf('\u2581call\u2581begin'),
   parse,
 };

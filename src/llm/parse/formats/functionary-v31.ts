@@ -1,5 +1,5 @@
 import type { FormatContext, FormatResult, ToolCallFormat } from '../format.js';
-import { asArguments, newFound, readJsonValue } from '../json-calls.js';
+import { asArguments, formatResult, newFound, readJsonValue } from '../json-calls.js';
 import { Seeker } from './special-tokens.js';
 
 // Functionary v3.1 (MeetKai, on Llama 3.1), also the custom-tool format of Meta's Llama 3.1 prompt
@@ -32,16 +32,17 @@ function parse(text: string, context: FormatContext): FormatResult {
     }
     const close = CLOSE.exec(text.slice(value.end, value.end + 32));
     const span = { start: m.at, end: value.end + (close?.[0].length ?? 0) };
-    if (name === '') found.problems.push({ ...span, message: 'Functionary <function=…> without a function name' });
-    else if (value.ok) found.calls.push({ ...span, name, arguments: asArguments(value.value) });
-    else found.problems.push({ ...span, name, code: 'INVALID_ARGUMENTS', message: `Functionary call to '${name}': the arguments are not valid JSON: ${value.error}` });
+    if (name === '') found.problems.push({ start: span.start, end: span.end, message: 'Functionary <function=…> without a function name' });
+    else if (value.ok) found.calls.push({ start: span.start, end: span.end, name, arguments: asArguments(value.value) });
+    else found.problems.push({ start: span.start, end: span.end, name, code: 'INVALID_ARGUMENTS', message: `Functionary call to '${name}': the arguments are not valid JSON: ${value.error}` });
   }
-  return { calls: found.calls, problems: found.problems, ...(pending !== undefined ? { pending } : {}) };
+  return formatResult(found.calls, found.problems, pending);
 }
 
 export const functionaryV31: ToolCallFormat = {
   name: 'functionary-v3.1',
   models: 'Functionary v3.1, Llama 3.1 custom tools (<function=NAME>{…}</function>)',
+  markers: '<',
   detect: (text) => text.indexOf('<function='),
   parse,
 };

@@ -1,5 +1,5 @@
 import type { FormatContext, FormatResult, Span, ToolCallFormat } from '../format.js';
-import { asArguments, newFound, readJsonValue } from '../json-calls.js';
+import { asArguments, formatResult, newFound, readJsonValue } from '../json-calls.js';
 
 // Functionary v3.2 (MeetKai): every part of the answer names its recipient after `>>>`; `all`
 // is the user, anything else a function whose JSON arguments follow on the next line.
@@ -17,6 +17,14 @@ import { asArguments, newFound, readJsonValue } from '../json-calls.js';
 const MARK = '>>>';
 const FIRST = /^(\s*)([A-Za-z_][\w.-]*)\n(?=\s*[{[])/;
 const RECIPIENT = /^([A-Za-z_][\w.-]*)[ \t]*\n/;
+
+/** The first character after spaces could start a recipient's name: asked before FIRST, on every text without `>>>`. */
+function startsWithName(text: string): boolean {
+  let i = 0;
+  while (i < text.length && i < 160 && text.charCodeAt(i) <= 32) i++;
+  const c = text.charCodeAt(i) | 0x20;
+  return (c >= 0x61 && c <= 0x7a) || text.charCodeAt(i) === 0x5f;
+}
 
 function parse(text: string, context: FormatContext): FormatResult {
   const found = newFound();
@@ -51,18 +59,19 @@ function parse(text: string, context: FormatContext): FormatResult {
     const span = { start: at, end: value.end };
     // `>>>x\n42` is a Python prompt in prose, unless x is an offered tool.
     if (!value.ok && !/^\s*[{[]/.test(text.slice(bodyAt, limit)) && !context.tools?.has(name)) continue;
-    if (value.ok) found.calls.push({ ...span, name, arguments: asArguments(value.value) });
-    else found.problems.push({ ...span, name, code: 'INVALID_ARGUMENTS', message: `Functionary call to '${name}': the arguments are not valid JSON: ${value.error}` });
+    if (value.ok) found.calls.push({ start: span.start, end: span.end, name, arguments: asArguments(value.value) });
+    else found.problems.push({ start: span.start, end: span.end, name, code: 'INVALID_ARGUMENTS', message: `Functionary call to '${name}': the arguments are not valid JSON: ${value.error}` });
   }
-  return { calls: found.calls, problems: found.problems, claims, ...(pending !== undefined ? { pending } : {}) };
+  return formatResult(found.calls, found.problems, pending, claims);
 }
 
 export const functionaryV32: ToolCallFormat = {
   name: 'functionary-v3.2',
   models: 'Functionary v3.2 (>>>NAME\\n{…})',
   detect: (text) => {
-    const mark = text.indexOf(MARK);
-    return mark >= 0 ? mark : FIRST.test(text.slice(0, 160)) ? 0 : -1;
+    // One-character search first: a whole marker searched in a CJK text costs far more.
+    const mark = text.indexOf('>') < 0 ? -1 : text.indexOf(MARK);
+    return mark >= 0 ? mark : startsWithName(text) && FIRST.test(text.slice(0, 160)) ? 0 : -1;
   },
   parse,
 };

@@ -1,5 +1,5 @@
 import type { FormatContext, FormatResult, ToolCallFormat } from '../format.js';
-import { newFound } from '../json-calls.js';
+import { formatResult, newFound } from '../json-calls.js';
 import { Seeker } from './special-tokens.js';
 import { tagValue } from './xml-tags.js';
 
@@ -58,15 +58,16 @@ function parse(text: string, context: FormatContext): FormatResult {
       Object.defineProperty(args, key, { value: context.value(name, key, tagValue(value[1]!)), enumerable: true, writable: true, configurable: true });
       KEY.lastIndex += value[0].length;
     }
-    if (broken !== undefined) found.problems.push({ ...span, name, code: 'INVALID_ARGUMENTS', message: `GLM call to '${name}': ${broken}` });
-    else found.calls.push({ ...span, name, arguments: args });
+    if (broken !== undefined) found.problems.push({ start: span.start, end: span.end, name, code: 'INVALID_ARGUMENTS', message: `GLM call to '${name}': ${broken}` });
+    else found.calls.push({ start: span.start, end: span.end, name, arguments: args });
   }
-  return { calls: found.calls, problems: found.problems, ...(pending !== undefined ? { pending } : {}) };
+  return formatResult(found.calls, found.problems, pending);
 }
 
 export const glm: ToolCallFormat = {
   name: 'glm',
   models: 'GLM-4.5, 4.6, 4.7 (Zhipu)',
+  markers: '<',
   detect: (text) => text.indexOf('<tool_call>'),
   parse,
 };

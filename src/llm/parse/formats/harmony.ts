@@ -1,5 +1,5 @@
 import type { FormatContext, FormatResult, FoundProblem, Span, ToolCallFormat } from '../format.js';
-import { asArguments, newFound, readJsonValue } from '../json-calls.js';
+import { asArguments, formatResult, newFound, readJsonValue } from '../json-calls.js';
 import { firstFound, Seeker, type Hit } from './special-tokens.js';
 
 // gpt-oss (OpenAI's Harmony response format). A message is a header and a body:
@@ -118,7 +118,7 @@ function parse(text: string, context: FormatContext): FormatResult {
     }
     RECIPIENT.lastIndex = Math.max(RECIPIENT.lastIndex, end);
   }
-  return { calls: found.calls, problems: found.problems, claims: analysis.spans, ...(pending !== undefined ? { pending } : {}) };
+  return formatResult(found.calls, found.problems, pending, analysis.spans);
 }
 
 /** Skips `<|constrain|>json` / ` json` / ` code` between the recipient and the body. */
@@ -139,6 +139,7 @@ function problemAt(span: Span, message: string, name: string): FoundProblem {
 export const harmony: ToolCallFormat = {
   name: 'harmony',
   models: 'gpt-oss (OpenAI Harmony)',
+  markers: '<=',
   detect: (text) => {
     const channel = text.indexOf(CHANNEL);
     return channel >= 0 ? channel : text.indexOf('=functions.');

@@ -1,5 +1,5 @@
 import type { FormatContext, FormatResult, ToolCallFormat } from '../format.js';
-import { newFound } from '../json-calls.js';
+import { formatResult, foundCall, newFound } from '../json-calls.js';
 import { echoesTemplate } from '../not-a-call.js';
 import { scanJson, type JsonScan } from '../scan-json.js';
 import { Seeker } from './special-tokens.js';
@@ -42,7 +42,10 @@ function parse(text: string, context: FormatContext): FormatResult {
     const before = found.calls.length + found.problems.length;
     scanJson(st, contentStart, contentEnd, true);
     // Everything found inside belongs to the whole block (the tags go with the call).
-    for (let i = before; i < found.calls.length; i++) found.calls[i] = { ...found.calls[i]!, start: at, end };
+    for (let i = before; i < found.calls.length; i++) {
+      const call = found.calls[i]!;
+      found.calls[i] = foundCall({ start: at, end }, call.name, call.arguments, call.id);
+    }
     for (let i = before; i < found.problems.length; i++) found.problems[i] = { ...found.problems[i]!, start: at, end };
     const content = text.slice(contentStart, contentEnd).trim();
     if (found.calls.length + found.problems.length === before && content !== '' && !echoesTemplate(content)) {
@@ -50,12 +53,13 @@ function parse(text: string, context: FormatContext): FormatResult {
     }
     open = opens.find(end);
   }
-  return { calls: found.calls, problems: found.problems, ...(pending !== undefined ? { pending } : {}) };
+  return formatResult(found.calls, found.problems, pending);
 }
 
 export const hermes: ToolCallFormat = {
   name: 'hermes',
   models: 'Hermes 2/3, Qwen2.5, Qwen3, xLAM (<tool_call>{…}</tool_call>)',
+  markers: '<',
   detect: (text) => text.indexOf(OPEN),
   parse,
 };

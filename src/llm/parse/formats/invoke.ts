@@ -1,6 +1,6 @@
 import { parseLenientJson } from '../lenient-json.js';
 import type { FormatContext, FormatResult, ToolCallFormat } from '../format.js';
-import { newFound } from '../json-calls.js';
+import { formatResult, newFound } from '../json-calls.js';
 import { Seeker } from './special-tokens.js';
 import { tagValue, widen, wrapper, type Wrapper } from './xml-tags.js';
 
@@ -65,7 +65,7 @@ function parse(text: string, context: FormatContext): FormatResult {
     const bodyEnd = close?.at ?? next?.at ?? text.length;
     const span = widen(text, { start: m.at, end: close?.end ?? bodyEnd }, wrap);
     if (name === '') {
-      found.problems.push({ ...span, message: '<invoke> with an empty name' });
+      found.problems.push({ start: span.start, end: span.end, message: '<invoke> with an empty name' });
       continue;
     }
     const args: Record<string, unknown> = {};
@@ -77,9 +77,9 @@ function parse(text: string, context: FormatContext): FormatResult {
       Object.defineProperty(args, key, { value: typed(name, key, raw, p.match![3] ?? '', context), enumerable: true, writable: true, configurable: true });
       p = nextParam;
     }
-    found.calls.push({ ...span, name, arguments: args });
+    found.calls.push({ start: span.start, end: span.end, name, arguments: args });
   }
-  return { calls: found.calls, problems: found.problems, ...(pending !== undefined ? { pending } : {}) };
+  return formatResult(found.calls, found.problems, pending);
 }
 
 /** DSML says per parameter whether it is a string; otherwise the schema decides. */
@@ -96,6 +96,8 @@ function typed(tool: string, key: string, raw: string, attributes: string, conte
 export const invoke: ToolCallFormat = {
   name: 'invoke',
   models: 'MiniMax-M2, Claude-style <invoke name>, DeepSeek V3.2 (DSML)',
+  // Every tag the parser reads opens with `<`, whatever its prefix.
+  markers: '<',
   detect: (text) => {
     const hits = [text.indexOf('<invoke'), text.indexOf(':invoke'), text.indexOf('\uff5cinvoke')].filter((i) => i >= 0);
     return hits.length === 0 ? -1 : Math.min(...hits);

@@ -1,5 +1,5 @@
 import type { FormatContext, FormatResult, ToolCallFormat } from '../format.js';
-import { newFound } from '../json-calls.js';
+import { formatResult, newFound } from '../json-calls.js';
 import { scanJson, type JsonScan } from '../scan-json.js';
 
 // The catch-all, always last: JSON calls anywhere in the text — bare objects in prose
@@ -15,12 +15,13 @@ function parse(text: string, context: FormatContext): FormatResult {
   const found = newFound();
   const st: JsonScan = { text, out: found, tools: context.tools, partial: context.partial, pending: undefined, claims: [] };
   scanJson(st, 0, text.length, false);
-  return { calls: found.calls, problems: found.problems, claims: st.claims, ...(st.pending !== undefined ? { pending: st.pending } : {}) };
+  return formatResult(found.calls, found.problems, st.pending, st.claims);
 }
 
 export const json: ToolCallFormat = {
   name: 'json',
   models: 'any model writing JSON calls in prose or fenced blocks (Llama 3.x, xLAM, Gemma, prompted models)',
+  markers: '{\uff5b',
   detect: (text) => {
     const brace = text.indexOf('{');
     return brace >= 0 ? brace : text.indexOf('\uff5b');

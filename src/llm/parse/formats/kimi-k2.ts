@@ -1,5 +1,5 @@
 import type { FormatContext, FormatResult, Span, ToolCallFormat } from '../format.js';
-import { asArguments, newFound, readJsonValue } from '../json-calls.js';
+import { asArguments, formatResult, newFound, readJsonValue } from '../json-calls.js';
 import { blockSpans, firstFound, Seeker } from './special-tokens.js';
 
 // Kimi-K2 (Moonshot). Calls sit in a section, each with an id that carries the name:
@@ -36,24 +36,25 @@ function parse(text: string, context: FormatContext): FormatResult {
     const id = text.slice(b.end, args?.at ?? limit).trim();
     const name = id.split(':')[0]!.split('.').pop()!.trim();
     if (name === '') {
-      found.problems.push({ ...span, message: 'Kimi-K2 tool call without a function id (expected functions.NAME:INDEX)' });
+      found.problems.push({ start: span.start, end: span.end, message: 'Kimi-K2 tool call without a function id (expected functions.NAME:INDEX)' });
       continue;
     }
     if (args === undefined) {
-      found.problems.push({ ...span, message: `Kimi-K2 call to '${name}': no <|tool_call_argument_begin|> before the call ends`, name, id, code: 'INVALID_ARGUMENTS' });
+      found.problems.push({ start: span.start, end: span.end, message: `Kimi-K2 call to '${name}': no <|tool_call_argument_begin|> before the call ends`, name, id, code: 'INVALID_ARGUMENTS' });
       continue;
     }
     const value = readJsonValue(text, args.end, false, limit);
-    if (value.ok === true) found.calls.push({ ...span, name, id, arguments: asArguments(value.value) });
-    else found.problems.push({ ...span, message: `Kimi-K2 call to '${name}': the arguments are not valid JSON: ${value.ok === false ? value.error : 'unterminated'}`, name, id, code: 'INVALID_ARGUMENTS' });
+    if (value.ok === true) found.calls.push({ start: span.start, end: span.end, name, id, arguments: asArguments(value.value) });
+    else found.problems.push({ start: span.start, end: span.end, message: `Kimi-K2 call to '${name}': the arguments are not valid JSON: ${value.ok === false ? value.error : 'unterminated'}`, name, id, code: 'INVALID_ARGUMENTS' });
   }
   const claims = blockSpans(text, SECTION_BEGIN, SECTION_END);
-  return { calls: found.calls, problems: found.problems, claims, ...(pending !== undefined ? { pending } : {}) };
+  return formatResult(found.calls, found.problems, pending, claims);
 }
 
 export const kimiK2: ToolCallFormat = {
   name: 'kimi-k2',
   models: 'Kimi-K2 (Moonshot)',
+  markers: '<',
   detect: (text) => text.indexOf(CALL_BEGIN),
   parse,
 };

@@ -1,5 +1,5 @@
 import type { FormatContext, FormatResult, ToolCallFormat } from '../format.js';
-import { addJsonCalls, newFound, readJsonValue } from '../json-calls.js';
+import { addJsonCalls, formatResult, newFound, readJsonValue } from '../json-calls.js';
 import { Seeker } from './special-tokens.js';
 
 // Formats that are "a marker, then JSON calls" — the same reading, different tokens. Each is a
@@ -44,8 +44,8 @@ function markedJson(spec: MarkedJson): ToolCallFormat {
         }
         const closing = new RegExp(`^\\s*(?:${spec.close.map((c) => c.replace(/[|[\]]/g, '\\$&')).join('|') || '(?!)'})`).exec(text.slice(value.end, value.end + 32));
         const span = { start: first ? at : pos, end: value.end + (closing?.[0].length ?? 0) };
-        if (!value.ok) found.problems.push({ ...span, message: `the JSON after ${spec.open} is not valid: ${value.error}` });
-        else if (addJsonCalls(value.value, true, span, context.tools, found) === 0) found.problems.push({ ...span, message: `the JSON after ${spec.open} holds no call (expected {"name": …, "arguments": {…}})` });
+        if (!value.ok) found.problems.push({ start: span.start, end: span.end, message: `the JSON after ${spec.open} is not valid: ${value.error}` });
+        else if (addJsonCalls(value.value, true, span, context.tools, found) === 0) found.problems.push({ start: span.start, end: span.end, message: `the JSON after ${spec.open} holds no call (expected {"name": …, "arguments": {…}})` });
         first = false;
         // Several calls are separated by `;` (Llama 3.1) or `,`; while streaming, one may still come.
         const after = text.slice(value.end, value.end + 16);
@@ -55,9 +55,9 @@ function markedJson(spec: MarkedJson): ToolCallFormat {
         pos = value.end + more[0].length;
       }
     }
-    return { calls: found.calls, problems: found.problems, ...(pending !== undefined ? { pending } : {}) };
+    return formatResult(found.calls, found.problems, pending);
   };
-  return { name: spec.name, models: spec.models, detect: (text) => text.indexOf(spec.open), parse };
+  return { name: spec.name, models: spec.models, markers: spec.open.includes('<') ? '<' : '[', detect: (text) => text.indexOf(spec.open), parse };
 }
 
 /** Llama 3.1 / 3.2 / 3.3 JSON after <|python_tag|>: `<|python_tag|>{"name": "get_weather", "parameters": {"city": "Paris"}}`. Source: Meta, "Llama 3.1 prompt format" (JSON based tool calling); vLLM `llama_tool_parser.py`. */

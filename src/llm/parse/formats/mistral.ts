@@ -1,5 +1,5 @@
 import type { FormatContext, FormatResult, ToolCallFormat } from '../format.js';
-import { addJsonCalls, asArguments, newFound, readJsonValue } from '../json-calls.js';
+import { addJsonCalls, asArguments, formatResult, foundCall, newFound, readJsonValue } from '../json-calls.js';
 
 // Mistral. Every version starts its calls with the [TOOL_CALLS] token; what follows changed:
 //
@@ -15,6 +15,8 @@ const MARKER = '[TOOL_CALLS]';
 const NAME = /^\s*([A-Za-z0-9_.-]+)/;
 const CALL_ID = /^\s*\[CALL_ID\]\s*([A-Za-z0-9_-]+)/;
 const ARGS = /^\s*\[ARGS\]/;
+/** While streaming, what may still become `[CALL_ID]id[ARGS]{…}`: nothing yet, or a token half arrived. */
+const TOKEN_ARRIVING = /^\s*(?:\[(?:C(?:A(?:L(?:L(?:_(?:I(?:D(?:\]\s*[A-Za-z0-9_-]*)?)?)?)?)?)?)?|A(?:R(?:G(?:S(?:\]\s*)?)?)?)?)?)?$/;
 
 function parse(text: string, context: FormatContext): FormatResult {
   const found = newFound();
@@ -32,9 +34,9 @@ function parse(text: string, context: FormatContext): FormatResult {
       }
       const span = { start: at, end: value.end };
       if (value.ok) {
-        if (addJsonCalls(value.value, true, span, context.tools, found) === 0) found.problems.push({ ...span, message: 'the JSON after [TOOL_CALLS] holds no call (expected [{"name": …, "arguments": {…}}])' });
+        if (addJsonCalls(value.value, true, span, context.tools, found) === 0) found.problems.push({ start: span.start, end: span.end, message: 'the JSON after [TOOL_CALLS] holds no call (expected [{"name": …, "arguments": {…}}])' });
       } else {
-        found.problems.push({ ...span, message: `the JSON after [TOOL_CALLS] is not valid: ${value.error}` });
+        found.problems.push({ start: span.start, end: span.end, message: `the JSON after [TOOL_CALLS] is not valid: ${value.error}` });
       }
       at = next;
       continue;
@@ -55,22 +57,23 @@ function parse(text: string, context: FormatContext): FormatResult {
     const args = ARGS.exec(text.slice(pos, pos + 16));
     if (args !== null) pos += args[0].length;
     const value = readJsonValue(text, pos, context.partial, limit);
-    if (value.ok === 'open' || (context.partial && value.ok === false && text.slice(pos, limit).trim() === '')) {
+    if (value.ok === 'open' || (context.partial && value.ok === false && limit === text.length && TOKEN_ARRIVING.test(text.slice(pos)))) {
       pending = at;
       break;
     }
     const span = { start: at, end: value.end };
-    const extra = id !== null ? { id: id[1]! } : {};
-    if (value.ok) found.calls.push({ ...span, name, arguments: asArguments(value.value), ...extra });
-    else found.problems.push({ ...span, name, ...extra, code: 'INVALID_ARGUMENTS', message: `Mistral call to '${name}': expected JSON arguments after [ARGS]: ${value.error}` });
+    const callId = id?.[1];
+    if (value.ok) found.calls.push(foundCall(span, name, asArguments(value.value), callId));
+    else found.problems.push({ start: span.start, end: span.end, name, ...(callId !== undefined ? { id: callId } : {}), code: 'INVALID_ARGUMENTS', message: `Mistral call to '${name}': expected JSON arguments after [ARGS]: ${value.error}` });
     at = next;
   }
-  return { calls: found.calls, problems: found.problems, ...(pending !== undefined ? { pending } : {}) };
+  return formatResult(found.calls, found.problems, pending);
 }
 
 export const mistral: ToolCallFormat = {
   name: 'mistral',
   models: 'Mistral, Mixtral, Nemo, Small, Magistral, Devstral, Ministral',
+  markers: '[',
   detect: (text) => text.indexOf(MARKER),
   parse,
 };

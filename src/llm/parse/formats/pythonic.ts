@@ -1,3 +1,4 @@
+import { formatResult } from '../json-calls.js';
 import type { FormatContext, FormatResult, FoundCall, FoundProblem, Span, ToolCallFormat } from '../format.js';
 import { isPlaceholderName } from '../not-a-call.js';
 import { PyReader, PySyntaxError, type PyCall } from '../python-literal.js';
@@ -151,16 +152,17 @@ function parse(text: string, context: FormatContext): FormatResult {
     // A list ends at its `]`; a marked block at its closing token.
     claims.push({ start: block.start, end: block.closed ? block.end : Math.min(block.end, stop) });
   }
-  return { calls: out.calls, problems: out.problems, claims, ...(pending !== undefined ? { pending } : {}) };
+  return formatResult(out.calls, out.problems, pending, claims);
 }
 
 export const pythonic: ToolCallFormat = {
   name: 'pythonic',
   models: 'Llama 3.2 / 4 call lists, Gemma tool_code, Llama 3.1 built-ins (brave_search.call)',
   detect: (text) => {
-    const tag = text.indexOf('<|python_');
+    // One-character searches first: a whole marker searched in a CJK text costs far more.
+    const tag = text.indexOf('<') < 0 ? -1 : text.indexOf('<|python_');
     if (tag >= 0) return tag;
-    const code = text.indexOf('```tool_code');
+    const code = text.indexOf('`') < 0 ? -1 : text.indexOf('```tool_code');
     if (code >= 0) return code;
     // A list at the start of the message (or, while streaming, a start that may become one).
     let i = 0;

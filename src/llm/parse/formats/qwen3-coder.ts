@@ -1,5 +1,5 @@
 import type { FormatContext, FormatResult, ToolCallFormat } from '../format.js';
-import { newFound } from '../json-calls.js';
+import { formatResult, newFound } from '../json-calls.js';
 import { Seeker } from './special-tokens.js';
 import { tagValue, widen, wrapper } from './xml-tags.js';
 
@@ -45,7 +45,7 @@ function parse(text: string, context: FormatContext): FormatResult {
     const bodyEnd = close?.at ?? next?.at ?? text.length;
     const span = widen(text, { start: m.at, end: close?.end ?? bodyEnd }, WRAP);
     if (name === '') {
-      found.problems.push({ ...span, message: 'Qwen3-Coder <function=…> without a function name' });
+      found.problems.push({ start: span.start, end: span.end, message: 'Qwen3-Coder <function=…> without a function name' });
       continue;
     }
     const args: Record<string, unknown> = {};
@@ -59,17 +59,18 @@ function parse(text: string, context: FormatContext): FormatResult {
       p = nextParam;
     }
     if (count === 0 && text.slice(bodyStart, bodyEnd).trim() !== '') {
-      found.problems.push({ ...span, name, code: 'INVALID_ARGUMENTS', message: `Qwen3-Coder call to '${name}': no <parameter=…> tags inside <function=${name}>` });
+      found.problems.push({ start: span.start, end: span.end, name, code: 'INVALID_ARGUMENTS', message: `Qwen3-Coder call to '${name}': no <parameter=…> tags inside <function=${name}>` });
       continue;
     }
-    found.calls.push({ ...span, name, arguments: args });
+    found.calls.push({ start: span.start, end: span.end, name, arguments: args });
   }
-  return { calls: found.calls, problems: found.problems, ...(pending !== undefined ? { pending } : {}) };
+  return formatResult(found.calls, found.problems, pending);
 }
 
 export const qwen3Coder: ToolCallFormat = {
   name: 'qwen3-coder',
   models: 'Qwen3-Coder, Qwen3.5 (XML parameters)',
+  markers: '<',
   detect: (text) => text.indexOf('<function='),
   parse,
 };

@@ -1,5 +1,5 @@
 import type { FormatContext, FormatResult, ToolCallFormat } from '../format.js';
-import { newFound } from '../json-calls.js';
+import { formatResult, newFound } from '../json-calls.js';
 import { matchBracket } from '../match-bracket.js';
 
 // A text protocol many prompts teach (SPEC §4): the name in one tag, JSON arguments in the next.
@@ -50,8 +50,8 @@ function parse(text: string, context: FormatContext): FormatResult {
       continue;
     }
     const after = readArgs(text, nameClose.after, close);
-    // While streaming, a name with nothing after it yet may still get its <args>.
-    const waiting = after === 'open' || (after.args === undefined && text.slice(after.end).trim() === '');
+    // While streaming, a name with nothing after it yet (or an <args> tag half arrived) may still get its <args>.
+    const waiting = after === 'open' || (after.args === undefined && isArgsTagPrefix(text.slice(after.end)));
     if (context.partial && waiting) {
       pending = at;
       break;
@@ -61,11 +61,17 @@ function parse(text: string, context: FormatContext): FormatResult {
       break;
     }
     const span = { start: at, end: after.end };
-    if (after.args === undefined) found.calls.push({ ...span, name, arguments: {} });
-    else found.calls.push({ ...span, name, arguments: after.args });
+    if (after.args === undefined) found.calls.push({ start: span.start, end: span.end, name, arguments: {} });
+    else found.calls.push({ start: span.start, end: span.end, name, arguments: after.args });
     OPEN.lastIndex = after.end;
   }
-  return { calls: found.calls, problems: found.problems, ...(pending !== undefined ? { pending } : {}) };
+  return formatResult(found.calls, found.problems, pending);
+}
+
+/** True for nothing but spaces, or the start of an args tag still arriving (`<ar`). */
+function isArgsTagPrefix(rest: string): boolean {
+  const start = rest.trimStart().toLowerCase();
+  return start === '' || (start.length < 12 && ('<args>'.startsWith(start) || '<arguments>'.startsWith(start)));
 }
 
 /** The arguments after `</tool>`: an args tag, a bare object, or none. */
@@ -92,6 +98,7 @@ function readArgs(text: string, from: number, close: (tag: string, from: number)
 export const toolTags: ToolCallFormat = {
   name: 'tool-tags',
   models: 'prompted text protocols (<tool>NAME</tool><args>{…}</args>)',
+  markers: '<',
   detect: (text) => {
     const at = text.indexOf('<tool');
     return at >= 0 ? at : text.indexOf('<TOOL');

@@ -1,0 +1,67 @@
+import { matchBracket } from './match-bracket.js';
+
+// What the tool-call stream notices in each delta, before it decides whether to read: which
+// characters could open or close a call of a built-in format, and where the first object still
+// open starts. Split from tool-call-stream.ts, which keeps the state between deltas.
+
+// The characters the stream cares about, by kind: what can end a call, what a built-in format's
+// opening marker holds (besides `{`), and colons (a JSON key). A table lookup per character is the
+// cheapest way to look at every character once.
+export const TRIGGER = 1;
+export const MARKER = 2;
+export const COLON = 4;
+/** A `>`: it ends a call only when it ends a closing tag or an end token (built-in formats). */
+export const ANGLE = 8;
+/** A `]`: it ends a call unless it ends a marker token (`[TOOL_CALLS]`, `[ARGS]`, `[CALL_ID]`). */
+export const SQUARE = 32;
+/** A marker token a `]` ends. */
+export const MARKER_TOKEN = /\[[A-Z_]+\]$/;
+/**
+ * A message that starts like this is no Llama call list (`[`), no Functionary recipient (a bare
+ * name on its own line) and no hidden reasoning (`<think>`): the formats that look at the start
+ * of a message have nothing to read there, so the start needs no read of its own.
+ */
+export const PROSE_START = /^\s*(?:[^\s[<A-Za-z_]|[A-Za-z_][\w.-]*[^\w.\n-])/;
+/** A full-width `｛`: searching a CJK text for it natively is slow, so it is searched only where one was seen. */
+export const WIDE_BRACE = 16;
+/** A `_`: where one was seen, a closing brace looks for `tool_use` just before it. */
+export const UNDERSCORE = 64;
+/** The tag a `>` closes ends a call: `</…>`, `<|call|>`, `…end|>`, `<|eom_id|>`, `<｜tool▁call▁end｜>`. */
+export const CLOSING_TAG = /^<\/|(?:end|call|_id)[|\uff5c]>$/i;
+const KINDS = new Uint8Array(0x10000);
+for (const c of '})\uff5d') KINDS[c.charCodeAt(0)] = TRIGGER;
+KINDS[0x5d] = SQUARE;
+for (const c of '<[=\uff5c\u2581') KINDS[c.charCodeAt(0)] = MARKER;
+for (const c of ':\uff1a') KINDS[c.charCodeAt(0)] = COLON;
+KINDS[0x60] = TRIGGER | MARKER; // ` closes and opens fences
+KINDS[0x3e] = ANGLE | MARKER; // > closes tags and opens Functionary's >>>
+KINDS[0xff5b] = WIDE_BRACE;
+KINDS[0x5f] = UNDERSCORE;
+
+const ANY_NOTABLE = /[}\])\uff5d<[=\uff5c\u2581:\uff1a`>\uff5b_]/;
+
+/**
+ * Which kinds of notable characters `text` holds (a bit set). A delta is a few characters: the
+ * table is cheaper than calling a regular expression (measured: 7 against 10 µs for 512 deltas of 8).
+ * A long text is first searched natively, since most hold none.
+ */
+export function notable(text: string): number {
+  if (text.length > 64 && !ANY_NOTABLE.test(text)) return 0;
+  let kinds = 0;
+  for (let i = 0; i < text.length; i++) kinds |= KINDS[text.charCodeAt(i)]!;
+  return kinds;
+}
+
+/** The first `{` (or, when `wideToo`, `｛`) in `text` that does not close, or the length of the text. */
+export function firstOpenBrace(text: string, wideToo: boolean): number {
+  let wide = wideToo ? text.indexOf('\uff5b') : -1;
+  for (let at = 0; ; ) {
+    const ascii = text.indexOf('{', at);
+    if (wideToo && wide >= 0 && wide < at) wide = text.indexOf('\uff5b', at);
+    const brace = ascii < 0 ? wide : wide < 0 ? ascii : Math.min(ascii, wide);
+    if (brace < 0) return text.length;
+    const close = matchBracket(text, brace);
+    if (close < 0) return brace;
+    at = close + 1;
+  }
+}
