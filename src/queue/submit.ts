@@ -28,6 +28,8 @@ export interface Submission {
 }
 
 interface Waiter {
+  /** The run's epoch when it was (re)submitted: a finish under it or an older one is the last execution's. */
+  readonly since: number;
   readonly resolve: (result: RunResult) => void;
 }
 
@@ -61,7 +63,7 @@ export class QueueSubmitter {
     });
     // SPEC §7.2: an id that names a finished run returns its result; one still running is waited for.
     if (outcome.created || outcome.run.status === 'running') await this.enqueue(runId, 'run', outcome.run.chain, outcome.run.chain_hash, false);
-    return this.submission(runId);
+    return this.submission(runId, 0);
   }
 
   /** Continues (or redrives) a recorded run on the workers. */
@@ -70,13 +72,13 @@ export class QueueSubmitter {
       throw asStoreError(e, this.store.url);
     });
     if (run === undefined) throw new ToolchainError('RUN_NOT_FOUND', `no run ${runId} in the run store ${this.store.url}`);
-    if (run.status !== 'succeeded') {
-      // The job of the run's last execution is kept a while (removeOnComplete); a new one needs its id.
-      const old = await this.queue.getJob(runId);
-      if (old && run.status !== 'running') await old.remove().catch(() => undefined);
-      await this.enqueue(runId, 'resume', run.chain, run.chain_hash, allowChanged);
-    }
-    return this.submission(runId);
+    if (run.status === 'succeeded') return this.submission(runId, 0);
+    // The job of the run's last execution is kept a while (removeOnComplete); a new one needs its id.
+    const old = await this.queue.getJob(runId);
+    if (old && run.status !== 'running') await old.remove().catch(() => undefined);
+    await this.enqueue(runId, 'resume', run.chain, run.chain_hash, allowChanged);
+    // Its worker claims it (a new epoch) before it can finish again.
+    return this.submission(runId, run.status === 'running' ? 0 : run.epoch);
   }
 
   /** Asks the run to stop: the store's flag, and a message to the worker that runs it now. */
@@ -102,16 +104,17 @@ export class QueueSubmitter {
     }
   }
 
-  private submission(runId: string): Submission {
-    return { runId, result: (signal) => this.wait(runId, signal) };
+  private submission(runId: string, since: number): Submission {
+    return { runId, result: (signal) => this.wait(runId, since, signal) };
   }
 
-  private async wait(runId: string, signal: AbortSignal | undefined): Promise<RunResult> {
+  private async wait(runId: string, since: number, signal: AbortSignal | undefined): Promise<RunResult> {
     await this.listen();
     return new Promise<RunResult>((resolve) => {
       const onAbort = (): void => void this.cancel(runId).catch(() => undefined);
       signal?.addEventListener('abort', onAbort, { once: true });
       const waiter: Waiter = {
+        since,
         resolve: (result) => {
           signal?.removeEventListener('abort', onAbort);
           resolve(result);
@@ -152,11 +155,16 @@ export class QueueSubmitter {
       return; // the store is away: the next poll tries again
     }
     let result: RunResult | undefined;
-    if (run !== undefined && run.status !== 'running') result = storedResult(run, await this.store.getSteps(runId).catch(() => []));
+    const finishedEpoch = run !== undefined && run.status !== 'running' ? run.epoch : undefined;
+    if (run !== undefined && finishedEpoch !== undefined) result = storedResult(run, await this.store.getSteps(runId).catch(() => []));
     else if (failedReason !== undefined) result = jobFailed(runId, run, 'QUEUE_JOB_FAILED', `run ${runId}'s job failed on the workers after ${JOB_OPTIONS.attempts} tries: ${failedReason}; resume it with 'toolchain resume ${runId} --queue URL'`);
     if (result === undefined) return;
-    this.waiters.delete(runId);
-    for (const waiter of set) waiter.resolve(result);
+    for (const waiter of set) {
+      if (finishedEpoch !== undefined && finishedEpoch <= waiter.since) continue;
+      set.delete(waiter);
+      waiter.resolve(result);
+    }
+    if (set.size === 0) this.waiters.delete(runId);
     if (this.waiters.size === 0 && this.timer !== undefined) {
       clearInterval(this.timer);
       this.timer = undefined;

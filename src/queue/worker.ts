@@ -100,6 +100,7 @@ export async function startQueueWorker(engine: WorkerEngine, store: RunStore, cl
       const result = await engine.resume(runId, { claimLive: true, ...(data.allowChanged ? { allowChanged: true } : {}) });
       // Another execution of this run is in this process still (its lock was lost, then given back here): later.
       if (result.error?.code === 'RUN_IN_PROGRESS' || result.error?.code === 'STORE_UNAVAILABLE') throw new Error(result.error.message);
+      if (result.error?.code === 'STORE_FENCED') notice(`run ${runId}: STORE_FENCED, another worker took it over (this one lost its lock); stopped here`);
       return { status: result.status };
     } finally {
       running--;
