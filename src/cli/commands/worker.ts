@@ -55,6 +55,8 @@ async function work(ctx: CommandContext, flags: WorkerFlags): Promise<number> {
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new ToolchainError('USAGE', `--concurrency must be a whole number of at least 1, got '${flags.concurrency}'`);
   const graceMs = duration('grace', flags.grace, true);
   const say = (line: string): void => void io.stderr.write(`toolchain worker: ${line}\n`);
+  // The real exit: while the worker runs plugin code, process.exit is guarded (process-guard.ts).
+  const exitNow = process.exit.bind(process);
   const worker = await createWorker({
     queue: flags.queue,
     ...(flags.store !== undefined ? { store: flags.store } : {}),
@@ -78,12 +80,12 @@ async function work(ctx: CommandContext, flags: WorkerFlags): Promise<number> {
     say(`ready: ${worker.engine.chains().length} chains, up to ${concurrency} runs at once (pid ${process.pid})`);
     const signal = await untilSignal(() => {
       say('second signal: exiting now; the runs executing here will be resumed by other workers');
-      process.exit(130);
+      exitNow(130);
     });
     say(`${signal}: taking no more runs; ${worker.active()} executing, ${graceMs / 1000} s to finish`);
     const inTime = await worker.close(graceMs);
     say(inTime ? 'stopped' : 'grace over: the runs left are released to other workers');
-    if (!inTime) process.exit(EXIT_OK); // their steps are still executing here: leave them to the new owners
+    if (!inTime) exitNow(EXIT_OK); // their steps are still executing here: leave them to the new owners
     return EXIT_OK;
   } finally {
     unguard();
