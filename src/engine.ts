@@ -6,6 +6,7 @@ import { compileChain, createCompileCache, loadChainSet, type ChainPlan, type Ch
 import { describeKind, didYouMean, formatDiagnostic, hasErrors, suggestionSuffix, ToolchainError, type Diagnostic, type ErrorCode } from './common/errors.js';
 import { createBinder, createInputChecker, createSlots, executeChain, systemClock, type ExecutorHost, type LogEntry, type RunEvent, type RunOptions, type RunResult } from './executor/index.js';
 import { chainCallee } from './executor/step-callees.js';
+import { callElement, type DistributedElement, type ElementOutcome } from './executor/element-call.js';
 import { runAgent } from './llm/agent/index.js';
 import type { CallTargets, ChainCallOptions } from './llm/call-targets.js';
 import { DurableRuns, type StartOptions } from './runs/durable-runs.js';
@@ -46,6 +47,8 @@ export interface Engine extends CallTargets {
    * its result when wanted. A name that is no chain, or a queue that cannot be reached, throws.
    */
   submit(chain: string, input?: unknown, options?: StartOptions): Promise<Submission>;
+  /** One element of a distributed for_each (SPEC §7.3): what a queue worker executes for another worker's run. */
+  callElement(chain: string, step: string, element: DistributedElement, runId: string, signal?: AbortSignal): Promise<ElementOutcome>;
   /** Continues a run cut short (crash, kill, cancel) or failed (redrive): recorded successes are not run again. */
   resume(runId: string, options?: StartOptions): Promise<RunResult>;
   /** Asks a run to stop, wherever it runs (through the store); false when no such run is running. */
@@ -218,6 +221,11 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
       const runId = given.runId ?? randomUUID();
       const done = durable.start(plan, input, { ...observed(given), runId });
       return { runId, result: () => done };
+    },
+    async callElement(chain, step, element, runId, signal) {
+      const plan = lookup(chain);
+      if (plan === undefined) return { ok: false, error: unknownChain(chain), attempts: 0, started_at: host.clock.now(), duration_ms: 0 };
+      return callElement(host, plan, registry.current(), step, element, runId, signal);
     },
     resume: (runId, runOptions = {}) => (queued ? queued.resume(runId, runOptions) : durable.resume(runId, observed(runOptions))),
     cancel: async (runId) => (queued ? queued.cancel(runId) : (await durable.cancel(runId))?.status === 'running'),

@@ -92,6 +92,8 @@ export const ERROR_KINDS = {
   QUEUE_URL: 'usage',
   QUEUE_UNAVAILABLE: 'run',
   QUEUE_JOB_FAILED: 'run',
+  /** Not a failure: a run parked at a distributed for_each until workers have run its elements. */
+  RUN_SUSPENDED: 'run',
   // a model endpoint (agent steps)
   MODEL_ERROR: 'run',
   RATE_LIMITED: 'run',

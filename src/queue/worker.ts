@@ -4,6 +4,7 @@ import type { Clock } from '../common/clock.js';
 import type { ErrorCode } from '../common/errors.js';
 import type { ChainPlan } from '../compiler/plan.js';
 import type { RunResult } from '../executor/types.js';
+import { dispatchBatch, isElementJob, parentDistributor, processElement, type ElementCaller } from './distribute.js';
 import type { StartOptions } from '../runs/durable-runs.js';
 import type { RunStore, StoredRun } from '../store/types.js';
 import { subscribeCancel } from './cancel-channel.js';
@@ -37,7 +38,7 @@ export interface QueueWorkerOptions {
 }
 
 /** What a worker needs of the engine that executes its runs. */
-export interface WorkerEngine {
+export interface WorkerEngine extends ElementCaller {
   chain(name: string): ChainPlan | undefined;
   resume(runId: string, options?: StartOptions): Promise<RunResult>;
   cancel(runId: string): Promise<boolean>;
@@ -59,7 +60,7 @@ type Refusal = { readonly code: ErrorCode; readonly message: string } | undefine
 export async function startQueueWorker(engine: WorkerEngine, store: RunStore, clock: Clock, options: QueueWorkerOptions): Promise<QueueWorker> {
   const address = parseQueueUrl(options.queue);
   const notice = options.onNotice ?? ((): void => undefined);
-  const { Worker: WorkerClass, Queue: QueueClass } = await importBullMQ();
+  const { Worker: WorkerClass, Queue: QueueClass, WaitingChildrenError } = await importBullMQ();
   const connection = await workerConnection(address);
   const warning = await memoryPolicyWarning(connection, address.display);
   if (warning !== undefined) notice(`warning: ${warning}`);
@@ -85,7 +86,23 @@ export async function startQueueWorker(engine: WorkerEngine, store: RunStore, cl
     return undefined;
   }
 
-  async function process(job: Job): Promise<{ status: string }> {
+  /** Elements executing here, by run: a cancel aborts them. */
+  const elements = new Map<string, Set<AbortController>>();
+  async function element(job: Job): Promise<unknown> {
+    if (!isElementJob(job.data)) throw new Error(`job ${job.id}: not an element job`);
+    const abort = new AbortController();
+    const set = elements.get(job.data.runId) ?? new Set();
+    elements.set(job.data.runId, set.add(abort));
+    try {
+      return await processElement(engine, store, job.data, abort.signal);
+    } finally {
+      set.delete(abort);
+      if (set.size === 0) elements.delete(job.data.runId);
+    }
+  }
+
+  async function handle(job: Job, token?: string): Promise<unknown> {
+    if (job.name === 'element') return element(job);
     const runId = job.id!;
     const data = decodeJob(job.data, runId);
     const run = await store.getRun(runId);
@@ -97,7 +114,17 @@ export async function startQueueWorker(engine: WorkerEngine, store: RunStore, cl
     if (run.status === 'running' && run.cancel_requested) return { status: await refuse(run, 'cancelled', { code: 'ABORTED', message: `run ${runId} was cancelled` }) };
     running++;
     try {
-      const result = await engine.resume(runId, { claimLive: true, ...(data.allowChanged ? { allowChanged: true } : {}) });
+      const { distributor, batch } = await parentDistributor(job);
+      const result = await engine.resume(runId, { claimLive: true, distributor, ...(data.allowChanged ? { allowChanged: true } : {}) });
+      const parked = batch();
+      if (result.error?.code === 'RUN_SUSPENDED' && parked !== undefined) {
+        const now = await store.getRun(runId);
+        const stepIndex = engine.chain(data.chain)?.steps.findIndex((s) => s.name === parked.step) ?? -1;
+        const run = { id: runId, chain: data.chain, hash: data.hash, epoch: now?.epoch ?? 0, stepIndex };
+        if (await dispatchBatch(queue, job, token!, run, parked.step, parked.elements)) throw new WaitingChildrenError();
+        // The children were done already: BullMQ leaves the job with this worker; resume at once.
+        return await handle(job, token);
+      }
       // Another execution of this run is in this process still (its lock was lost, then given back here): later.
       if (result.error?.code === 'RUN_IN_PROGRESS' || result.error?.code === 'STORE_UNAVAILABLE') throw new Error(result.error.message);
       if (result.error?.code === 'STORE_FENCED') notice(`run ${runId}: STORE_FENCED, another worker took it over (this one lost its lock); stopped here`);
@@ -107,8 +134,10 @@ export async function startQueueWorker(engine: WorkerEngine, store: RunStore, cl
     }
   }
 
+  const queue: Queue = new QueueClass(address.name, { connection });
+  queue.on('error', () => undefined);
   const stalledInterval = options.stalledIntervalMs ?? 30_000;
-  const worker: Worker = new WorkerClass(address.name, process, {
+  const worker: Worker = new WorkerClass(address.name, handle, {
     connection,
     concurrency: options.concurrency ?? 8,
     stalledInterval,
@@ -120,10 +149,10 @@ export async function startQueueWorker(engine: WorkerEngine, store: RunStore, cl
 
   const subscriber = connection.duplicate();
   subscriber.on('error', () => undefined);
-  await subscribeCancel(subscriber, address.name, (runId) => void engine.cancel(runId).catch(() => undefined));
-
-  const queue: Queue = new QueueClass(address.name, { connection });
-  queue.on('error', () => undefined);
+  await subscribeCancel(subscriber, address.name, (runId) => {
+    void engine.cancel(runId).catch(() => undefined);
+    for (const abort of elements.get(runId) ?? []) abort.abort();
+  });
   const pass = async (): Promise<void> => {
     try {
       const again = await reconcile(queue, store, clock);

@@ -162,6 +162,8 @@ export class DurableRuns {
     // SPEC §7.2: reported finished only once every result it recorded is written.
     try {
       await this.recorder.settled(id);
+      // Parked at a distributed for_each (SPEC §7.3): still running; its worker resumes it later.
+      if (result.error?.code === 'RUN_SUSPENDED') return result;
       const status = endStatus(result);
       const end = { status, outputs: status === 'succeeded' ? result.outputs : null, error: result.error ?? null, finished_at: this.s.clock.now() };
       if ((await this.s.store.finishRun(id, epoch, end)) === 'fenced') throw fenced(id);
@@ -224,7 +226,7 @@ export class DurableRuns {
 
 /** The caller's options with the run's own parts (a literal, not a spread: this is on every run's path). */
 function runOptions(o: RunOptions, runId: string, recorder: StepRecorder, control: RunControl, restored: ReadonlyMap<string, StepRecord> | undefined): RunOptions {
-  return { signal: o.signal, onEvent: o.onEvent, approve: o.approve, concurrency: o.concurrency, debug: o.debug, onProgress: o.onProgress, runId, recorder, restored, control, ...(o.mocks ? { mocks: o.mocks } : {}) };
+  return { signal: o.signal, onEvent: o.onEvent, approve: o.approve, concurrency: o.concurrency, debug: o.debug, onProgress: o.onProgress, runId, recorder, restored, control, ...(o.mocks ? { mocks: o.mocks } : {}), ...(o.distributor ? { distributor: o.distributor } : {}) };
 }
 
 function cancelled(id: string): ToolchainError {

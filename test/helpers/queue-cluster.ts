@@ -55,6 +55,9 @@ export function startWorker(spec: WorkerSpec): WorkerProcess {
 export interface Effect {
   readonly key: string;
   readonly pid: number;
+  /** When the call started and ended (ms since the epoch). */
+  readonly t0: number;
+  readonly t1: number;
 }
 
 export function readEffects(file: string): Effect[] {
