@@ -35,6 +35,8 @@ interface Waiter {
 
 export class QueueSubmitter {
   private events: Promise<QueueEvents> | undefined;
+  /** The events' own connection (BullMQ closes only connections it made itself). */
+  private eventsRedis: RedisClient | undefined;
   private readonly waiters = new Map<string, Set<Waiter>>();
   private timer: ReturnType<typeof setInterval> | undefined;
 
@@ -92,6 +94,7 @@ export class QueueSubmitter {
     if (this.timer !== undefined) clearInterval(this.timer);
     const events = await this.events?.catch(() => undefined);
     await events?.close().catch(() => undefined);
+    this.eventsRedis?.disconnect();
     await this.queue.close().catch(() => undefined);
     this.redis.disconnect();
   }
@@ -131,7 +134,8 @@ export class QueueSubmitter {
   private async listen(): Promise<void> {
     this.events ??= (async () => {
       const { QueueEvents } = await importBullMQ();
-      const events = new QueueEvents(this.address.name, { connection: await workerConnection(this.address) });
+      this.eventsRedis = await workerConnection(this.address);
+      const events = new QueueEvents(this.address.name, { connection: this.eventsRedis });
       events.on('error', () => undefined); // it reconnects; the store poll covers the gap
       events.on('completed', ({ jobId }) => void this.check(jobId));
       events.on('failed', ({ jobId, failedReason }) => void this.check(jobId, failedReason));
