@@ -2,7 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { Redis } from 'ioredis';
 import { createEngine, type Engine } from '../src/index.js';
+import { runCli } from './helpers/run-cli.js';
 import type { PrivateRedis } from './fixtures/store/private-redis.js';
 import { FIXTURE, privateQueueRedis, readEffects, startWorker, until, type WorkerProcess } from './helpers/queue-cluster.js';
 
@@ -79,5 +81,26 @@ describe('operating the workers', () => {
     const second = spawn([], { EFFECT_LOG: log });
     expect(await submitted.result()).toMatchObject({ status: 'succeeded', outputs: { value: 5 } });
     expect(readEffects(log).filter((e) => e.pid === second.pid).length).toBeGreaterThan(0);
+  });
+
+  it("warns at start when Redis may evict keys (maxmemory-policy other than noeviction)", async () => {
+    const admin = new Redis(redis.url);
+    try {
+      await admin.config('SET', 'maxmemory-policy', 'allkeys-lru');
+      const worker = spawn([]);
+      await worker.ready;
+      expect(worker.stderr()).toContain("has maxmemory-policy 'allkeys-lru': it may evict queued runs and their locks when memory runs out; set 'maxmemory-policy noeviction'");
+    } finally {
+      await admin.config('SET', 'maxmemory-policy', 'noeviction');
+      admin.disconnect();
+    }
+  });
+
+  it('refuses a queue URL that is not Redis, and a --no-wait without a queue, with exit code 2', async () => {
+    const chains = ['--chains', join(FIXTURE, 'chains'), '--plugins', join(FIXTURE, 'plugins')];
+    const bad = await runCli([...chains, 'run', 'five', '--queue', 'postgres://localhost/x']);
+    expect(bad).toMatchObject({ code: 2, stderr: expect.stringContaining("QUEUE_URL queue 'postgres://localhost/x': a queue lives in Redis, not 'postgres:'; expected redis://HOST:PORT[/DB][?queue=NAME] or rediss://…") });
+    const noWait = await runCli([...chains, 'run', 'five', '--no-wait', '--store', 'memory:']);
+    expect(noWait).toMatchObject({ code: 2, stderr: expect.stringContaining('--no-wait needs --queue') });
   });
 });
