@@ -53,6 +53,8 @@ export interface Engine extends CallTargets {
   resume(runId: string, options?: StartOptions): Promise<RunResult>;
   /** Asks a run to stop, wherever it runs (through the store); false when no such run is running. */
   cancel(runId: string): Promise<boolean>;
+  /** True when runs go to a queue's workers (`createEngine({ queue })`) instead of executing here. */
+  readonly queued: boolean;
   /** Prometheus text of the engine's metrics (SPEC §8); needs `observe`. */
   metrics(): Promise<string>;
   /** What observes every run, when the engine was made with `observe`. */
@@ -214,6 +216,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
       return observer.metrics();
     },
     observer,
+    queued: submitter !== undefined,
     async submit(name, input, given = {}) {
       if (queued) return queued.submit(name, input, given);
       const plan = lookup(name);
