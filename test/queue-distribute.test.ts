@@ -73,4 +73,23 @@ describe('distributed for_each', () => {
     expect(result).toMatchObject({ status: 'succeeded' });
     expect(readEffects(log)).toHaveLength(30);
   }, 30_000);
+
+  it("an element's failure comes back from its job: on_error continue keeps it in its slot, fail fails the run with it", async () => {
+    const log = join(root, 'odd.log');
+    const pool = [0, 1].map(() => spawn(['--concurrency', '4'], log));
+    await Promise.all(pool.map((w) => w.ready));
+    const kept = await engine.run('spread_odd', { n: 6 }, { runId: 'odd-continue' });
+    expect(kept).toMatchObject({ status: 'succeeded' });
+    expect((kept.outputs as { results: unknown[] }).results).toEqual([
+      { value: 0 },
+      { error: { code: 'ODD', message: '1 is odd' } },
+      { value: 2 },
+      { error: { code: 'ODD', message: '3 is odd' } },
+      { value: 4 },
+      { error: { code: 'ODD', message: '5 is odd' } },
+    ]);
+    const failed = await engine.run('spread_fail', { n: 6 }, { runId: 'odd-fail' });
+    expect(failed).toMatchObject({ status: 'failed', error: { code: 'ODD', message: expect.stringMatching(/^item [135]: [135] is odd$/) } });
+    expect(await engine.runs.get('odd-fail')).toMatchObject({ status: 'failed' });
+  }, 30_000);
 });
