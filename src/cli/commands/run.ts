@@ -59,6 +59,7 @@ async function runCommand(ctx: CommandContext, chainName: string, flags: RunFlag
   }
   const mocks = parseMocks(flags.mock);
   if (mocks && flags.queue !== undefined) throw new ToolchainError('USAGE', '--mock makes a dry run in this process; it cannot go with --queue');
+  if (concurrency !== undefined && flags.queue !== undefined) throw new ToolchainError('USAGE', "--concurrency limits steps in this process; with --queue the chain's own concurrency applies on the workers");
   const session = openSession(io, flags, globals);
   try {
     // One run calls a few of the installed tools: compile their validators and import their

@@ -7,6 +7,7 @@ import type { CommandContext } from '../main.js';
 import { showDiagnostic } from '../paths.js';
 import { guardProcess } from '../process-guard.js';
 import { ISOLATION_HELP, isolationFlag } from '../shared-options.js';
+import { storeUrl } from '../store-url.js';
 
 // `toolchain worker --queue redis://…` (SPEC §7.3): executes the queue's runs with this folder's
 // chains and plugins (reloaded when they change), recording them in the shared store. SIGTERM or
@@ -30,7 +31,7 @@ export function registerWorker(program: Command, ctx: CommandContext): void {
     .description('execute the runs of a queue (BullMQ on Redis) with this folder\'s chains and plugins')
     .requiredOption('--queue <url>', 'the queue: redis://HOST:PORT[/DB][?queue=NAME]')
     .option('--concurrency <n>', 'runs executing at once in this worker', '8')
-    .option('--store <url>', 'the shared run store (default: the queue\'s Redis; postgres://… outlives Redis)')
+    .option('--store <url>', 'the shared run store (default: TOOLCHAIN_STORE, else the queue\'s Redis; postgres://… outlives Redis)')
     .option('--grace <duration>', 'on SIGTERM/SIGINT, how long runs executing may take before they are released to other workers', '30s')
     .option('--stalled-interval <duration>', 'how soon a dead worker\'s runs are taken over (its lock\'s lifetime and the check\'s period)', '30s')
     .option('--reconcile-interval <duration>', 'how often running runs whose job Redis lost are enqueued again', '30s')
@@ -59,7 +60,8 @@ async function work(ctx: CommandContext, flags: WorkerFlags): Promise<number> {
   const exitNow = process.exit.bind(process);
   const worker = await createWorker({
     queue: flags.queue,
-    ...(flags.store !== undefined ? { store: flags.store } : {}),
+    // --store, else TOOLCHAIN_STORE, else the queue's Redis (not the CLI's SQLite file: workers share their store).
+    ...(flags.store ?? io.env.TOOLCHAIN_STORE ? { store: storeUrl(flags.store, io) } : {}),
     chainsDir: globals.chains,
     pluginsDir: globals.plugins,
     watch: flags.watch,
