@@ -13,6 +13,7 @@ import { benchLlmParse } from './llm-parse.js';
 import { benchRegistryValidation } from './registry-validation.js';
 import { benchReloadLatency } from './reload-latency.js';
 import { benchReloadMemory } from './reload-memory.js';
+import { benchQueue } from './queue.js';
 import { benchServe } from './serve.js';
 import { benchStore } from './store.js';
 
@@ -30,6 +31,7 @@ const benches: (() => Promise<BenchResult>)[] = [
   benchServe,
   benchStore,
   benchDurable,
+  benchQueue,
 ];
 
 for (const bench of benches) {

@@ -6,6 +6,7 @@ import { compileChain, createCompileCache, loadChainSet, type ChainPlan, type Ch
 import { describeKind, didYouMean, formatDiagnostic, hasErrors, suggestionSuffix, ToolchainError, type Diagnostic, type ErrorCode } from './common/errors.js';
 import { createBinder, createInputChecker, createSlots, executeChain, systemClock, type ExecutorHost, type LogEntry, type RunEvent, type RunOptions, type RunResult } from './executor/index.js';
 import { chainCallee } from './executor/step-callees.js';
+import { callElement, type DistributedElement, type ElementOutcome } from './executor/element-call.js';
 import { runAgent } from './llm/agent/index.js';
 import type { CallTargets, ChainCallOptions } from './llm/call-targets.js';
 import { DurableRuns, type StartOptions } from './runs/durable-runs.js';
@@ -17,6 +18,9 @@ import type { Observer } from './observe/index.js';
 import { checkConcurrency, checkLoadOptions, type EngineOptions } from './engine/options.js';
 import { keepLastGood } from './engine/keep-last-good.js';
 import { failedBeforeStart } from './engine/refuse.js';
+import { queueMode } from './engine/queue-mode.js';
+import { parseQueueUrl } from './queue/connection.js';
+import { QueueSubmitter, type Submission } from './queue/submit.js';
 import { createPluginHost, watchFiles, type PluginHost, type PluginStatus } from './plugins/index.js';
 import { createRegistry, createSchemaCompiler } from './registry/index.js';
 import type { Tool, ToolDefinition, ToolSet } from './registry/types.js';
@@ -38,10 +42,19 @@ export interface Engine extends CallTargets {
    * a live one refused (RUN_IN_PROGRESS), one whose owner died resumed.
    */
   run(chain: string, input?: unknown, options?: StartOptions): Promise<RunResult>;
+  /**
+   * Starts a run and returns as soon as it is recorded (and, with `queue`, enqueued): its id, and
+   * its result when wanted. A name that is no chain, or a queue that cannot be reached, throws.
+   */
+  submit(chain: string, input?: unknown, options?: StartOptions): Promise<Submission>;
+  /** One element of a distributed for_each (SPEC §7.3): what a queue worker executes for another worker's run. */
+  callElement(chain: string, step: string, element: DistributedElement, runId: string, signal?: AbortSignal): Promise<ElementOutcome>;
   /** Continues a run cut short (crash, kill, cancel) or failed (redrive): recorded successes are not run again. */
   resume(runId: string, options?: StartOptions): Promise<RunResult>;
   /** Asks a run to stop, wherever it runs (through the store); false when no such run is running. */
   cancel(runId: string): Promise<boolean>;
+  /** True when runs go to a queue's workers (`createEngine({ queue })`) instead of executing here. */
+  readonly queued: boolean;
   /** Prometheus text of the engine's metrics (SPEC §8); needs `observe`. */
   metrics(): Promise<string>;
   /** What observes every run, when the engine was made with `observe`. */
@@ -106,7 +119,9 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
     checkInput: createInputChecker((schema) => registry.schemas.compile(schema, 'arguments').validate),
     agents: runAgent,
   };
-  const store = typeof options.store === 'object' ? options.store : await openStore(options.store ?? 'memory:', { durability: options.durability ?? 'normal' });
+  // With a queue, runs are recorded where the workers record them: by default the queue's Redis.
+  const address = options.queue !== undefined ? parseQueueUrl(options.queue) : undefined;
+  const store = typeof options.store === 'object' ? options.store : await openStore(options.store ?? address?.redis ?? 'memory:', { durability: options.durability ?? 'normal' });
   if (typeof options.store !== 'object') closers.push(() => store.close());
   const durable = new DurableRuns({
     store,
@@ -119,6 +134,8 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
     refuse: (chain, runId, error, input, runOptions) => failedBeforeStart(host, chain, runId, error, input, runOptions),
   });
   closers.push(() => durable.close());
+  const submitter = address ? await QueueSubmitter.open(address, store, host.clock) : undefined;
+  if (submitter) closers.unshift(() => submitter.close());
 
   async function reloadChains(): Promise<void> {
     if (chainsDir === undefined) return;
@@ -181,9 +198,12 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
     return { code: 'CHAIN_NOT_FOUND', message: `no chain named '${name}'${suggestionSuffix(suggestion)}` };
   }
 
+  const queued = submitter ? queueMode({ submitter, lookup, unknownChain, refuse: (chain, runId, error, input, o) => failedBeforeStart(host, chain, runId, error, input, o) }) : undefined;
+
   return {
     async run(name, input, given = {}) {
       checkConcurrency('concurrency', given.concurrency);
+      if (queued && typeof name === 'string') return queued.run(name, input, given);
       if (typeof name !== 'string') return failedBeforeStart(host, '', given.runId, { code: 'CHAIN_NOT_FOUND', message: `the chain to run must be named by a string, got ${describeKind(name)}` }, input, given);
       const runOptions = observed(given);
       const plan = lookup(name);
@@ -196,8 +216,22 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
       return observer.metrics();
     },
     observer,
-    resume: (runId, runOptions = {}) => durable.resume(runId, observed(runOptions)),
-    cancel: async (runId) => (await durable.cancel(runId))?.status === 'running',
+    queued: submitter !== undefined,
+    async submit(name, input, given = {}) {
+      if (queued) return queued.submit(name, input, given);
+      const plan = lookup(name);
+      if (plan === undefined) throw new ToolchainError(unknownChain(name).code, unknownChain(name).message);
+      const runId = given.runId ?? randomUUID();
+      const done = durable.start(plan, input, { ...observed(given), runId });
+      return { runId, result: () => done };
+    },
+    async callElement(chain, step, element, runId, signal) {
+      const plan = lookup(chain);
+      if (plan === undefined) return { ok: false, error: unknownChain(chain), attempts: 0, started_at: host.clock.now(), duration_ms: 0 };
+      return callElement(host, plan, registry.current(), step, element, runId, signal);
+    },
+    resume: (runId, runOptions = {}) => (queued ? queued.resume(runId, runOptions) : durable.resume(runId, observed(runOptions))),
+    cancel: async (runId) => (queued ? queued.cancel(runId) : (await durable.cancel(runId))?.status === 'running'),
     runs: { list: (filter) => durable.list(filter), get: (runId) => durable.get(runId) },
     registerTool: (def) => registry.register(def),
     addChain(text, file = '<memory>') {

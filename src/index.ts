@@ -62,6 +62,9 @@ export { compilePath, compileValue, compileCondition, parseDuration, ExprSyntaxE
 export type { CompiledPath, CompiledValue, CompiledCondition, Getter, PathRef, RunContext, ExprProblem } from './expr/types.js';
 
 export { createEngine, type Engine, type EngineOptions } from './engine.js';
+export { createWorker, type WorkerOptions, type ToolchainWorker } from './worker.js';
+export type { QueueWorkerOptions } from './queue/worker.js';
+export type { Submission } from './queue/submit.js';
 export { systemClock, type Clock } from './executor/index.js';
 export { callForOutcome, type Callee, type CallOutcome, type CallSite, type CallOwner, type RetryReport, type FallbackKind } from './call/index.js';
 export type {

@@ -88,6 +88,12 @@ export const ERROR_KINDS = {
   RUN_NOT_FOUND: 'usage',
   RUN_IN_PROGRESS: 'usage',
   CHAIN_CHANGED: 'definition',
+  // the queue of runs (SPEC §7.3)
+  QUEUE_URL: 'usage',
+  QUEUE_UNAVAILABLE: 'run',
+  QUEUE_JOB_FAILED: 'run',
+  /** Not a failure: a run parked at a distributed for_each until workers have run its elements. */
+  RUN_SUSPENDED: 'run',
   // a model endpoint (agent steps)
   MODEL_ERROR: 'run',
   RATE_LIMITED: 'run',

@@ -132,6 +132,10 @@ export interface Step {
    */
   max_concurrency?: number;
   /**
+   * With for_each on a tool step, run by workers (toolchain worker): each element becomes a job any worker can take; the run waits without holding a worker. Without a queue, the elements run here as usual.
+   */
+  distribute?: boolean;
+  /**
    * fail (default) stops the run; continue records { error } as the output.
    */
   on_error?: 'fail' | 'continue';

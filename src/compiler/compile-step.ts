@@ -48,7 +48,7 @@ export function compileStep(raw: RawStep, index: number, sink: DiagnosticSink): 
   if (raw.for_each !== undefined) {
     try {
       const items = compilePath(raw.for_each);
-      forEach = { items, ...(raw.max_concurrency !== undefined ? { maxConcurrency: raw.max_concurrency } : {}) };
+      forEach = { items, ...(raw.max_concurrency !== undefined ? { maxConcurrency: raw.max_concurrency } : {}), ...(raw.distribute === true ? { distribute: true as const } : {}) };
       refs.push({ root: items.root, source: items.source, pointer: `${pointer}/for_each` });
     } catch (err) {
       if (!(err instanceof ExprSyntaxError)) throw err;
@@ -57,6 +57,9 @@ export function compileStep(raw: RawStep, index: number, sink: DiagnosticSink): 
   } else if (raw.max_concurrency !== undefined) {
     sink.error('BAD_VALUE', `${pointer}/max_concurrency`, `step '${raw.name}' sets max_concurrency without for_each`);
   }
+
+  // An element job carries its tool call's arguments; a sub-chain or an agent has no such call.
+  if (raw.distribute === true && raw.tool === undefined) sink.error('BAD_VALUE', `${pointer}/distribute`, `step '${raw.name}' sets distribute, which needs a tool step with for_each (not chain: or agent:)`);
 
   // SPEC §2.4: on a for_each step, a `when` that reads the element decides for each element.
   if (forEach && when?.refs.some((r) => r.root === 'item' || r.root === 'index')) forEach = { ...forEach, whenPerItem: true };

@@ -63,7 +63,8 @@ export interface PlanStep {
   readonly input: CompiledValue;
   readonly when?: CompiledCondition;
   /** `whenPerItem`: the step's `when` reads `$.item` or `$.index`, so it decides per element (SPEC §2.4). */
-  readonly forEach?: { readonly items: CompiledPath; readonly maxConcurrency?: number; readonly whenPerItem?: true };
+  /** `distribute`: on workers, each element is a job of its own (SPEC §7.3). */
+  readonly forEach?: { readonly items: CompiledPath; readonly maxConcurrency?: number; readonly whenPerItem?: true; readonly distribute?: true };
   readonly timeoutMs?: number;
   readonly retry: RetryPolicy;
   readonly fallback?: FallbackPolicy;

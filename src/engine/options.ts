@@ -48,6 +48,12 @@ export interface EngineOptions {
    */
   readonly store?: string | RunStore;
   readonly durability?: Durability;
+  /**
+   * `redis://HOST:PORT[/DB][?queue=NAME]` (SPEC §7.3): runs are executed by workers
+   * (`toolchain worker`, `createWorker`) taking them from this BullMQ queue; `run` enqueues and
+   * waits for the result. The store then defaults to the queue's Redis.
+   */
+  readonly queue?: string;
   /** How long a run's owner holds it without renewing (default 30 s): a run whose owner died is resumable after that at the latest. */
   readonly leaseMs?: number;
   /**

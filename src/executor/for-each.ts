@@ -3,6 +3,7 @@ import { describeKind, ToolchainError, type StepError } from '../common/errors.j
 import type { PlanStep } from '../compiler/plan.js';
 import type { Run } from './run.js';
 import type { Abortable } from './types.js';
+import type { DistributedElement, Distributor } from './element-call.js';
 import { attemptInput } from './step-state.js';
 import { resolveArgs } from './step-work.js';
 
@@ -51,6 +52,9 @@ class ForEachGroup implements CallWatcher, Abortable {
   private active = 0;
   private feeding = false;
   private readonly whenPerItem: boolean;
+  /** SPEC §7.3 `distribute: true` on a worker: elements go to other jobs, the run parks meanwhile. */
+  private readonly remote: Distributor | undefined;
+  private readonly dispatched: DistributedElement[] = [];
 
   constructor(
     private readonly run: Run,
@@ -63,6 +67,7 @@ class ForEachGroup implements CallWatcher, Abortable {
     this.started = new Array<number>(items.length);
     this.name = run.plan.steps[index]!.name;
     this.whenPerItem = run.plan.steps[index]!.forEach?.whenPerItem === true;
+    this.remote = run.plan.steps[index]!.forEach?.distribute === true && run.keyPrefix === '' ? run.options.distributor : undefined;
   }
 
   launch(): void {
@@ -79,6 +84,11 @@ class ForEachGroup implements CallWatcher, Abortable {
       this.element(this.cursor++);
     }
     this.feeding = false;
+    // A batch of at most max_concurrency elements leaves; the run resumes when they are all done.
+    if (this.remote !== undefined && this.dispatched.length > 0 && !this.over) {
+      this.remote.dispatch(this.name, this.dispatched.splice(0));
+      this.run.stop({ code: 'RUN_SUSPENDED', message: `run ${this.run.runId} waits for the elements of '${this.name}' on the workers` }, 'RUN_SUSPENDED');
+    }
   }
 
   /** One element's call; its outcome comes back through the CallWatcher methods. */
@@ -101,7 +111,17 @@ class ForEachGroup implements CallWatcher, Abortable {
       if (!go) return this.settle(k, null, 0);
     }
     const { args, unresolved } = resolveArgs(this.run, this.index, scope);
+    if (this.remote !== undefined) return this.distributed(k, args, unresolved);
     performCall(this.run, this.run.site(this.index), this, k, args, scope, k, unresolved);
+  }
+
+  private distributed(k: number, args: Record<string, unknown>, unresolved: StepError | undefined): void {
+    if (unresolved !== undefined) return this.failed(k, unresolved);
+    const done = this.remote!.outcome(this.name, k);
+    if (done === undefined) return void this.dispatched.push({ index: k, args });
+    this.started[k] = done.started_at;
+    if (done.ok) this.succeeded(k, done.output, done.attempts, undefined);
+    else this.failed(k, done.error);
   }
 
   live(): boolean {

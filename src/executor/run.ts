@@ -36,7 +36,7 @@ export class Run implements CallOwner, CallWatcher {
   /** The run context of SPEC §2.3: inputs, then each finished step's output by name. Written only by WRITE_OUTPUT. */
   readonly context: Record<string, unknown>;
   bound!: BoundPlan;
-  private readonly options: RunOptions;
+  readonly options: RunOptions;
   private readonly states: StepState[];
   /** What each step at work can be cancelled through (its attempt, or its for_each group). */
   private readonly controls: (Abortable | undefined)[];

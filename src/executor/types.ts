@@ -4,6 +4,7 @@ import type { StepError, ToolchainError } from '../common/errors.js';
 import type { ChainPlan } from '../compiler/plan.js';
 import type { ApproveCallback } from '../registry/types.js';
 import type { AgentRunner } from './agent-step.js';
+import type { Distributor } from './element-call.js';
 import type { Binder } from './call-sites.js';
 import type { EventListener, ParentRef, RunError } from './events.js';
 import type { InputResult } from './run-inputs.js';
@@ -36,6 +37,8 @@ export interface RunOptions {
   readonly mocks?: StepMocks;
   /** Handlers' errors keep their stacks (`error.stack` in the result; `--debug`). */
   readonly debug?: boolean;
+  /** On a queue worker (SPEC §7.3): where a `distribute: true` for_each of the run (not of a sub-chain) sends its elements. */
+  readonly distributor?: Distributor;
   /** A for_each step's elements done so far, as they finish: for progress displays, not an event of SPEC §8. */
   readonly onProgress?: (progress: ForEachProgress) => void;
 }

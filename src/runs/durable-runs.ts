@@ -34,6 +34,11 @@ export interface DurableSettings {
 export interface StartOptions extends RunOptions {
   /** With the id of a run whose owner died and whose chain changed since: resume it anyway. */
   readonly allowChanged?: boolean;
+  /**
+   * The caller holds the queue's lock on this run (SPEC §7.3): take it over even from an owner
+   * that looks alive. Its lock ran out, so it is gone or stuck; the new epoch fences its writes.
+   */
+  readonly claimLive?: boolean;
 }
 
 /** A run executing here: how to stop it (bound when it starts; a stop asked for before that waits for it). */
@@ -120,7 +125,8 @@ export class DurableRuns {
     const now = this.s.clock.now();
     // This engine owns the run but runs it no more (its end could not be written): it is free.
     const abandonedHere = run.owner === this.owner && !this.active.has(run.id);
-    if (run.status === 'running' && !abandonedHere && (this.active.has(run.id) || ownerAlive(run, now))) {
+    const live = this.active.has(run.id) || (options.claimLive !== true && ownerAlive(run, now));
+    if (run.status === 'running' && !abandonedHere && live) {
       return refuse('RUN_IN_PROGRESS', `run ${run.id} is in progress (owner ${run.owner}); wait for it, or cancel it with 'toolchain runs cancel ${run.id}'`);
     }
     const plan = this.s.chain(run.chain);
@@ -156,6 +162,8 @@ export class DurableRuns {
     // SPEC §7.2: reported finished only once every result it recorded is written.
     try {
       await this.recorder.settled(id);
+      // Parked at a distributed for_each (SPEC §7.3): still running; its worker resumes it later.
+      if (result.error?.code === 'RUN_SUSPENDED') return result;
       const status = endStatus(result);
       const end = { status, outputs: status === 'succeeded' ? result.outputs : null, error: result.error ?? null, finished_at: this.s.clock.now() };
       if ((await this.s.store.finishRun(id, epoch, end)) === 'fenced') throw fenced(id);
@@ -218,7 +226,7 @@ export class DurableRuns {
 
 /** The caller's options with the run's own parts (a literal, not a spread: this is on every run's path). */
 function runOptions(o: RunOptions, runId: string, recorder: StepRecorder, control: RunControl, restored: ReadonlyMap<string, StepRecord> | undefined): RunOptions {
-  return { signal: o.signal, onEvent: o.onEvent, approve: o.approve, concurrency: o.concurrency, debug: o.debug, onProgress: o.onProgress, runId, recorder, restored, control, ...(o.mocks ? { mocks: o.mocks } : {}) };
+  return { signal: o.signal, onEvent: o.onEvent, approve: o.approve, concurrency: o.concurrency, debug: o.debug, onProgress: o.onProgress, runId, recorder, restored, control, ...(o.mocks ? { mocks: o.mocks } : {}), ...(o.distributor ? { distributor: o.distributor } : {}) };
 }
 
 function cancelled(id: string): ToolchainError {

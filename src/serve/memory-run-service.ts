@@ -5,6 +5,7 @@ import type { ApproveCallback } from '../registry/types.js';
 import { EventFeed } from './event-feed.js';
 import { RunView } from './run-view.js';
 import { ServiceError, type ListQuery, type RunDetail, type RunService, type RunSummary, type StartOptions, type StartOutcome } from './run-service.js';
+import { resumeQueued, submitQueued } from './queued-starts.js';
 import { storedEvents, storedEventStream, storedRunDetail } from './stored-events.js';
 import type { RunSummary as StoredSummary } from '../runs/stored-result.js';
 
@@ -58,6 +59,8 @@ export function createMemoryRunService(engine: Engine, options: MemoryRunService
 
   async function start(chain: string, input: unknown, opts: StartOptions, resumeId?: string, seed: readonly RunEvent[] = []): Promise<StartOutcome> {
     if (closing) throw new ServiceError(503, 'SHUTTING_DOWN', 'the server is shutting down and takes no new runs');
+    // With a queue the workers execute it; the server reads it from the store like any run elsewhere.
+    if (engine.queued) return resumeId !== undefined ? resumeQueued(engine, resumeId) : submitQueued(engine, chain, input, opts.runId, opts.wait === true);
     const known = opts.runId ?? resumeId;
     if (known !== undefined) {
       const existing = entries.get(known);

@@ -9,8 +9,10 @@ const EXAMPLES: Readonly<Record<string, readonly string[]>> = {
     'toolchain run city_brief --input-file input.json --json',
     "toolchain run city_brief --input question=Osaka --mock 'facts={\"population\":1}'",
     'toolchain run my_backup --approve write_file --approve run_command',
+    'toolchain run city_brief --input question=Osaka --queue redis://127.0.0.1:6379 --no-wait',
   ],
-  resume: ['toolchain runs --status failed', 'toolchain resume 3f2a… --allow-changed'],
+  resume: ['toolchain runs --status failed', 'toolchain resume 3f2a… --allow-changed', 'toolchain resume 3f2a… --queue redis://127.0.0.1:6379'],
+  worker: ['toolchain worker --queue redis://127.0.0.1:6379 --concurrency 16', 'toolchain worker --queue redis://10.0.0.5:6379 --store postgres://app@10.0.0.6/runs --grace 60s'],
   runs: ['toolchain runs', 'toolchain runs show 3f2a…', 'toolchain runs cancel 3f2a…', 'toolchain runs prune --older-than 30d'],
   validate: ['toolchain validate', 'toolchain validate chains/city_brief.yaml'],
   graph: ['toolchain graph city_brief', 'toolchain graph city_brief --format png -o city_brief.png'],
@@ -19,7 +21,7 @@ const EXAMPLES: Readonly<Record<string, readonly string[]>> = {
   test: ['toolchain test', 'toolchain test chains/city_brief.test.yaml --json'],
   init: ['toolchain init', 'toolchain --chains my/chains --plugins my/plugins init'],
   watch: ['toolchain watch'],
-  serve: ['toolchain serve', 'TOOLCHAIN_TOKEN=$(openssl rand -hex 16) toolchain serve --host 0.0.0.0'],
+  serve: ['toolchain serve', 'TOOLCHAIN_TOKEN=$(openssl rand -hex 16) toolchain serve --host 0.0.0.0', 'toolchain serve --queue redis://127.0.0.1:6379'],
   mcp: ['toolchain mcp', 'toolchain mcp --approve write_file'],
 };
 

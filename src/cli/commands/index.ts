@@ -13,6 +13,7 @@ import { registerTest } from './test.js';
 import { registerTools } from './tools.js';
 import { registerValidate } from './validate.js';
 import { registerWatch } from './watch.js';
+import { registerWorker } from './worker.js';
 
 /** Every command, each in its own module with a `register` function. */
 export function registerCommands(program: Command, ctx: CommandContext): void {
@@ -28,5 +29,6 @@ export function registerCommands(program: Command, ctx: CommandContext): void {
   registerWatch(program, ctx);
   registerServe(program, ctx);
   registerTest(program, ctx);
+  registerWorker(program, ctx);
   addHelpTexts(program);
 }

@@ -11,6 +11,7 @@ import { storeUrl } from '../store-url.js';
 interface ResumeFlags extends SessionFlags {
   readonly allowChanged: boolean;
   readonly store?: string;
+  readonly queue?: string;
 }
 
 export function registerResume(program: Command, ctx: CommandContext): void {
@@ -22,6 +23,7 @@ export function registerResume(program: Command, ctx: CommandContext): void {
     .option('--json', 'print the whole result as one JSON object', false)
     .option('--approve <tool>', 'allow calls of this dangerous tool (repeatable)', collect, [])
     .option('--store <url>', 'the run store (default: TOOLCHAIN_STORE, else sqlite:.toolchain/runs.db)')
+    .option('--queue <url>', 'let the workers of this queue continue it (the store then defaults to that Redis)')
     .option('--verbose', "show tools' ctx.log lines on stderr", false)
     .option('--isolation <level>', ISOLATION_HELP, 'none')
     .action(async (runId: string, flags: ResumeFlags) => {
@@ -29,8 +31,10 @@ export function registerResume(program: Command, ctx: CommandContext): void {
       const session = openSession(ctx.io, flags, globals);
       try {
         const logger = session.logger ? { logger: session.logger } : {};
-        const store = storeUrl(flags.store, ctx.io);
-        const engine = await createEngine({ chainsDir: globals.chains, pluginsDir: globals.plugins, load: 'lazy', cache: ctx.diskCache(), store, isolation: session.isolation, ...logger });
+        const queued = flags.queue !== undefined && flags.store === undefined && ctx.io.env.TOOLCHAIN_STORE === undefined;
+        const store = queued ? {} : { store: storeUrl(flags.store, ctx.io) };
+        const queue = flags.queue !== undefined ? { queue: flags.queue } : {};
+        const engine = await createEngine({ chainsDir: globals.chains, pluginsDir: globals.plugins, load: 'lazy', cache: ctx.diskCache(), ...store, ...queue, isolation: session.isolation, ...logger });
         try {
           ctx.io.stderr.write(`resuming run ${runId}\n`);
           ctx.exit(await session.run((options) => engine.resume(runId, { ...options, allowChanged: flags.allowChanged }), engine));

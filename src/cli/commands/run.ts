@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
 import { createEngine } from '../../engine.js';
 import { ToolchainError } from '../../common/errors.js';
+import { EXIT_OK } from '../io.js';
 import type { RunOptions, RunResult } from '../../executor/index.js';
 import type { CommandContext } from '../main.js';
 import { readInput, type InputFlags } from '../run-input.js';
@@ -22,6 +23,8 @@ interface RunFlags extends InputFlags, SessionFlags {
   readonly runId?: string;
   readonly store?: string;
   readonly mock: string[];
+  readonly queue?: string;
+  readonly wait: boolean;
 }
 
 export function registerRun(program: Command, ctx: CommandContext): void {
@@ -37,6 +40,8 @@ export function registerRun(program: Command, ctx: CommandContext): void {
     .option('--concurrency <n>', 'at most this many steps at once')
     .option('--run-id <id>', 'the run\'s id: its idempotency key (a finished run with this id is answered from the store)')
     .option('--store <url>', 'where runs are recorded: sqlite:FILE, postgres://…, redis://…, memory: (default: TOOLCHAIN_STORE, else sqlite:.toolchain/runs.db)')
+    .option('--queue <url>', 'let the workers of this queue execute it (redis://HOST:PORT[/DB][?queue=NAME]); the store then defaults to that Redis')
+    .option('--no-wait', 'with --queue: print the run id once it is enqueued, and exit')
     .option('--verbose', "show tools' ctx.log lines on stderr", false)
     .option('--mock <step=json>', 'dry run: step STEP returns this JSON instead of calling its tool (repeatable; `sub›step` for a sub-chain step)', collect, [])
     .option('--isolation <level>', ISOLATION_HELP, 'none')
@@ -53,6 +58,8 @@ async function runCommand(ctx: CommandContext, chainName: string, flags: RunFlag
     throw new ToolchainError('USAGE', `--concurrency must be a whole number of at least 1, got '${flags.concurrency}'`);
   }
   const mocks = parseMocks(flags.mock);
+  if (mocks && flags.queue !== undefined) throw new ToolchainError('USAGE', '--mock makes a dry run in this process; it cannot go with --queue');
+  if (concurrency !== undefined && flags.queue !== undefined) throw new ToolchainError('USAGE', "--concurrency limits steps in this process; with --queue the chain's own concurrency applies on the workers");
   const session = openSession(io, flags, globals);
   try {
     // One run calls a few of the installed tools: compile their validators and import their
@@ -62,13 +69,20 @@ async function runCommand(ctx: CommandContext, chainName: string, flags: RunFlag
       pluginsDir: globals.plugins,
       load: 'lazy',
       cache: ctx.diskCache(),
-      store: storeUrl(flags.store, io),
+      store: flags.queue !== undefined && flags.store === undefined && io.env.TOOLCHAIN_STORE === undefined ? undefined : storeUrl(flags.store, io),
+      ...(flags.queue !== undefined ? { queue: flags.queue } : {}),
       isolation: session.isolation,
       ...(session.logger ? { logger: session.logger } : {}),
     });
     try {
       const input = await readInput(io, flags, engine.chain(chainName));
       const runId = flags.runId ?? randomUUID();
+      if (flags.queue !== undefined && !flags.wait) {
+        const submitted = await engine.submit(chainName, input, { runId });
+        io.stdout.write(`${submitted.runId}\n`);
+        return EXIT_OK;
+      }
+      if (!flags.wait) throw new ToolchainError('USAGE', '--no-wait needs --queue: a local run ends with this process');
       const start = (options: RunOptions): Promise<RunResult> => {
         io.stderr.write(`run ${runId}\n`);
         return engine.run(chainName, input, { ...options, runId, ...(concurrency !== undefined ? { concurrency } : {}), ...(mocks ? { mocks } : {}) });

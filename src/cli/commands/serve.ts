@@ -23,6 +23,7 @@ interface ServeFlags {
   readonly watch: boolean;
   readonly grace: string;
   readonly store?: string;
+  readonly queue?: string;
   readonly isolation: string;
 }
 
@@ -37,6 +38,7 @@ export function registerServe(program: Command, ctx: CommandContext): void {
     .option('--verbose', 'debug-level logs, pretty on a terminal', false)
     .option('--no-watch', 'do not reload plugins and chains when their files change')
     .option('--store <url>', `where runs are recorded and read (default: env TOOLCHAIN_STORE, else ${DEFAULT_STORE})`)
+    .option('--queue <url>', "submit the runs started over HTTP to this queue's workers (redis://HOST:PORT[/DB][?queue=NAME]); the store then defaults to that Redis")
     .option('--grace <seconds>', 'on shutdown, how long runs in flight may take before they are cancelled', '10')
     .option('--isolation <level>', ISOLATION_HELP, 'worker')
     .action(async (flags: ServeFlags) => {
@@ -71,7 +73,8 @@ async function serve(ctx: CommandContext, flags: ServeFlags): Promise<number> {
     pluginsDir: globals.plugins,
     watch: flags.watch,
     isolation,
-    store: storeUrl(flags.store, io),
+    store: flags.queue !== undefined && flags.store === undefined && io.env.TOOLCHAIN_STORE === undefined ? undefined : storeUrl(flags.store, io),
+    ...(flags.queue !== undefined ? { queue: flags.queue } : {}),
     observe: observer,
     onPluginEvent: (e) => {
       logger.info({ event: e.type, plugin: e.plugin, version: e.version }, e.type);

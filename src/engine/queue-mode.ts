@@ -1,0 +1,52 @@
+import { randomUUID } from 'node:crypto';
+import { ToolchainError, type ErrorCode } from '../common/errors.js';
+import type { ChainPlan } from '../compiler/plan.js';
+import type { RunResult } from '../executor/types.js';
+import type { QueueSubmitter, Submission } from '../queue/submit.js';
+import type { StartOptions } from '../runs/durable-runs.js';
+
+// An engine made with `queue` (SPEC §7.3) executes nothing itself: `run` records the run, enqueues
+// it and resolves with the RunResult the store has once a worker finished it; `submit` returns as
+// soon as the run is enqueued. A run that cannot be submitted (Redis down, a bad run id) is a
+// failed result, as a run that cannot start is in a local engine.
+
+export interface QueueModeHost {
+  readonly submitter: QueueSubmitter;
+  readonly lookup: (name: string) => ChainPlan | undefined;
+  /** The failed result of a run that could not start (unknown chain, queue unreachable). */
+  readonly refuse: (chain: string, runId: string | undefined, error: { code: ErrorCode; message: string }, input: unknown, options: StartOptions) => RunResult;
+  readonly unknownChain: (name: string) => { code: ErrorCode; message: string };
+}
+
+export function queueMode(h: QueueModeHost) {
+  const failed = (chain: string, runId: string, error: unknown, input: unknown, options: StartOptions): RunResult => {
+    if (!(error instanceof ToolchainError)) throw error;
+    return h.refuse(chain, runId, { code: error.code, message: error.message }, input, options);
+  };
+
+  async function submit(name: string, input: unknown, options: StartOptions = {}): Promise<Submission> {
+    const plan = h.lookup(name);
+    if (plan === undefined) throw new ToolchainError(h.unknownChain(name).code, h.unknownChain(name).message);
+    return h.submitter.submit(plan, input, options.runId ?? randomUUID());
+  }
+
+  return {
+    submit,
+    async run(name: string, input: unknown, options: StartOptions): Promise<RunResult> {
+      const runId = options.runId ?? randomUUID();
+      try {
+        return await (await submit(name, input, { ...options, runId })).result(options.signal);
+      } catch (error) {
+        return failed(name, runId, error, input, options);
+      }
+    },
+    async resume(runId: string, options: StartOptions): Promise<RunResult> {
+      try {
+        return await (await h.submitter.resume(runId, options.allowChanged === true)).result(options.signal);
+      } catch (error) {
+        return failed('(unknown)', runId, error, undefined, options);
+      }
+    },
+    cancel: async (runId: string): Promise<boolean> => (await h.submitter.cancel(runId))?.status === 'running',
+  };
+}

@@ -1,0 +1,183 @@
+import type { Job, Queue, Worker } from 'bullmq';
+import type { Redis as RedisClient } from 'ioredis';
+import type { Clock } from '../common/clock.js';
+import type { ErrorCode } from '../common/errors.js';
+import type { ChainPlan } from '../compiler/plan.js';
+import type { RunResult } from '../executor/types.js';
+import { dispatchBatch, isElementJob, parentDistributor, processElement, type ElementCaller } from './distribute.js';
+import type { StartOptions } from '../runs/durable-runs.js';
+import type { RunStore, StoredRun } from '../store/types.js';
+import { subscribeCancel } from './cancel-channel.js';
+import { importBullMQ, parseQueueUrl, workerConnection } from './connection.js';
+import { decodeJob, type RunJob } from './job-codec.js';
+import { memoryPolicyWarning } from './memory-policy.js';
+import { reconcile } from './reconciler.js';
+import { QUEUED_OWNER } from './submit.js';
+
+// The executing side of SPEC §7.3: a BullMQ worker whose processor executes a job's run with the
+// normal engine, taking the run over in the shared store (a new epoch, which fences any earlier
+// owner), so that a run whose worker died resumes from its recorded steps. Whatever the engine
+// says — succeeded, failed, cancelled, refused — is the job's (successful) result; the processor
+// throws only when it could not do its work at all (the store is unreachable), which is what
+// BullMQ's retries are for.
+
+export interface QueueWorkerOptions {
+  /** `redis://HOST:PORT[/DB][?queue=NAME]`. */
+  readonly queue: string;
+  /** Runs executing at once in this worker (default 8). */
+  readonly concurrency?: number;
+  /**
+   * How often BullMQ looks for runs whose worker died, and how long a worker's lock lasts without
+   * renewal (default 30 s): a killed worker's runs continue elsewhere within about twice this.
+   */
+  readonly stalledIntervalMs?: number;
+  /** How often the reconciler looks for running runs whose job Redis lost (default 30 s). */
+  readonly reconcileIntervalMs?: number;
+  /** Warnings and notes (a Redis that may evict, runs enqueued again). */
+  readonly onNotice?: (line: string) => void;
+}
+
+/** What a worker needs of the engine that executes its runs. */
+export interface WorkerEngine extends ElementCaller {
+  chain(name: string): ChainPlan | undefined;
+  resume(runId: string, options?: StartOptions): Promise<RunResult>;
+  cancel(runId: string): Promise<boolean>;
+}
+
+export interface QueueWorker {
+  /** Runs executing here now. */
+  active(): number;
+  /**
+   * Stops taking runs and waits up to `graceMs` for those executing; true if they all finished.
+   * Runs still executing then are released: their lock lapses and another worker resumes them.
+   */
+  close(graceMs?: number): Promise<boolean>;
+}
+
+/** Refuses anything a run's record says must not run here; the job is answered without executing. */
+type Refusal = { readonly code: ErrorCode; readonly message: string } | undefined;
+
+export async function startQueueWorker(engine: WorkerEngine, store: RunStore, clock: Clock, options: QueueWorkerOptions): Promise<QueueWorker> {
+  const address = parseQueueUrl(options.queue);
+  const notice = options.onNotice ?? ((): void => undefined);
+  const { Worker: WorkerClass, Queue: QueueClass, WaitingChildrenError } = await importBullMQ();
+  const connection = await workerConnection(address);
+  const warning = await memoryPolicyWarning(connection, address.display);
+  if (warning !== undefined) notice(`warning: ${warning}`);
+  let running = 0;
+
+  async function refuse(run: StoredRun, status: 'failed' | 'cancelled', error: { code: ErrorCode; message: string }): Promise<string> {
+    const now = clock.now();
+    const claim = await store.claimRun(run.id, { owner: QUEUED_OWNER, lease_until: now - 1, now, expected_epoch: run.epoch });
+    if (!claim.claimed) throw new Error(`run ${run.id} changed while this worker refused it`); // BullMQ tries again
+    await store.finishRun(run.id, claim.run.epoch, { status, outputs: null, error, finished_at: now });
+    return status;
+  }
+
+  function refusal(job: RunJob, run: StoredRun): Refusal {
+    const plan = engine.chain(job.chain);
+    if (plan === undefined) return { code: 'CHAIN_NOT_FOUND', message: `run ${run.id}: this worker has no chain '${job.chain}'; add it to the worker's chains folder, then resume the run` };
+    if (plan.hash !== job.hash && job.allowChanged !== true) {
+      return {
+        code: 'CHAIN_CHANGED',
+        message: `run ${run.id}: chain '${job.chain}' on this worker (hash ${plan.hash.slice(0, 12)}) is not the one submitted (hash ${job.hash.slice(0, 12)}); give the workers the same chains folder, then 'toolchain resume ${run.id} --queue URL'`,
+      };
+    }
+    return undefined;
+  }
+
+  /** Elements executing here, by run: a cancel aborts them. */
+  const elements = new Map<string, Set<AbortController>>();
+  async function element(job: Job): Promise<unknown> {
+    if (!isElementJob(job.data)) throw new Error(`job ${job.id}: not an element job`);
+    const abort = new AbortController();
+    const set = elements.get(job.data.runId) ?? new Set();
+    elements.set(job.data.runId, set.add(abort));
+    try {
+      return await processElement(engine, store, job.data, abort.signal);
+    } finally {
+      set.delete(abort);
+      if (set.size === 0) elements.delete(job.data.runId);
+    }
+  }
+
+  async function handle(job: Job, token?: string): Promise<unknown> {
+    if (job.name === 'element') return element(job);
+    const runId = job.id!;
+    const data = decodeJob(job.data, runId);
+    const run = await store.getRun(runId);
+    // The store forgot the run (a Redis store flushed with its queue): nothing to execute.
+    if (run === undefined) return { status: 'missing' };
+    if (run.status === 'succeeded' || (data.kind === 'run' && run.status !== 'running')) return { status: run.status };
+    const refused = refusal(data, run);
+    if (refused !== undefined) return { status: await refuse(run, 'failed', refused) };
+    if (run.status === 'running' && run.cancel_requested) return { status: await refuse(run, 'cancelled', { code: 'ABORTED', message: `run ${runId} was cancelled` }) };
+    running++;
+    try {
+      const { distributor, batch } = await parentDistributor(job);
+      const result = await engine.resume(runId, { claimLive: true, distributor, ...(data.allowChanged ? { allowChanged: true } : {}) });
+      const parked = batch();
+      if (result.error?.code === 'RUN_SUSPENDED' && parked !== undefined) {
+        const now = await store.getRun(runId);
+        const stepIndex = engine.chain(data.chain)?.steps.findIndex((s) => s.name === parked.step) ?? -1;
+        const run = { id: runId, chain: data.chain, hash: data.hash, epoch: now?.epoch ?? 0, stepIndex };
+        if (await dispatchBatch(queue, job, token!, run, parked.step, parked.elements)) throw new WaitingChildrenError();
+        // The children were done already: BullMQ leaves the job with this worker; resume at once.
+        return await handle(job, token);
+      }
+      // Another execution of this run is in this process still (its lock was lost, then given back here): later.
+      if (result.error?.code === 'RUN_IN_PROGRESS' || result.error?.code === 'STORE_UNAVAILABLE') throw new Error(result.error.message);
+      if (result.error?.code === 'STORE_FENCED') notice(`run ${runId}: STORE_FENCED, another worker took it over (this one lost its lock); stopped here`);
+      return { status: result.status };
+    } finally {
+      running--;
+    }
+  }
+
+  const queue: Queue = new QueueClass(address.name, { connection });
+  queue.on('error', () => undefined);
+  const stalledInterval = options.stalledIntervalMs ?? 30_000;
+  const worker: Worker = new WorkerClass(address.name, handle, {
+    connection,
+    concurrency: options.concurrency ?? 8,
+    stalledInterval,
+    lockDuration: stalledInterval,
+    // A run may be cut short by several dead workers in a row; each time it resumes from its steps.
+    maxStalledCount: 100,
+  });
+  worker.on('error', () => undefined); // connection trouble: ioredis reconnects, BullMQ carries on
+
+  const subscriber = connection.duplicate();
+  subscriber.on('error', () => undefined);
+  await subscribeCancel(subscriber, address.name, (runId) => {
+    void engine.cancel(runId).catch(() => undefined);
+    for (const abort of elements.get(runId) ?? []) abort.abort();
+  });
+  const pass = async (): Promise<void> => {
+    try {
+      const again = await reconcile(queue, store, clock);
+      if (again.length > 0) notice(`enqueued again ${again.length} running run(s) whose job the queue had lost`);
+    } catch {
+      // Redis or the store is away: the next pass tries again.
+    }
+  };
+  await pass();
+  const timer = setInterval(() => void pass(), options.reconcileIntervalMs ?? 30_000);
+  timer.unref();
+
+  return {
+    active: () => running,
+    async close(graceMs = 30_000) {
+      clearInterval(timer);
+      let grace: ReturnType<typeof setTimeout> | undefined;
+      const inTime = await Promise.race([worker.close().then(() => true), new Promise<boolean>((r) => (grace = setTimeout(() => r(false), graceMs)))]);
+      clearTimeout(grace);
+      // Runs still executing: their locks lapse, and another worker resumes them.
+      if (!inTime) await worker.close(true).catch(() => undefined);
+      subscriber.disconnect();
+      await queue.close().catch(() => undefined);
+      connection.disconnect();
+      return inTime;
+    },
+  };
+}

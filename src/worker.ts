@@ -1,0 +1,52 @@
+import { createEngine, type Engine } from './engine.js';
+import type { EngineOptions } from './engine/options.js';
+import { systemClock } from './executor/index.js';
+import { parseQueueUrl } from './queue/connection.js';
+import { startQueueWorker, type QueueWorkerOptions } from './queue/worker.js';
+import { openStore } from './store/open-store.js';
+
+// createWorker (SPEC §7.3): an engine with its own chains and plugins (reloaded when they change,
+// by default) that executes the runs of a BullMQ queue, recording them in the shared store.
+
+export interface WorkerOptions extends QueueWorkerOptions, Omit<EngineOptions, 'queue' | 'store'> {
+  /** The shared run store (default: the queue's Redis): `postgres://…` for one that outlives Redis. */
+  readonly store?: string;
+}
+
+export interface ToolchainWorker {
+  /** The engine that executes the runs (its chains, tools, plugins). */
+  readonly engine: Engine;
+  /** Runs executing here now. */
+  active(): number;
+  /** Stops taking runs, waits up to `graceMs` (default 30 s) for those executing, then releases the rest; true if all finished. */
+  close(graceMs?: number): Promise<boolean>;
+}
+
+export async function createWorker(options: WorkerOptions): Promise<ToolchainWorker> {
+  const address = parseQueueUrl(options.queue);
+  const store = await openStore(options.store ?? address.redis, { durability: options.durability ?? 'normal' });
+  let engine: Engine | undefined;
+  try {
+    const { queue: _q, store: _s, concurrency, stalledIntervalMs, reconcileIntervalMs, onNotice, ...engineOptions } = options;
+    // `concurrency` is the worker's runs at once; steps within a run are bounded by the chains.
+    engine = await createEngine({ watch: true, ...engineOptions, store });
+    const clock = options.clock ?? systemClock;
+    const queueWorker = await startQueueWorker(engine, store, clock, { queue: options.queue, concurrency, stalledIntervalMs, reconcileIntervalMs, onNotice });
+    const e = engine;
+    return {
+      engine: e,
+      active: () => queueWorker.active(),
+      async close(graceMs) {
+        const inTime = await queueWorker.close(graceMs);
+        // Runs released after the grace keep executing here until the process ends; their writes are fenced by the new owner.
+        await e.close();
+        await store.close();
+        return inTime;
+      },
+    };
+  } catch (error) {
+    await engine?.close();
+    await store.close();
+    throw error;
+  }
+}

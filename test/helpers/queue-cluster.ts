@@ -1,0 +1,80 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startPrivateRedis, type PrivateRedis } from '../fixtures/store/private-redis.js';
+import { REPO } from './run-cli.js';
+
+// Real processes for the queue tests (SPEC §7.3): a private redis-server (never the shared 6379;
+// no persistence, so a restart comes back empty) and `toolchain worker` child processes.
+
+export const BIN = join(REPO, 'bin', 'toolchain.js');
+export const FIXTURE = join(REPO, 'test', 'fixtures', 'queue');
+
+/** A private Redis for one test file; throws (never skips) when redis-server is not installed. */
+export async function privateQueueRedis(): Promise<PrivateRedis> {
+  try {
+    execFileSync('redis-server', ['--version']);
+  } catch {
+    throw new Error('redis-server is not installed: the queue tests need it (apt-get install -y redis-server)');
+  }
+  return startPrivateRedis(['--appendonly', 'no']);
+}
+
+export interface WorkerProcess {
+  readonly pid: number;
+  /** Resolves once the worker said it is ready. */
+  readonly ready: Promise<void>;
+  readonly exited: Promise<number | null>;
+  stderr(): string;
+  kill(signal: NodeJS.Signals): void;
+}
+
+export interface WorkerSpec {
+  readonly queue: string;
+  readonly chains?: string;
+  readonly plugins?: string;
+  readonly args?: readonly string[];
+  readonly env?: Record<string, string>;
+}
+
+export function startWorker(spec: WorkerSpec): WorkerProcess {
+  const args = [BIN, '--chains', spec.chains ?? join(FIXTURE, 'chains'), '--plugins', spec.plugins ?? join(FIXTURE, 'plugins'), 'worker', '--queue', spec.queue, ...(spec.args ?? [])];
+  const child = spawn(process.execPath, args, { cwd: REPO, env: { ...process.env, ...spec.env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  let err = '';
+  let readyNow: () => void = () => undefined;
+  const ready = new Promise<void>((resolve) => (readyNow = resolve));
+  child.stderr.on('data', (d: Buffer) => {
+    err += d.toString();
+    if (err.includes('ready:')) readyNow();
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  void exited.then(() => readyNow());
+  return { pid: child.pid!, ready, exited, stderr: () => err, kill: (signal) => child.kill(signal) };
+}
+
+export interface Effect {
+  readonly key: string;
+  readonly pid: number;
+  /** When the call started and ended (ms since the epoch). */
+  readonly t0: number;
+  readonly t1: number;
+}
+
+export function readEffects(file: string): Effect[] {
+  try {
+    return readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Effect);
+  } catch {
+    return [];
+  }
+}
+
+export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** Polls `check` until it returns true or `ms` pass; throws with `what` when time runs out. */
+export async function until(what: string, check: () => Promise<boolean> | boolean, ms = 20_000, every = 50): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await sleep(every);
+  }
+}
