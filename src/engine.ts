@@ -1,5 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
+import { runIdSource } from './common/run-ids.js';
 import type { Callee } from './call/index.js';
 import { openUserCache } from './cache/index.js';
 import { compileChain, createCompileCache, loadChainSet, type ChainPlan, type ChainSet } from './compiler/index.js';
@@ -95,11 +95,12 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
   const observer = options.observe === true ? (await import('./observe/index.js')).createObserver({ chain: lookup }) : options.observe;
   const logger = options.logger && observer ? (entry: LogEntry): void => (options.logger!(entry), observer.log(entry)) : (options.logger ?? observer?.log ?? noLog);
 
+  const newRunId = runIdSource();
   const host: ExecutorHost = {
     clock: options.clock ?? systemClock,
     random: options.random ?? Math.random,
     slots: options.concurrency !== undefined && options.concurrency !== Infinity ? createSlots(options.concurrency) : undefined,
-    newRunId: randomUUID,
+    newRunId,
     chain: lookup,
     log: logger,
     binder: createBinder(),
@@ -113,7 +114,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
     inProcess: isMemoryStore(store),
     leaseMs: options.leaseMs ?? 30_000,
     clock: host.clock,
-    newRunId: randomUUID,
+    newRunId,
     chain: (name) => lookup(name),
     execute: (plan, input, runOptions) => executeChain(host, plan, registry.current(), input, runOptions),
     refuse: (chain, runId, error, input, runOptions) => failedBeforeStart(host, chain, runId, error, input, runOptions),
@@ -182,14 +183,19 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
   }
 
   return {
-    async run(name, input, given = {}) {
-      checkConcurrency('concurrency', given.concurrency);
-      if (typeof name !== 'string') return failedBeforeStart(host, '', given.runId, { code: 'CHAIN_NOT_FOUND', message: `the chain to run must be named by a string, got ${describeKind(name)}` }, input, given);
+    // Not async: an async wrapper around the run's own promise would add a promise and two ticks per run.
+    run(name, input, given = {}) {
+      try {
+        checkConcurrency('concurrency', given.concurrency);
+      } catch (error) {
+        return Promise.reject(error as Error);
+      }
+      if (typeof name !== 'string') return Promise.resolve(failedBeforeStart(host, '', given.runId, { code: 'CHAIN_NOT_FOUND', message: `the chain to run must be named by a string, got ${describeKind(name)}` }, input, given));
       const runOptions = observed(given);
       const plan = lookup(name);
       if (plan) return durable.start(plan, input, runOptions);
       // Not observed: a name that is no chain must not become a metric label.
-      return failedBeforeStart(host, name, given.runId, unknownChain(name), input, given);
+      return Promise.resolve(failedBeforeStart(host, name, given.runId, unknownChain(name), input, given));
     },
     metrics: async () => {
       if (!observer) throw new ToolchainError('USAGE', 'this engine keeps no metrics: create it with createEngine({ observe: true })');

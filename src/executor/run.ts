@@ -13,7 +13,7 @@ import { childSite, mockedSite } from './step-callees.js';
 import { attemptInput, EMIT, effectsOf, FREE_SLOT, isActive, PENDING, RECORD, RELEASE_DEPENDENTS, STOP_RUN, transition, WRITE_OUTPUT, type SkipReason, type StepInput, type StepRecord, type StepState } from './step-state.js';
 import { skipReason } from './skip-rule.js';
 import { startStep } from './step-work.js';
-import type { Abortable, ExecutorHost, RunOptions, RunResult, RunScope } from './types.js';
+import type { Abortable, ExecutorHost, RunOptions, RunResult, RunScope, Stoppable } from './types.js';
 
 // One run of one plan: the step states, the run context, and the scheduler that starts a step the
 // moment its last dependency finishes (a counter per step reaches zero), within the chain's and
@@ -21,7 +21,7 @@ import type { Abortable, ExecutorHost, RunOptions, RunResult, RunScope } from '.
 // step-state.ts says what the new state is and which effects follow, and this class performs
 // exactly those. What a started step does is in step-work.ts.
 
-export class Run implements CallOwner, CallWatcher {
+export class Run implements CallOwner, CallWatcher, Stoppable {
   readonly runId: string;
   readonly plan: ChainPlan;
   readonly host: ExecutorHost;
@@ -48,7 +48,6 @@ export class Run implements CallOwner, CallWatcher {
   private readonly started: number;
   private disarm: (() => void) | undefined;
   private resolve!: (result: RunResult) => void;
-
   /** Prefix of this run's step keys: '' for a run, `step›` for a sub-chain's run (SPEC §7.1). */
   readonly keyPrefix: string;
   /** The id the run's results are recorded under: its own, or the top run's for a sub-chain. */
@@ -93,7 +92,7 @@ export class Run implements CallOwner, CallWatcher {
     if (signal?.aborted) return this.endEarly('ABORTED', 'the run was cancelled before it started'), promise;
     Object.assign(this.context, checked.input);
     this.disarm = armStops(this.plan, this.clock, signal, (error, code) => this.stop(error, code));
-    this.options.control?.bind((reason) => this.stop({ code: reason.code, message: reason.message }, 'ABORTED'));
+    this.options.control?.bind(this);
     // SPEC §7.2: a recorded success is not executed again; its output feeds the steps after it.
     // Nothing starts until every record is back (a restored step must not be started first).
     if (this.options.restored) {
@@ -246,6 +245,11 @@ export class Run implements CallOwner, CallWatcher {
   // ---------------------------------------------------------------------------------------------
   // The end
 
+  /** RunControl's way in: a cancellation, or a run store that cannot be written. */
+  halt(reason: ToolchainError): void {
+    this.stop({ code: reason.code, message: reason.message }, 'ABORTED');
+  }
+
   /**
    * Ends the run early: nothing new starts, every step at work is aborted through its signal and
    * fails with `abortCode`, and the run finishes at once. It does not wait for aborted tools to
@@ -277,9 +281,11 @@ export class Run implements CallOwner, CallWatcher {
     this.phase = 'done';
     this.queue.close();
     this.disarm?.();
-    const result = runResult(this.plan, this.runId, this.states, this.context, this.error, this.clock.now() - this.started);
+    const at = this.clock.now();
+    const result = runResult(this.plan, this.runId, this.states, this.context, this.error, at - this.started);
     const { status, duration_ms, outputs, error } = result;
-    if (this.onEvent) this.emit({ type: 'run:finished', run_id: this.runId, chain: this.plan.name, timestamp: this.clock.now(), parent: this.parent, status, duration_ms, outputs, error });
+    if (this.onEvent) this.emit({ type: 'run:finished', run_id: this.runId, chain: this.plan.name, timestamp: at, parent: this.parent, status, duration_ms, outputs, error });
+    if (this.keyPrefix === '') this.options.recorder?.finished?.(result, at);
     this.resolve(result);
   }
 

@@ -1,4 +1,6 @@
 import type { StepRecord } from '../executor/step-state.js';
+import type { RunControl, RunResult, Stoppable, StepRecorder } from '../executor/types.js';
+import { ToolchainError } from '../common/errors.js';
 import { listLimit } from './run-codec.js';
 import { storedStep } from './stored-step.js';
 import type { Claim, ClaimOutcome, CreateOutcome, NewRun, RunEnd, RunFilter, RunStore, StepBatch, StoredRun, StoredStep } from './types.js';
@@ -15,7 +17,15 @@ interface Entry {
   readonly run: MutableRun;
   /** By key; kept as the executor made them (the key is added when read). */
   readonly steps: Map<string, StepRecord>;
+  /** What stops the run, while it executes in this process (begin). */
+  live?: Stoppable | undefined;
 }
+
+/**
+ * A run begun here: where its step results and its end go, and how it is stopped. One object per
+ * run, and the run calls it directly: no closure, promise or Map entry of the engine's own.
+ */
+export interface LiveRun extends StepRecorder, RunControl {}
 
 /**
  * The memory store's synchronous side, which the engine uses for the runs it starts (its writes
@@ -24,13 +34,36 @@ interface Entry {
  */
 export interface MemoryRunStore extends RunStore {
   readonly inProcess: true;
-  /** Creates a run that cannot exist yet (its id is new) and returns where its step results go. */
-  begin(run: NewRun): { record(key: string, record: StepRecord): void };
-  end(id: string, end: RunEnd): void;
+  /** Creates a run that cannot exist yet (its id is new) and returns where its step results and end go. */
+  begin(run: NewRun): LiveRun;
+  /** True while a run begun here executes. */
+  isLive(id: string): boolean;
 }
 
 export function isMemoryStore(store: RunStore): store is MemoryRunStore {
   return (store as Partial<MemoryRunStore>).inProcess === true;
+}
+
+class BegunRun implements LiveRun {
+  constructor(
+    private readonly entry: Entry,
+    private readonly finish: (entry: Entry, end: RunEnd) => void,
+  ) {}
+
+  record(key: string, record: StepRecord): void {
+    this.entry.steps.set(key, record);
+  }
+
+  bind(run: Stoppable): void {
+    this.entry.live = run;
+  }
+
+  finished(result: RunResult, at: number): void {
+    this.entry.live = undefined;
+    // endStatus (runs/stored-result.ts), which the store may not import: runs depends on the store.
+    const status = result.status === 'succeeded' ? 'succeeded' : result.error?.code === 'ABORTED' ? 'cancelled' : 'failed';
+    this.finish(this.entry, { status, outputs: status === 'succeeded' ? result.outputs : null, error: result.error ?? null, finished_at: at });
+  }
 }
 
 export function createMemoryStore(maxRuns = 100): MemoryRunStore {
@@ -92,13 +125,9 @@ export function createMemoryStore(maxRuns = 100): MemoryRunStore {
     url: 'memory:',
     inProcess: true,
     begin(r) {
-      const entry = create(r);
-      return { record: (key, record) => void entry.steps.set(key, record) };
+      return new BegunRun(create(r), finish);
     },
-    end(id, end) {
-      const entry = runs.get(id);
-      if (entry) finish(entry, end);
-    },
+    isLive: (id) => runs.get(id)?.live !== undefined,
     async createRun(r: NewRun): Promise<CreateOutcome> {
       const existing = runs.get(r.id);
       if (existing) return { created: false, run: { ...existing.run } };
@@ -136,7 +165,10 @@ export function createMemoryStore(maxRuns = 100): MemoryRunStore {
       const entry = runs.get(id);
       if (!entry) return undefined;
       if (entry.run.status === 'running') Object.assign(entry.run, { cancel_requested: true, updated_at: now });
-      return { ...entry.run };
+      const asked = { ...entry.run };
+      // A run begun here stops at once (and, stopping, finishes): the answer is the run as it was asked.
+      entry.live?.halt(new ToolchainError('ABORTED', `run ${id} was cancelled`));
+      return asked;
     },
     async getRun(id: string) {
       const entry = runs.get(id);
