@@ -1,6 +1,6 @@
 import type { ChainPlan } from '../compiler/plan.js';
 import type { RunError } from './events.js';
-import type { StepState } from './step-state.js';
+import { isFinal, type StepState } from './step-state.js';
 import type { RunResult, StepSummary } from './types.js';
 
 // What a finished run returns (SPEC §5, §6): its outputs, or why it failed, and one line per step.
@@ -47,7 +47,7 @@ function summaries(plan: ChainPlan, states: readonly StepState[]): Record<string
   for (let i = 0; i < plan.steps.length; i++) {
     const state = states[i]!;
     out[plan.steps[i]!.name] =
-      'record' in state
+      isFinal(state)
         ? { status: state.status, attempts: state.record.attempts, duration_ms: state.record.duration_ms, error: state.record.error }
         : { status: 'pending', attempts: 0, duration_ms: 0, error: undefined };
   }

@@ -10,7 +10,7 @@ import { armStops } from './run-stops.js';
 import { ReadyQueue } from './ready-queue.js';
 import { stepEvent } from './step-events.js';
 import { childSite, mockedSite } from './step-callees.js';
-import { attemptInput, EMIT, effectsOf, FREE_SLOT, isActive, PENDING, RECORD, RELEASE_DEPENDENTS, STOP_RUN, transition, WRITE_OUTPUT, type SkipReason, type StepInput, type StepRecord, type StepState } from './step-state.js';
+import { attemptInput, EMIT, effectsOf, FREE_SLOT, isActive, isFinal, PENDING, RECORD, RELEASE_DEPENDENTS, STOP_RUN, transition, WRITE_OUTPUT, type SkipReason, type StepInput, type StepRecord, type StepState } from './step-state.js';
 import { skipReason } from './skip-rule.js';
 import { startStep } from './step-work.js';
 import type { Abortable, ExecutorHost, RunOptions, RunResult, RunScope, Stoppable } from './types.js';
@@ -116,14 +116,14 @@ export class Run implements CallOwner, CallWatcher, Stoppable {
     this.states[i] = next;
     const effects = effectsOf(prev, next, input, step);
     if (effects & EMIT && this.onEvent) this.emit(stepEvent(this, step, input, next));
-    if (effects & RECORD && 'record' in next) this.options.recorder?.record(this.keyPrefix + step.name, next.record);
-    if (effects & WRITE_OUTPUT && 'record' in next) this.context[step.name] = next.record.output;
+    if (effects & RECORD && isFinal(next)) this.options.recorder?.record(this.keyPrefix + step.name, next.record);
+    if (effects & WRITE_OUTPUT && isFinal(next)) this.context[step.name] = next.record.output;
     if (effects & FREE_SLOT) {
       this.controls[i] = undefined;
       this.queue.finished(i);
     }
     if (effects & RELEASE_DEPENDENTS) this.queue.release(i);
-    if (effects & STOP_RUN && 'record' in next) this.stop({ ...next.record.error!, step: step.name }, 'ABORTED', `step '${step.name}' failed`);
+    if (effects & STOP_RUN && isFinal(next)) this.stop({ ...next.record.error!, step: step.name }, 'ABORTED', `step '${step.name}' failed`);
     else if (effects & (FREE_SLOT | RELEASE_DEPENDENTS)) this.pump();
   }
 
