@@ -15,8 +15,13 @@ type MutableRun = { -readonly [K in keyof StoredRun]: StoredRun[K] };
 
 interface Entry {
   readonly run: MutableRun;
-  /** By key; kept as the executor made them (the key is added when read). */
-  readonly steps: Map<string, StepRecord>;
+  /**
+   * Step results as recorded, kept as the executor made them (the key is added when read): two
+   * arrays appended to, made into a Map (a later record of a key replacing an earlier one) only
+   * when read — a run of 10,000 steps grew and rehashed a Map on every run.
+   */
+  readonly keys: string[];
+  readonly records: StepRecord[];
   /** What stops the run, while it executes in this process (begin). */
   live?: Stoppable | undefined;
 }
@@ -44,6 +49,12 @@ export function isMemoryStore(store: RunStore): store is MemoryRunStore {
   return (store as Partial<MemoryRunStore>).inProcess === true;
 }
 
+function stepsOf(entry: Entry): Map<string, StepRecord> {
+  const steps = new Map<string, StepRecord>();
+  for (let i = 0; i < entry.keys.length; i++) steps.set(entry.keys[i]!, entry.records[i]!);
+  return steps;
+}
+
 class BegunRun implements LiveRun {
   constructor(
     private readonly entry: Entry,
@@ -51,7 +62,8 @@ class BegunRun implements LiveRun {
   ) {}
 
   record(key: string, record: StepRecord): void {
-    this.entry.steps.set(key, record);
+    this.entry.keys.push(key);
+    this.entry.records.push(record);
   }
 
   bind(run: Stoppable): void {
@@ -105,7 +117,7 @@ export function createMemoryStore(maxRuns = 100): MemoryRunStore {
         epoch: 1,
       cancel_requested: false,
     };
-    const entry: Entry = { run, steps: new Map() };
+    const entry: Entry = { run, keys: [], records: [] };
     runs.set(r.id, entry);
     return entry;
   }
@@ -144,7 +156,13 @@ export function createMemoryStore(maxRuns = 100): MemoryRunStore {
       return batches.map((batch) => {
         const entry = owned(batch.run_id, batch.epoch);
         if (!entry) return 'fenced';
-        for (const step of batch.steps) if (entry.steps.get(step.key)?.status !== 'succeeded') entry.steps.set(step.key, step);
+        const steps = stepsOf(entry);
+        for (const step of batch.steps) {
+          if (steps.get(step.key)?.status === 'succeeded') continue;
+          steps.set(step.key, step);
+          entry.keys.push(step.key);
+          entry.records.push(step);
+        }
         return 'ok';
       });
     },
@@ -175,7 +193,8 @@ export function createMemoryStore(maxRuns = 100): MemoryRunStore {
       return entry ? { ...entry.run } : undefined;
     },
     async getSteps(id: string) {
-      return [...(runs.get(id)?.steps ?? [])].map(([key, record]) => storedStep(key, record));
+      const entry = runs.get(id);
+      return entry ? [...stepsOf(entry)].map(([key, record]) => storedStep(key, record)) : [];
     },
     async listRuns(filter: RunFilter = {}) {
       const limit = listLimit(filter.limit);
