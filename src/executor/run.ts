@@ -10,7 +10,7 @@ import { armStops } from './run-stops.js';
 import { ReadyQueue } from './ready-queue.js';
 import { stepEvent } from './step-events.js';
 import { childSite, mockedSite } from './step-callees.js';
-import { attemptInput, EMIT, effectsOf, FREE_SLOT, isActive, isFinal, PENDING, RECORD, RELEASE_DEPENDENTS, STOP_RUN, transition, WRITE_OUTPUT, type SkipReason, type StepInput, type StepRecord, type StepState } from './step-state.js';
+import { attemptInput, EMIT, effectsOf, FREE_SLOT, isActive, isFinal, PENDING, RECORD, RELEASE_DEPENDENTS, ReusedInputs, STOP_RUN, transition, WRITE_OUTPUT, type SkipReason, type StepInput, type StepRecord, type StepState } from './step-state.js';
 import { skipReason } from './skip-rule.js';
 import { startStep } from './step-work.js';
 import type { Abortable, ExecutorHost, RunOptions, RunResult, RunScope, Stoppable } from './types.js';
@@ -42,6 +42,7 @@ export class Run implements CallOwner, CallWatcher, Stoppable {
   private readonly controls: (Abortable | undefined)[];
   private readonly queue: ReadyQueue;
   private readonly ownSites: (CallSite | undefined)[] = [];
+  private readonly inputs = new ReusedInputs();
   private pumping = false;
   private phase: 'running' | 'stopping' | 'done' = 'running';
   private error: RunError | undefined;
@@ -50,8 +51,7 @@ export class Run implements CallOwner, CallWatcher, Stoppable {
   private resolve!: (result: RunResult) => void;
   /** Prefix of this run's step keys: '' for a run, `step›` for a sub-chain's run (SPEC §7.1). */
   readonly keyPrefix: string;
-  /** The id the run's results are recorded under: its own, or the top run's for a sub-chain. */
-  readonly rootRunId: string;
+  readonly rootRunId: string; // the id its results are recorded under: its own, or the top run's
   readonly depth: number; // levels of sub-chains above this run
 
   constructor(host: ExecutorHost, plan: ChainPlan, options: RunOptions, scope: RunScope | undefined) {
@@ -145,7 +145,7 @@ export class Run implements CallOwner, CallWatcher, Stoppable {
         continue;
       }
       if (!queue.admit(i)) break;
-      this.apply(i, { type: 'start', at: this.clock.now() });
+      this.apply(i, this.inputs.start(this.clock.now()));
       startStep(this, i);
     }
     const idle = queue.settle(this.phase === 'running');
@@ -197,7 +197,7 @@ export class Run implements CallOwner, CallWatcher, Stoppable {
   }
 
   succeeded(i: number, output: unknown, attempts: number, fallback: FallbackKind | undefined): void {
-    if (this.live(i)) this.apply(i, { type: 'succeed', at: this.clock.now(), output, attempts, fallback });
+    if (this.live(i)) this.apply(i, this.inputs.succeed(this.clock.now(), output, attempts, fallback));
   }
 
   failed(i: number, error: StepError, attempts: number): void {
