@@ -91,7 +91,7 @@ export class Run implements CallOwner, CallWatcher, Stoppable {
     const signal = this.options.signal;
     if (signal?.aborted) return this.endEarly('ABORTED', 'the run was cancelled before it started'), promise;
     Object.assign(this.context, checked.input);
-    this.disarm = armStops(this.plan, this.clock, signal, (error, code) => this.stop(error, code));
+    this.disarm = armStops(this.plan, this.clock, signal, this);
     this.options.control?.bind(this);
     // SPEC §7.2: a recorded success is not executed again; its output feeds the steps after it.
     // Nothing starts until every record is back (a restored step must not be started first).
