@@ -29,6 +29,9 @@ describe('cancelling a run of the memory store', () => {
     await new Promise((r) => setTimeout(r, 20));
     expect(runId).not.toBe('');
     expect((await engine.runs.get(runId))?.status).toBe('running');
+    // Live here: neither resumed nor taken over by the id.
+    const again = await engine.resume(runId);
+    expect(again.error?.code).toBe('RUN_IN_PROGRESS');
     expect(await engine.cancel(runId)).toBe(true);
     const result = await running;
     expect(result.status).toBe('failed');
