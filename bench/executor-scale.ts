@@ -66,13 +66,18 @@ async function pendingMemory(engine: Engine): Promise<string[]> {
   const park = parkingTool();
   engine.registerTool({ name: 'park', parameters: N_SCHEMA, handler: park.handler });
   engine.addChain(workloads.fanout(WIDTH, 'inc', 'wide_park').yaml.replace('name: wide_park', 'name: wide_park').replace(/(name: p\d+, )tool: inc/g, '$1tool: park'));
-  const before = heap();
-  const running = engine.run('wide_park', { n: 0 });
-  await new Promise((r) => setTimeout(r, 50));
-  const during = heap();
-  park.release();
-  await running;
-  const perCall = (during - before) / WIDTH;
+  // Twice, the first unmeasured: it binds the plan, compiles validators and grows the heap's
+  // spaces, which would otherwise count as (or, freed later, against) the pending calls.
+  let perCall = 0;
+  for (let round = 0; round < 2; round++) {
+    const before = heap();
+    const running = engine.run('wide_park', { n: 0 });
+    await new Promise((r) => setTimeout(r, 50));
+    const during = heap();
+    park.release();
+    await running;
+    perCall = (during - before) / WIDTH;
+  }
 
   const base = parkingTool();
   const b0 = heap();
