@@ -48,6 +48,17 @@ if (result.status !== 'succeeded') throw new Error(JSON.stringify(result.error))
 console.log(JSON.stringify({ run: performance.now() - t }));
 `;
 
+// Issue 15: the library, as a user imports it (the bundled entry package.json names), to the end of
+// a first run of a 3-step chain, as a whole process (target ≤ 200 ms).
+const FIRST_RUN = `
+import { createEngine } from ${JSON.stringify(join(REPO, 'dist', 'index.bundle.js'))};
+const engine = await createEngine();
+engine.registerTool({ name: 'inc', parameters: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] }, handler: (a) => ({ n: a.n + 1 }) });
+engine.addChain('name: three\\ninputs: { n: integer }\\nsteps:\\n  - { name: a, tool: inc, input_map: { n: $.n } }\\n  - { name: b, tool: inc, input_map: { n: $.a.n } }\\n  - { name: c, tool: inc, input_map: { n: $.b.n } }\\n');
+const result = await engine.run('three', { n: 0 });
+if (result.outputs?.n !== 3) throw new Error(JSON.stringify(result));
+`;
+
 function phases(): Record<string, number> {
   const samples: Record<string, number[]> = {};
   for (const [name, code] of [['phases', PHASES], ['run', RUN]] as const) {
@@ -66,12 +77,17 @@ export async function benchColdStart(): Promise<BenchResult> {
   const imports = wallMs([join(REPO, 'bin', 'toolchain.js'), '--version']);
   const run = wallMs([join(REPO, 'bin', 'toolchain.js'), 'run', 'city_brief', '--input', QUESTION]);
   const p = phases();
+  const firstRunFile = join(tmpdir(), 'toolchain-first-run.mjs');
+  writeFileSync(firstRunFile, FIRST_RUN);
+  const firstRun = wallMs([firstRunFile]);
   rmSync(CACHE_DIR, { recursive: true, force: true });
   const f = (ms: number | undefined): string => `${(ms ?? NaN).toFixed(0)} ms`;
   return {
     name: 'cold-start',
     lines: [
-      `toolchain run city_brief, whole process, caches in a per-user directory: ${f(run)} median of 7 (target ≤ 200 ms: ${verdict(run <= 200)}); baseline node -e '' ${f(node)}`,
+      `toolchain run city_brief, whole process, caches in a per-user directory: ${f(run)} median of 7 (target ≤ 200 ms: ${verdict(run <= 200)}; ` +
+        `issue 15: ≤ node's start + 100 ms = ${f(node + 100)}: ${verdict(run <= node + 100)}); baseline node -e '' ${f(node)}`,
+      `import { createEngine } from 'toolchain' to the end of a first run of a 3-step chain, whole process: ${f(firstRun)} median of 7 (target ≤ 200 ms: ${verdict(firstRun <= 200)})`,
       `where the time goes: node start ${f(node)}, loading the CLI (toolchain --version) ${f(imports - node)}, then (library, fresh process) ` +
         `chains ${f(p.chains)}, plugins ${f(p.plugins)}, the run ${f(p.run)} (its first calls compile validators and index the city data)`,
     ],

@@ -95,6 +95,7 @@ function fanout(width: number, tool: 'inc' | 'nap20', name: string): Workload {
 }
 
 export const workloads = {
+  fanout,
   linear10,
   diamond,
   fanout100: () => fanout(100, 'inc', 'fanout100'),

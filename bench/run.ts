@@ -7,6 +7,7 @@ import { benchCompiler } from './compiler.js';
 import { benchDurable } from './durable.js';
 import { benchExprPath } from './expr-path.bench.js';
 import { benchExecutor } from './executor.js';
+import { benchExecutorScale } from './executor-scale.js';
 import { benchIsolation } from './isolation.js';
 import { benchLlmMcp } from './llm-mcp.js';
 import { benchLlmParse } from './llm-parse.js';
@@ -21,6 +22,7 @@ const benches: (() => Promise<BenchResult>)[] = [
   benchCompiler,
   benchExprPath,
   benchExecutor,
+  benchExecutorScale,
   benchIsolation,
   benchRegistryValidation,
   benchReloadLatency,

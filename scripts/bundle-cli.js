@@ -1,8 +1,13 @@
 // Bundles the CLI into one CommonJS file after tsc has built dist/. Two costs of a cold start go
 // away: loading ~300 small modules (more than 100 ms), and compiling the code, since bin/toolchain.js
 // runs a CommonJS bundle through vm.Script with V8's code cache (ES modules cannot use one on
-// Node 20). The library entry (dist/index.js) stays unbundled. Packages that are loaded lazily
-// (or only by some commands) stay outside the bundle.
+// Node 20). Packages that are loaded lazily (or only by some commands) stay outside the bundle.
+//
+// The library entry is bundled too (dist/index.bundle.js, what `import 'toolchain'` loads): ES
+// modules, split so that what the sources load with import() (the HTTP server, the observer, the
+// agent loop…) stays in chunks of its own, loaded when used — an external package imported by such
+// a module would otherwise be hoisted into the entry and loaded by every import. dist/index.js (the
+// unbundled build) stays for tools that want the modules one by one.
 import { build } from 'esbuild';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,7 +22,7 @@ await build({
   format: 'cjs',
   target: 'node20',
   // `serve` loads its server packages, and `graph --format png` its renderer, only when used.
-  external: ['sucrase', 'jiti', 'chokidar', '@modelcontextprotocol/sdk', 'fastify', '@fastify/static', 'pino', 'pino-pretty', 'prom-client', '@opentelemetry/api', '@resvg/resvg-js', '@dagrejs/dagre'],
+  external: ['sucrase', 'jiti', 'chokidar', '@modelcontextprotocol/sdk', 'fastify', '@fastify/static', 'pino', 'pino-pretty', 'prom-client', '@opentelemetry/api', '@resvg/resvg-js', '@dagrejs/dagre', 'bullmq', 'ioredis'],
   // The sources are ES modules that locate files from import.meta.url.
   define: { 'import.meta.url': '__toolchainModuleUrl' },
   banner: { js: "const __toolchainModuleUrl = require('node:url').pathToFileURL(__filename).href;" },
@@ -25,5 +30,20 @@ await build({
   // the TypeScript file and line. The map carries the sources themselves (src/ is not shipped).
   sourcemap: 'linked',
   sourcesContent: true,
+  logLevel: 'warning',
+});
+
+await build({
+  entryPoints: { 'index.bundle': join(REPO, 'dist', 'index.js') },
+  outdir: join(REPO, 'dist'),
+  chunkNames: 'chunks/[name]-[hash]',
+  bundle: true,
+  splitting: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  external: ['sucrase', 'jiti', 'chokidar', '@modelcontextprotocol/sdk', 'fastify', '@fastify/static', 'pino', 'pino-pretty', 'prom-client', '@opentelemetry/api', '@resvg/resvg-js', '@dagrejs/dagre', 'better-sqlite3', 'pg', 'ioredis', 'bullmq', 'esbuild'],
+  // CommonJS dependencies bundled into an ES module call require() for Node's built-ins.
+  banner: { js: "import { createRequire as __toolchainCreateRequire } from 'node:module'; const require = __toolchainCreateRequire(import.meta.url);" },
   logLevel: 'warning',
 });

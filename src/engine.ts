@@ -1,5 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
+import { runIdSource } from './common/run-ids.js';
 import type { Callee } from './call/index.js';
 import { openUserCache } from './cache/index.js';
 import { compileChain, createCompileCache, loadChainSet, type ChainPlan, type ChainSet } from './compiler/index.js';
@@ -108,11 +108,12 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
   const observer = options.observe === true ? (await import('./observe/index.js')).createObserver({ chain: lookup }) : options.observe;
   const logger = options.logger && observer ? (entry: LogEntry): void => (options.logger!(entry), observer.log(entry)) : (options.logger ?? observer?.log ?? noLog);
 
+  const newRunId = runIdSource();
   const host: ExecutorHost = {
     clock: options.clock ?? systemClock,
     random: options.random ?? Math.random,
     slots: options.concurrency !== undefined && options.concurrency !== Infinity ? createSlots(options.concurrency) : undefined,
-    newRunId: randomUUID,
+    newRunId,
     chain: lookup,
     log: logger,
     binder: createBinder(),
@@ -128,7 +129,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
     inProcess: isMemoryStore(store),
     leaseMs: options.leaseMs ?? 30_000,
     clock: host.clock,
-    newRunId: randomUUID,
+    newRunId,
     chain: (name) => lookup(name),
     execute: (plan, input, runOptions) => executeChain(host, plan, registry.current(), input, runOptions),
     refuse: (chain, runId, error, input, runOptions) => failedBeforeStart(host, chain, runId, error, input, runOptions),
@@ -201,15 +202,20 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
   const queued = submitter ? queueMode({ submitter, lookup, unknownChain, refuse: (chain, runId, error, input, o) => failedBeforeStart(host, chain, runId, error, input, o) }) : undefined;
 
   return {
-    async run(name, input, given = {}) {
-      checkConcurrency('concurrency', given.concurrency);
+    // Not async: an async wrapper around the run's own promise would add a promise and two ticks per run.
+    run(name, input, given = {}) {
+      try {
+        checkConcurrency('concurrency', given.concurrency);
+      } catch (error) {
+        return Promise.reject(error as Error);
+      }
       if (queued && typeof name === 'string') return queued.run(name, input, given);
-      if (typeof name !== 'string') return failedBeforeStart(host, '', given.runId, { code: 'CHAIN_NOT_FOUND', message: `the chain to run must be named by a string, got ${describeKind(name)}` }, input, given);
+      if (typeof name !== 'string') return Promise.resolve(failedBeforeStart(host, '', given.runId, { code: 'CHAIN_NOT_FOUND', message: `the chain to run must be named by a string, got ${describeKind(name)}` }, input, given));
       const runOptions = observed(given);
       const plan = lookup(name);
       if (plan) return durable.start(plan, input, runOptions);
       // Not observed: a name that is no chain must not become a metric label.
-      return failedBeforeStart(host, name, given.runId, unknownChain(name), input, given);
+      return Promise.resolve(failedBeforeStart(host, name, given.runId, unknownChain(name), input, given));
     },
     metrics: async () => {
       if (!observer) throw new ToolchainError('USAGE', 'this engine keeps no metrics: create it with createEngine({ observe: true })');
@@ -221,7 +227,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
       if (queued) return queued.submit(name, input, given);
       const plan = lookup(name);
       if (plan === undefined) throw new ToolchainError(unknownChain(name).code, unknownChain(name).message);
-      const runId = given.runId ?? randomUUID();
+      const runId = given.runId ?? host.newRunId();
       const done = durable.start(plan, input, { ...observed(given), runId });
       return { runId, result: () => done };
     },

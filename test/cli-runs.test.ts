@@ -86,12 +86,15 @@ describe('toolchain runs, resume and run ids', () => {
 
   it('runs cancel from another process stops the run within a second; it is recorded cancelled and resumable', async () => {
     const child = spawn(process.execPath, [BIN, ...DIRS, 'run', 'slow', '--run-id', 'cancel-1'], { cwd: root, env: { ...process.env, ...env } });
+    // Listened for from the start: on a loaded machine the run can stop and the process exit
+    // before `runs cancel` has returned, and an 'exit' listened for after it fired never comes.
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
     await new Promise<void>((resolve) => child.stderr.on('data', (d: Buffer) => d.toString().includes('run cancel-1') && resolve()));
     await new Promise((r) => setTimeout(r, 300));
     const asked = performance.now();
     const cancel = await cli(['runs', 'cancel', 'cancel-1']);
     expect(cancel.code, cancel.stderr).toBe(0);
-    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    const code = await exited;
     expect(performance.now() - asked).toBeLessThan(1500);
     expect(code).toBe(130);
     const detail = JSON.parse((await cli(['runs', 'show', 'cancel-1', '--json'])).stdout) as { status: string; error: { code: string } };

@@ -4,6 +4,7 @@ import { attempt, prepare } from './attempt.js';
 import { backoffDelay, isRetryable } from './backoff.js';
 import type { CallContext } from './call-context.js';
 import { CallFailure, toStepError } from './classify.js';
+import { canCallDirectly, directAttempt } from './direct-call.js';
 import type { CallOwner, CallSite, CallWatcher } from './types.js';
 
 // One call through all its attempts (SPEC §2.7), its outcome reported to `watcher` under `key`.
@@ -39,6 +40,7 @@ export function performCall(
   if (unresolved !== undefined) return watcher.failed(key, unresolved, 0);
   const prepared = prepare(site.callee, args, site.invalid);
   if (!prepared.ok) return watcher.failed(key, prepared.error, 0);
+  if (canCallDirectly(site, site.callee, watcher)) return directAttempt(owner, site, site.callee, prepared.args, watcher, key, item);
   attempt(owner, site, site.callee, prepared.args, 1, watcher, key, item).then(
     (value) => watcher.succeeded(key, value, 1, undefined),
     (thrown: unknown) => watcher.failed(key, toStepError(thrown, owner.debug), 1),

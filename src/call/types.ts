@@ -1,6 +1,6 @@
 import type { Clock } from '../common/clock.js';
 import type { FailureCode, StepError } from '../common/errors.js';
-import type { ApproveCallback, ArgumentProblem, PrepareResult } from '../registry/types.js';
+import type { ApproveCallback, ArgumentProblem, DirectCall, PrepareResult } from '../registry/types.js';
 import type { CallContext } from './call-context.js';
 
 // The contract of one tool call (SPEC §2.7, §3): prepare the arguments → approve → invoke under a
@@ -24,6 +24,8 @@ export interface Callee {
   prepare(args: Record<string, unknown>): PrepareResult;
   /** One attempt. May throw or reject; the call unit classifies whatever comes out. */
   invoke(args: Record<string, unknown>, ctx: CallContext): Promise<unknown>;
+  /** `invoke` taken apart, when nothing needs to wrap the handler: see direct-call.ts. */
+  readonly direct?: DirectCall;
 }
 
 export interface BackoffPolicy {

@@ -6,7 +6,7 @@ import { readTextFile } from '../loader/index.js';
 import { chainSignatures, toolSignatures, withFlowCheck } from './check-flows.js';
 import { checkTargets, type NameCatalogue } from './check-targets.js';
 import type { CompileCache } from './compile-cache.js';
-import { compileText, type CompiledFile, type TargetRef } from './compile-chain.js';
+import { compileText, hashText, type CompiledFile, type TargetRef } from './compile-chain.js';
 import type { ChainPlan } from './plan.js';
 import { subChainProblems, type Callees } from './subchain-graph.js';
 
@@ -21,6 +21,8 @@ export interface ChainSet {
 export interface ChainSource {
   readonly file: string;
   readonly text: string;
+  /** hashText(text), computed once as the file is read: the compile cache's key. */
+  readonly hash?: string;
 }
 
 const CHAIN_FILE = /\.ya?ml$/;
@@ -44,7 +46,7 @@ export async function readChainFiles(files: readonly string[]): Promise<{ source
   const diagnostics: Diagnostic[] = [];
   // Read side by side, kept in the order given.
   for (const [k, read] of (await Promise.all(files.map((f) => readTextFile(f)))).entries()) {
-    if ('text' in read) sources.push({ file: files[k]!, text: read.text });
+    if ('text' in read) sources.push({ file: files[k]!, text: read.text, hash: hashText(read.text) });
     else diagnostics.push(...read.diagnostics);
   }
   return { sources, diagnostics };
@@ -52,7 +54,7 @@ export async function readChainFiles(files: readonly string[]): Promise<{ source
 
 /** `cache`: the caller's compile cache (an unchanged file is then a look-up); without one every file compiles afresh. */
 export function compileChainSet(sources: readonly ChainSource[], tools?: NameCatalogue, cache?: CompileCache): ChainSet {
-  const compiled = sources.map((s) => compileGuarded(s.text, s.file, cache));
+  const compiled = sources.map((s) => compileGuarded(s.text, s.file, cache, s.hash));
   const byName = new Map<string, CompiledFile>();
   for (const f of compiled) if (f.name && !byName.has(f.name)) byName.set(f.name, f);
   // SPEC §10: with a catalogue that knows its tools' schemas (validate), the data flow is checked too.
@@ -122,9 +124,9 @@ export function compileChainSet(sources: readonly ChainSource[], tools?: NameCat
  * One file's compile, held to that file: should the compiler ever throw on some input (a bug,
  * never the user's fault), the file gets a diagnostic and the rest of the folder still loads.
  */
-function compileGuarded(text: string, file: string, cache: CompileCache | undefined): CompiledFile {
+function compileGuarded(text: string, file: string, cache: CompileCache | undefined, hash: string | undefined): CompiledFile {
   try {
-    return cache ? cache.compile(text, file) : compileText(text, file);
+    return cache ? cache.compile(text, file, { hash }) : compileText(text, file, hash);
   } catch (error) {
     const message = `the compiler failed on this file (${error instanceof Error ? error.message : String(error)}); please report it with the file`;
     return { file, hash: '', diagnostics: [{ code: 'SCHEMA_INVALID', severity: 'error', message, file, line: 1, col: 1 }], targets: [] };

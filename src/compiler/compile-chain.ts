@@ -55,8 +55,8 @@ export function hashText(text: string): string {
 }
 
 /** Parses and compiles one chain text. Pure: the same text and file name give the same result. `disk` keeps the parse. */
-export function compileText(text: string, file: string, hash = hashText(text), disk?: DiskCache): CompiledFile {
-  const { document, diagnostics } = parseYaml(text, file, undefined, disk);
+export function compileText(text: string, file: string, hash = hashText(text), disk?: DiskCache, maxBytes?: number): CompiledFile {
+  const { document, diagnostics } = parseYaml(text, file, maxBytes === undefined ? undefined : { maxBytes }, disk);
   const max = DEFAULT_LOAD_LIMITS.maxDiagnostics;
   // Past the limit the file is noise already (the loader counted the rest): no compile on top.
   if (!document || diagnostics.length > max) return { file, hash, diagnostics, targets: [] };

@@ -9,7 +9,7 @@ import { addedChainProblems } from './subchain-graph.js';
 
 export type { NameCatalogue } from './check-targets.js';
 export { compileChainSet, loadChainSet, readChainFiles, readChainSources, type ChainSet, type ChainSource } from './chain-set.js';
-export { createCompileCache, type CompileCache, type CompileCacheOptions } from './compile-cache.js';
+export { createCompileCache, type CompileCache, type CompileCacheOptions, type KnownText } from './compile-cache.js';
 export type { CompiledFile, TargetRef } from './compile-chain.js';
 export { inferOutputs, type ChainFlow, type ChainSignature, type Signatures, type ToolSignature } from './flow/index.js';
 export { chainSignatures } from './check-flows.js';
@@ -31,6 +31,10 @@ export interface CompileOptions {
    * (SUBCHAIN_CYCLE) nor nest sub-chains too deep (SUBCHAIN_TOO_DEEP) — what `addChain` checks.
    */
   readonly plans?: (name: string) => ChainPlan | undefined;
+  /** The text's hashText, when the caller has it (computed once as the file was read): a cache hit is then O(1). */
+  readonly hash?: string;
+  /** The largest text accepted, in bytes (default 1 MiB: DEFAULT_LOAD_LIMITS.maxBytes). */
+  readonly maxBytes?: number;
 }
 
 export interface CompileResult {
@@ -42,7 +46,8 @@ export interface CompileResult {
 /** Parses and compiles a chain from its YAML text. With `cache`, compiling the same text again is a look-up. */
 export function compileChain(text: string, options: CompileOptions = {}): CompileResult {
   const file = options.file ?? '<memory>';
-  const compiled = options.cache ? options.cache.compile(text, file) : compileText(text, file);
+  const known = { hash: options.hash, maxBytes: options.maxBytes };
+  const compiled = options.cache ? options.cache.compile(text, file, known) : compileText(text, file, options.hash, undefined, options.maxBytes);
   if (!options.tools && !options.chains) return compiled.plan ? { plan: compiled.plan, diagnostics: compiled.diagnostics } : { diagnostics: compiled.diagnostics };
   const linked = checkTargets(compiled, options.tools, options.chains);
   if (compiled.plan && options.plans && !linked.length) linked.push(...addedChainProblems(compiled, compiled.plan, options.plans));

@@ -79,9 +79,11 @@ class ForEachGroup implements CallWatcher, Abortable {
   private feed(): void {
     if (this.feeding) return;
     this.feeding = true;
+    // One clock reading for the elements one pass starts (a reading costs 65–100 ns here).
+    const now = this.cursor < this.items.length ? this.run.clock.now() : 0;
     while (!this.over && this.active < this.limit && this.cursor < this.items.length) {
       this.active++;
-      this.element(this.cursor++);
+      this.element(this.cursor++, now);
     }
     this.feeding = false;
     // A batch of at most max_concurrency elements leaves; the run resumes when they are all done.
@@ -92,11 +94,11 @@ class ForEachGroup implements CallWatcher, Abortable {
   }
 
   /** One element's call; its outcome comes back through the CallWatcher methods. */
-  private element(k: number): void {
+  private element(k: number, now: number): void {
     // SPEC §7.2: an element whose success was recorded is not run again.
     const restored = this.run.restoredRecord(`${this.name}[${k}]`);
     if (restored !== undefined) return this.settle(k, restored.output, restored.attempts);
-    this.started[k] = this.run.clock.now();
+    this.started[k] = now;
     const scope = Object.create(this.run.context) as Record<string, unknown>;
     scope.item = this.items[k];
     scope.index = k;

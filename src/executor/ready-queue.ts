@@ -9,8 +9,10 @@ import type { Slots } from './slots.js';
 
 export class ReadyQueue {
   private readonly remaining: number[];
+  /** Ready steps are ready[head..tail): reused from the start once drained (setting `length` costs a runtime call per pass). */
   private readonly ready: number[] = [];
   private head = 0;
+  private tail = 0;
   private running = 0;
   private readonly slots: RunSlots | undefined;
 
@@ -23,12 +25,12 @@ export class ReadyQueue {
   ) {
     this.remaining = waitCounts.slice();
     this.slots = slots && new RunSlots(slots, wake);
-    for (const root of plan.roots) this.ready.push(root);
+    for (const root of plan.roots) this.ready[this.tail++] = root;
   }
 
   /** The oldest ready step, still in the queue. */
   peek(): number | undefined {
-    return this.head < this.ready.length ? this.ready[this.head] : undefined;
+    return this.head < this.tail ? this.ready[this.head] : undefined;
   }
 
   /** Removes the oldest ready step without starting it (skipped, restored, or settled). */
@@ -62,18 +64,15 @@ export class ReadyQueue {
     const dependents = this.plan.steps[i]!.dependents;
     for (let k = 0; k < dependents.length; k++) {
       const d = dependents[k]!;
-      if (--this.remaining[d]! === 0) this.ready.push(d);
+      if (--this.remaining[d]! === 0) this.ready[this.tail++] = d;
     }
   }
 
   /** After a scheduling pass; true when nothing runs and nothing is ready: the run is over. */
   settle(starting: boolean): boolean {
-    if (this.head === this.ready.length) {
-      this.ready.length = 0;
-      this.head = 0;
-    }
-    this.slots?.settle(starting && this.ready.length > 0);
-    return this.running === 0 && this.ready.length === 0;
+    if (this.head === this.tail) this.head = this.tail = 0;
+    this.slots?.settle(starting && this.tail > 0);
+    return this.running === 0 && this.tail === 0;
   }
 
   close(): void {

@@ -7,10 +7,12 @@ import type { RunError } from './events.js';
  * What can stop a run from outside its steps: its chain's `timeout` (RUN_TIMEOUT) and its caller's
  * signal (ABORTED — or the code of the ToolchainError the signal was aborted with: a run store that
  * cannot be written stops the run with STORE_WRITE_FAILED). Returns what disarms both, for when
- * the run ends first.
+ * the run ends first (undefined when there is nothing to arm).
  */
-export function armStops(plan: ChainPlan, clock: Clock, signal: AbortSignal | undefined, stop: (error: RunError, code: ErrorCode) => void): () => void {
+export function armStops(plan: ChainPlan, clock: Clock, signal: AbortSignal | undefined, run: { stop(error: RunError, code: ErrorCode): void }): (() => void) | undefined {
   const ms = plan.timeoutMs;
+  if (ms === undefined && signal === undefined) return undefined; // most runs: no closure to make
+  const stop = (error: RunError, code: ErrorCode): void => run.stop(error, code);
   const deadline = ms === undefined ? undefined : clock.setTimeout(() => stop({ code: 'RUN_TIMEOUT', message: `the run of chain '${plan.name}' exceeded its timeout of ${ms} ms` }, 'RUN_TIMEOUT'), ms);
   const onAbort = (): void => {
     const reason: unknown = signal!.reason;

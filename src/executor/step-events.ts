@@ -1,7 +1,7 @@
 import type { PlanStep } from '../compiler/plan.js';
 import type { RunEvent } from './events.js';
 import type { Run } from './run.js';
-import type { StepInput, StepState } from './step-state.js';
+import { isFinal, type StepInput, type StepState } from './step-state.js';
 
 // The event a step transition stands for (SPEC §8), built only when someone listens. Literals with
 // every key present and no spreads: one object shape per event type keeps building them cheap;
@@ -23,7 +23,7 @@ export function stepEvent(run: Run, step: PlanStep, input: StepInput, next: Step
       attempt: r.attempt, error: r.error, duration_ms: r.duration_ms, delay_ms: r.delay_ms, fallback: r.fallback,
     };
   }
-  if (!('record' in next)) throw new Error(`executor bug: no event for '${input.type}'`);
+  if (!isFinal(next)) throw new Error(`executor bug: no event for '${input.type}'`);
   const record = next.record;
   const timestamp = record.started_at + record.duration_ms;
   const { attempts, output, error, started_at, duration_ms, fallback } = record;

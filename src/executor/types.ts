@@ -58,7 +58,13 @@ export interface StepMocks {
 }
 
 export interface RunControl {
-  bind(stop: (reason: ToolchainError) => void): void;
+  /** Called once as the run starts, with the run itself: `halt` stops it (a cancellation, a store that cannot be written). */
+  bind(run: Stoppable): void;
+}
+
+export interface Stoppable {
+  /** Stops the run, its steps at work failing with ABORTED and the run with `reason`'s code and message. */
+  halt(reason: ToolchainError): void;
 }
 
 /**
@@ -67,6 +73,8 @@ export interface RunControl {
  */
 export interface StepRecorder {
   record(key: string, record: StepRecord): void;
+  /** The run's end, told before the run's promise resolves (at: the clock's time). */
+  finished?(result: RunResult, at: number): void;
 }
 
 /** One step in a run's result (SPEC §5). Step outputs are in the events and, through `outputs`, in the result. */

@@ -1,5 +1,8 @@
-import { pino, type Logger } from 'pino';
-import { PinoPretty } from 'pino-pretty';
+import type { Logger } from 'pino';
+import { lazyPackage } from '../common/lazy-package.js';
+
+const pinoPackage = lazyPackage<typeof import('pino')>('pino');
+const pretty = lazyPackage<typeof import('pino-pretty')>('pino-pretty');
 import { createBatchedDestination } from './batched-destination.js';
 
 // The logger of `toolchain serve`: JSON lines (one per event) on the given stream, written once
@@ -17,8 +20,8 @@ export interface CliLoggerOptions {
 export function createCliLogger(options: CliLoggerOptions): Logger {
   const level = options.level ?? (options.verbose ? 'debug' : 'info');
   if (options.verbose && options.stream.isTTY) {
-    return pino({ level }, PinoPretty({ colorize: true, destination: options.stream, ignore: 'pid,hostname,event', translateTime: 'HH:MM:ss.l', messageFormat: '{if event}{event} {end}{if step}{step} {end}{msg}' }));
+    return pinoPackage().pino({ level }, pretty().PinoPretty({ colorize: true, destination: options.stream, ignore: 'pid,hostname,event', translateTime: 'HH:MM:ss.l', messageFormat: '{if event}{event} {end}{if step}{step} {end}{msg}' }));
   }
   const stream = options.stream;
-  return pino({ level, base: undefined }, createBatchedDestination((chunk) => void stream.write(chunk)));
+  return pinoPackage().pino({ level, base: undefined }, createBatchedDestination((chunk) => void stream.write(chunk)));
 }

@@ -1,4 +1,5 @@
-import { Counter, Gauge, Registry } from 'prom-client';
+import type { Counter as CounterType, Registry } from 'prom-client';
+import { lazyPackage } from '../common/lazy-package.js';
 import type { PlanStep } from '../compiler/plan.js';
 import type { RunEvent } from '../executor/events.js';
 import { CounterCells, type CounterCell } from './counter-cells.js';
@@ -37,11 +38,14 @@ interface ChainChildren {
   readonly steps: StepChildren[];
 }
 
-export function createRunMetrics(plans: PlanSource, registry: Registry = new Registry()): RunMetrics {
+const promClient = lazyPackage<typeof import('prom-client')>('prom-client');
+
+export function createRunMetrics(plans: PlanSource, registry: Registry = new (promClient().Registry)()): RunMetrics {
+  const { Counter, Gauge } = promClient();
   const stepCells = new CounterCells<'chain' | 'step' | 'tool' | 'status'>();
   const callCells = new CounterCells<'tool' | 'status'>();
   const runs = new Counter({ name: 'toolchain_runs_total', help: 'Runs finished, by chain and status (succeeded, failed, cancelled).', labelNames: ['chain', 'status'] as const, registers: [registry] });
-  const steps: Counter<'chain' | 'step' | 'tool' | 'status'> = new Counter({
+  const steps: CounterType<'chain' | 'step' | 'tool' | 'status'> = new Counter({
     name: 'toolchain_steps_total',
     help: 'Steps finished, by chain, step, tool and status (succeeded, failed, skipped).',
     labelNames: ['chain', 'step', 'tool', 'status'] as const,
@@ -49,7 +53,7 @@ export function createRunMetrics(plans: PlanSource, registry: Registry = new Reg
     collect: () => stepCells.flush(steps),
   });
   const duration = new LabelledHistogram('toolchain_step_duration_seconds', 'Time from a step starting to its end, retries and backoff included.', ['chain', 'tool'], STEP_DURATION_BUCKETS, registry);
-  const calls: Counter<'tool' | 'status'> = new Counter({
+  const calls: CounterType<'tool' | 'status'> = new Counter({
     name: 'toolchain_tool_calls_total',
     help: 'Tool calls by tool and status (ok, error); retries count once per attempt.',
     labelNames: ['tool', 'status'] as const,

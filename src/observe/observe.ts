@@ -1,5 +1,9 @@
-import { pino, type Logger } from 'pino';
-import { Registry } from 'prom-client';
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import { lazyPackage } from '../common/lazy-package.js';
+
+const pino = lazyPackage<typeof import('pino')>('pino');
+const promClient = lazyPackage<typeof import('prom-client')>('prom-client');
 import type { Tracer } from '@opentelemetry/api';
 import type { RunEvent } from '../executor/events.js';
 import type { LogEntry } from '../executor/types.js';
@@ -38,8 +42,8 @@ export interface Observer {
 }
 
 export function createObserver(plans: PlanSource, options: ObserverOptions = {}): Observer {
-  const registry = options.registry ?? new Registry();
-  const logger = options.logger ?? pino({ level: 'silent' });
+  const registry = options.registry ?? new (promClient().Registry)();
+  const logger = options.logger ?? pino().pino({ level: 'silent' });
   const metrics = options.metrics === false ? undefined : createRunMetrics(plans, registry);
   const logs = options.logs === false ? undefined : createRunLogger(logger);
   const traces = options.traces === false ? undefined : createRunTracer(plans, options.tracer);

@@ -1,4 +1,5 @@
-import { SpanStatusCode, context, trace, type Span, type Tracer } from '@opentelemetry/api';
+import type { Span, Tracer } from '@opentelemetry/api';
+import { lazyPackage } from '../common/lazy-package.js';
 import type { RunEvent } from '../executor/events.js';
 import { toolLabel, type PlanSource } from './plan-source.js';
 
@@ -20,9 +21,13 @@ interface TracedRun {
   readonly indexByName: Map<string, number>;
 }
 
-const ERROR = SpanStatusCode.ERROR;
+const otel = lazyPackage<typeof import('@opentelemetry/api')>('@opentelemetry/api');
+// SpanStatusCode's values (an OTel API enum, stable since 1.0): no need to load the API for them.
+const ERROR = 2;
+const OK = 1;
 
-export function createRunTracer(plans: PlanSource, tracer: Tracer = trace.getTracer('toolchain')): RunTracer {
+export function createRunTracer(plans: PlanSource, tracer: Tracer = otel().trace.getTracer('toolchain')): RunTracer {
+  const { context, trace } = otel();
   const runs = new Map<string, TracedRun>();
   /** Attempt spans that are a fallback call rather than an attempt of the step's own call. */
   const fallbacks = new WeakSet<Span>();
@@ -50,7 +55,7 @@ export function createRunTracer(plans: PlanSource, tracer: Tracer = trace.getTra
     if (error) {
       span.setAttribute('toolchain.error_code', error.code);
       span.setStatus({ code: ERROR, message: `${error.code}: ${error.message}` });
-    } else span.setStatus({ code: SpanStatusCode.OK });
+    } else span.setStatus({ code: OK });
     span.end(at);
   }
 
@@ -97,7 +102,7 @@ export function createRunTracer(plans: PlanSource, tracer: Tracer = trace.getTra
       case 'run:finished':
         for (const index of [...run.attempts.keys()]) endAttempt(run, index, e.timestamp, { code: 'ABORTED', message: 'the run ended' });
         if (e.status === 'failed' && e.error) run.span.setStatus({ code: ERROR, message: `${e.error.code}: ${e.error.message}` });
-        else run.span.setStatus({ code: SpanStatusCode.OK });
+        else run.span.setStatus({ code: OK });
         run.span.setAttribute('toolchain.status', e.status);
         run.span.end(e.timestamp);
         runs.delete(e.run_id);

@@ -6,7 +6,7 @@ import { toProblems } from './argument-problems.js';
 import { createCircuitBreaker } from './circuit-breaker.js';
 import { planCopy } from './copy-args.js';
 import { durationMs } from './duration-ms.js';
-import { createInvoke } from './invoke-tool.js';
+import { createDirect, createInvoke } from './invoke-tool.js';
 import { restrictEnv } from './restrict-env.js';
 import { createResultCache } from './result-cache.js';
 import type { LoadMode, PrepareResult, Tool, ToolDefinition, ToolOwner } from './types.js';
@@ -111,13 +111,15 @@ export function buildTool(def: ToolDefinition, owner: ToolOwner | undefined, set
     return { ok: false, problems: toProblems(validate.errors) };
   };
 
-  const invoke = createInvoke({
+  const parts = {
     handler: def.handler,
     rules: { tool: qualifiedName, limitBytes: settings.limitBytes, truncate: def.truncate === true, ...(returns ? { returns: returns.get } : {}) },
     ...(ttlMs !== undefined ? { cache: createResultCache(ttlMs, settings.now) } : {}),
     ...(breakerSettings ? { breaker: createCircuitBreaker({ ...breakerSettings, now: settings.now }) } : {}),
     ...(breakerDef?.stale_on_open ? { stale: new Map<string, string>() } : {}),
-  });
+  };
+  const invoke = createInvoke(parts);
+  const direct = createDirect(parts);
 
   const tool: Tool = Object.freeze({
     name,
@@ -134,6 +136,7 @@ export function buildTool(def: ToolDefinition, owner: ToolOwner | undefined, set
     env: restrictEnv([...(owner?.env ?? []), ...(def.env ?? [])], settings.env),
     prepare,
     invoke,
+    ...(direct ? { direct } : {}),
   });
 
   const warnings: Diagnostic[] = [];

@@ -108,8 +108,55 @@ function walk(value: unknown, state: Walk, inArray: boolean): void {
   state.ancestors.pop();
 }
 
+/**
+ * The common result, a plain object of scalars, bounded without the general walk's state and
+ * arrays (which were most of what a quick tool call allocated); undefined when it is anything
+ * else (nested, a class instance, a bad number…), which the walk then checks and words.
+ */
+function flatBytes(value: object): number | undefined {
+  const proto: unknown = Object.getPrototypeOf(value);
+  if ((proto !== Object.prototype && proto !== null) || Array.isArray(value)) return undefined;
+  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return undefined;
+  let bytes = 2;
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) return undefined;
+    const member = (value as Record<string, unknown>)[key];
+    switch (typeof member) {
+      case 'string':
+        bytes += member.length * MAX_BYTES_PER_CHAR + 2;
+        break;
+      case 'number':
+        if (!Number.isFinite(member)) return undefined;
+        bytes += 24;
+        break;
+      case 'boolean':
+        bytes += 5;
+        break;
+      case 'undefined':
+        continue; // JSON drops it, as the walk does
+      case 'object':
+        if (member !== null) return undefined;
+        bytes += 4;
+        break;
+      default:
+        return undefined;
+    }
+    bytes += key.length * MAX_BYTES_PER_CHAR + 4;
+  }
+  return bytes;
+}
+
 /** Check a result without serialising it. Paths are JSON pointers ('' is the result itself). */
 export function checkJson(value: unknown): JsonCheck {
+  if (typeof value === 'object' && value !== null) {
+    let bytes: number | undefined;
+    try {
+      bytes = flatBytes(value);
+    } catch {
+      bytes = undefined; // a getter that throws: the walk below says so
+    }
+    if (bytes !== undefined) return { ok: true, maxBytes: bytes, needsNormalising: false };
+  }
   const state: Walk = { bytes: 0, needsNormalising: false, ancestors: [], keys: [] };
   try {
     walk(value, state, false);

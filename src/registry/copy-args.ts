@@ -94,12 +94,22 @@ function hasDefaults(schema: JsonSchema): boolean {
 /** A copy of JSON-like data (plain objects and arrays), with own `__proto__` keys kept as data. */
 export function cloneJson(value: unknown): unknown {
   if (typeof value !== 'object' || value === null) return value;
-  if (Array.isArray(value)) return value.map(cloneJson);
+  if (Array.isArray(value)) {
+    // A loop with scalars copied in place: `map(cloneJson)` made a call per element, and arrays
+    // of numbers or strings (a join's inputs, a for_each's items) are the common case.
+    const out = new Array<unknown>(value.length);
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      out[i] = typeof item === 'object' && item !== null ? cloneJson(item) : item;
+    }
+    return out;
+  }
   const proto: unknown = Object.getPrototypeOf(value);
   if (proto !== Object.prototype && proto !== null) return value;
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(value)) {
-    const item = cloneJson((value as Record<string, unknown>)[key]);
+    const member: unknown = (value as Record<string, unknown>)[key];
+    const item = typeof member === 'object' && member !== null ? cloneJson(member) : member;
     // Plain assignment of '__proto__' would change the prototype instead of adding a key.
     if (key === '__proto__') Object.defineProperty(out, key, { value: item, enumerable: true, writable: true, configurable: true });
     else out[key] = item;

@@ -5,7 +5,7 @@ import { canonicalJson } from './canonical-json.js';
 import { checkResult, type ResultRules } from './check-result.js';
 import type { CircuitBreaker } from './circuit-breaker.js';
 import { MISS, type ResultCache } from './result-cache.js';
-import type { ToolContext, ToolHandler } from './types.js';
+import type { DirectCall, ToolContext, ToolHandler } from './types.js';
 
 // One call of a tool, in order: cache → circuit breaker → handler → result checks → record.
 // Arguments arrive already prepared (validated, defaults filled): the call unit calls
@@ -58,6 +58,17 @@ function exited(tool: string, attempt: ExitAttempt): ToolchainError {
 /** A cancellation by the caller says nothing about the tool's health; a timeout does. */
 function countsAsFailure(error: unknown): boolean {
   return !(error instanceof ToolchainError && error.code === 'ABORTED');
+}
+
+/** A tool with no cache, breaker or stale results needs nothing around its handler but the checks: it can be called directly. */
+export function createDirect(parts: InvokeParts): DirectCall | undefined {
+  if (parts.cache !== undefined || parts.breaker !== undefined || parts.stale !== undefined) return undefined;
+  const { handler, rules } = parts;
+  return {
+    call: handler,
+    check: (result) => checkResult(result, rules).value,
+    fail: (thrown) => (thrown instanceof ExitAttempt ? exited(rules.tool, thrown) : thrown),
+  };
 }
 
 export function createInvoke(parts: InvokeParts): (args: Record<string, unknown>, ctx: ToolContext) => Promise<unknown> {

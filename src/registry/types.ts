@@ -83,6 +83,20 @@ export interface Tool {
    * its `env` is this tool's.
    */
   invoke(args: Record<string, unknown>, ctx: ToolContext): Promise<unknown>;
+  /** The same call without a promise of its own, for a tool with no cache and no circuit breaker (see DirectCall). */
+  readonly direct?: DirectCall;
+}
+
+/**
+ * `invoke` taken apart so that the call unit spends no promise on a handler that returns at once
+ * and one reaction on one that returns a promise: `call` runs the handler and returns what it
+ * returned (a value or a promise, unchecked); `check` turns a value into the result (or throws
+ * RESULT_INVALID / RESULT_TOO_LARGE); `fail` turns what the handler threw into what to report.
+ */
+export interface DirectCall {
+  call(args: Record<string, unknown>, ctx: ToolContext): unknown;
+  check(result: unknown): unknown;
+  fail(thrown: unknown): unknown;
 }
 
 /** A plugin that is loaded but inactive, for TOOL_NOT_FOUND messages about its tools. */

@@ -2,7 +2,7 @@ import type { Clock } from '../common/clock.js';
 import { ToolchainError, type ErrorCode } from '../common/errors.js';
 import type { ChainPlan } from '../compiler/plan.js';
 import type { StepRecord } from '../executor/step-state.js';
-import type { RunControl, RunOptions, RunResult, StepRecorder } from '../executor/types.js';
+import type { RunControl, RunOptions, RunResult, StepRecorder, Stoppable } from '../executor/types.js';
 import { isMemoryStore, type MemoryRunStore } from '../store/memory.js';
 import { storedStep } from '../store/stored-step.js';
 import type { RunFilter, RunStore, StoredRun } from '../store/types.js';
@@ -43,18 +43,18 @@ export interface StartOptions extends RunOptions {
 
 /** A run executing here: how to stop it (bound when it starts; a stop asked for before that waits for it). */
 class Active implements RunControl {
-  private stopRun: ((reason: ToolchainError) => void) | undefined;
+  private run: Stoppable | undefined;
   private pending: ToolchainError | undefined;
 
   constructor(readonly epoch: number) {}
 
-  bind(stop: (reason: ToolchainError) => void): void {
-    this.stopRun = stop;
-    if (this.pending) stop(this.pending);
+  bind(run: Stoppable): void {
+    this.run = run;
+    if (this.pending) run.halt(this.pending);
   }
 
   stop(reason: ToolchainError): void {
-    if (this.stopRun) this.stopRun(reason);
+    if (this.run) this.run.halt(reason);
     else this.pending ??= reason;
   }
 }
@@ -69,9 +69,13 @@ export class DurableRuns {
     this.recorder = new GroupRecorder(s.store, s.inProcess, (runId, error) => this.active.get(runId)?.stop(error));
   }
 
-  async start(plan: ChainPlan, input: unknown, options: StartOptions): Promise<RunResult> {
+  start(plan: ChainPlan, input: unknown, options: StartOptions): Promise<RunResult> {
     const store = this.s.store;
     if (isMemoryStore(store) && options.runId === undefined) return this.startInMemory(store, plan, input, options);
+    return this.startStored(plan, input, options);
+  }
+
+  private async startStored(plan: ChainPlan, input: unknown, options: StartOptions): Promise<RunResult> {
     const id = options.runId ?? this.s.newRunId();
     // A store in this process keeps the input as given; the others write it as JSON.
     const stored = this.s.inProcess ? input : jsonCopy(input);
@@ -92,19 +96,20 @@ export class DurableRuns {
 
   /**
    * A new run in the memory store: the same steps as `execute`, done synchronously — the store is
-   * this process's memory, and a promise per write would cost every run several microseconds.
+   * this process's memory, and a promise per write would cost every run several microseconds. The
+   * store's entry for the run records its steps, hears its end and stops it (cancel goes through
+   * the store): the engine adds no promise, closure or Map entry of its own.
    */
-  private async startInMemory(store: MemoryRunStore, plan: ChainPlan, input: unknown, options: RunOptions): Promise<RunResult> {
+  private startInMemory(store: MemoryRunStore, plan: ChainPlan, input: unknown, options: RunOptions): Promise<RunResult> {
     const id = this.s.newRunId();
     const now = this.s.clock.now();
-    const recorder = store.begin({ id, chain: plan.name, chain_hash: plan.hash, input, owner: this.owner, lease_until: now + this.s.leaseMs, now });
-    const active = new Active(1);
-    this.active.set(id, active);
-    const result = await this.s.execute(plan, input, runOptions(options, id, recorder, active, undefined));
-    this.active.delete(id);
-    const status = endStatus(result);
-    store.end(id, { status, outputs: status === 'succeeded' ? result.outputs : null, error: result.error ?? null, finished_at: this.s.clock.now() });
-    return result;
+    const live = store.begin({ id, chain: plan.name, chain_hash: plan.hash, input, owner: this.owner, lease_until: now + this.s.leaseMs, now });
+    return this.s.execute(plan, input, runOptions(options, id, live, live, undefined));
+  }
+
+  /** Executing in this process now (started here, through the engine or the memory store). */
+  private isActive(id: string): boolean {
+    return this.active.has(id) || (isMemoryStore(this.s.store) && this.s.store.isLive(id));
   }
 
   /** Continues a run cut short (crash, kill, cancel) or failed (redrive). */
@@ -124,8 +129,8 @@ export class DurableRuns {
     const refuse = (code: ErrorCode, message: string): RunResult => this.s.refuse(run.chain, run.id, { code, message }, run.input, options);
     const now = this.s.clock.now();
     // This engine owns the run but runs it no more (its end could not be written): it is free.
-    const abandonedHere = run.owner === this.owner && !this.active.has(run.id);
-    const live = this.active.has(run.id) || (options.claimLive !== true && ownerAlive(run, now));
+    const abandonedHere = run.owner === this.owner && !this.isActive(run.id);
+    const live = this.isActive(run.id) || (options.claimLive !== true && ownerAlive(run, now));
     if (run.status === 'running' && !abandonedHere && live) {
       return refuse('RUN_IN_PROGRESS', `run ${run.id} is in progress (owner ${run.owner}); wait for it, or cancel it with 'toolchain runs cancel ${run.id}'`);
     }

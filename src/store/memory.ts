@@ -1,4 +1,6 @@
 import type { StepRecord } from '../executor/step-state.js';
+import type { RunControl, RunResult, Stoppable, StepRecorder } from '../executor/types.js';
+import { ToolchainError } from '../common/errors.js';
 import { listLimit } from './run-codec.js';
 import { storedStep } from './stored-step.js';
 import type { Claim, ClaimOutcome, CreateOutcome, NewRun, RunEnd, RunFilter, RunStore, StepBatch, StoredRun, StoredStep } from './types.js';
@@ -13,9 +15,22 @@ type MutableRun = { -readonly [K in keyof StoredRun]: StoredRun[K] };
 
 interface Entry {
   readonly run: MutableRun;
-  /** By key; kept as the executor made them (the key is added when read). */
-  readonly steps: Map<string, StepRecord>;
+  /**
+   * Step results as recorded, kept as the executor made them (the key is added when read): two
+   * arrays appended to, made into a Map (a later record of a key replacing an earlier one) only
+   * when read — a run of 10,000 steps grew and rehashed a Map on every run.
+   */
+  readonly keys: string[];
+  readonly records: StepRecord[];
+  /** What stops the run, while it executes in this process (begin). */
+  live?: Stoppable | undefined;
 }
+
+/**
+ * A run begun here: where its step results and its end go, and how it is stopped. One object per
+ * run, and the run calls it directly: no closure, promise or Map entry of the engine's own.
+ */
+export interface LiveRun extends StepRecorder, RunControl {}
 
 /**
  * The memory store's synchronous side, which the engine uses for the runs it starts (its writes
@@ -24,13 +39,43 @@ interface Entry {
  */
 export interface MemoryRunStore extends RunStore {
   readonly inProcess: true;
-  /** Creates a run that cannot exist yet (its id is new) and returns where its step results go. */
-  begin(run: NewRun): { record(key: string, record: StepRecord): void };
-  end(id: string, end: RunEnd): void;
+  /** Creates a run that cannot exist yet (its id is new) and returns where its step results and end go. */
+  begin(run: NewRun): LiveRun;
+  /** True while a run begun here executes. */
+  isLive(id: string): boolean;
 }
 
 export function isMemoryStore(store: RunStore): store is MemoryRunStore {
   return (store as Partial<MemoryRunStore>).inProcess === true;
+}
+
+function stepsOf(entry: Entry): Map<string, StepRecord> {
+  const steps = new Map<string, StepRecord>();
+  for (let i = 0; i < entry.keys.length; i++) steps.set(entry.keys[i]!, entry.records[i]!);
+  return steps;
+}
+
+class BegunRun implements LiveRun {
+  constructor(
+    private readonly entry: Entry,
+    private readonly finish: (entry: Entry, end: RunEnd) => void,
+  ) {}
+
+  record(key: string, record: StepRecord): void {
+    this.entry.keys.push(key);
+    this.entry.records.push(record);
+  }
+
+  bind(run: Stoppable): void {
+    this.entry.live = run;
+  }
+
+  finished(result: RunResult, at: number): void {
+    this.entry.live = undefined;
+    // endStatus (runs/stored-result.ts), which the store may not import: runs depends on the store.
+    const status = result.status === 'succeeded' ? 'succeeded' : result.error?.code === 'ABORTED' ? 'cancelled' : 'failed';
+    this.finish(this.entry, { status, outputs: status === 'succeeded' ? result.outputs : null, error: result.error ?? null, finished_at: at });
+  }
 }
 
 export function createMemoryStore(maxRuns = 100): MemoryRunStore {
@@ -72,7 +117,7 @@ export function createMemoryStore(maxRuns = 100): MemoryRunStore {
         epoch: 1,
       cancel_requested: false,
     };
-    const entry: Entry = { run, steps: new Map() };
+    const entry: Entry = { run, keys: [], records: [] };
     runs.set(r.id, entry);
     return entry;
   }
@@ -92,13 +137,9 @@ export function createMemoryStore(maxRuns = 100): MemoryRunStore {
     url: 'memory:',
     inProcess: true,
     begin(r) {
-      const entry = create(r);
-      return { record: (key, record) => void entry.steps.set(key, record) };
+      return new BegunRun(create(r), finish);
     },
-    end(id, end) {
-      const entry = runs.get(id);
-      if (entry) finish(entry, end);
-    },
+    isLive: (id) => runs.get(id)?.live !== undefined,
     async createRun(r: NewRun): Promise<CreateOutcome> {
       const existing = runs.get(r.id);
       if (existing) return { created: false, run: { ...existing.run } };
@@ -115,7 +156,13 @@ export function createMemoryStore(maxRuns = 100): MemoryRunStore {
       return batches.map((batch) => {
         const entry = owned(batch.run_id, batch.epoch);
         if (!entry) return 'fenced';
-        for (const step of batch.steps) if (entry.steps.get(step.key)?.status !== 'succeeded') entry.steps.set(step.key, step);
+        const steps = stepsOf(entry);
+        for (const step of batch.steps) {
+          if (steps.get(step.key)?.status === 'succeeded') continue;
+          steps.set(step.key, step);
+          entry.keys.push(step.key);
+          entry.records.push(step);
+        }
         return 'ok';
       });
     },
@@ -136,14 +183,18 @@ export function createMemoryStore(maxRuns = 100): MemoryRunStore {
       const entry = runs.get(id);
       if (!entry) return undefined;
       if (entry.run.status === 'running') Object.assign(entry.run, { cancel_requested: true, updated_at: now });
-      return { ...entry.run };
+      const asked = { ...entry.run };
+      // A run begun here stops at once (and, stopping, finishes): the answer is the run as it was asked.
+      entry.live?.halt(new ToolchainError('ABORTED', `run ${id} was cancelled`));
+      return asked;
     },
     async getRun(id: string) {
       const entry = runs.get(id);
       return entry ? { ...entry.run } : undefined;
     },
     async getSteps(id: string) {
-      return [...(runs.get(id)?.steps ?? [])].map(([key, record]) => storedStep(key, record));
+      const entry = runs.get(id);
+      return entry ? [...stepsOf(entry)].map(([key, record]) => storedStep(key, record)) : [];
     },
     async listRuns(filter: RunFilter = {}) {
       const limit = listLimit(filter.limit);
