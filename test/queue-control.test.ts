@@ -1,54 +1,24 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
-import { createEngine, type Engine } from '../src/index.js';
 import { runCli } from './helpers/run-cli.js';
-import type { PrivateRedis } from './fixtures/store/private-redis.js';
-import { FIXTURE, privateQueueRedis, readEffects, startWorker, until, type WorkerProcess } from './helpers/queue-cluster.js';
+import { FIXTURE, readEffects, until, useQueueCluster } from './helpers/queue-cluster.js';
 
 // Operating the workers (SPEC §7.3): a cancel from the submitting process stops the run on its
 // worker within a second; SIGTERM lets the runs executing finish, then the worker exits 0.
 
-let redis: PrivateRedis;
-const root = mkdtempSync(join(tmpdir(), 'toolchain-queue-control-'));
-let workers: WorkerProcess[] = [];
-let engine: Engine;
-
-beforeAll(async () => {
-  redis = await privateQueueRedis();
-  engine = await createEngine({ chainsDir: join(FIXTURE, 'chains'), queue: redis.url, cache: 'off' });
-});
-
-afterEach(async () => {
-  for (const w of workers) w.kill('SIGKILL');
-  await Promise.all(workers.map((w) => w.exited));
-  workers = [];
-});
-
-afterAll(async () => {
-  await engine?.close();
-  await redis?.destroy();
-  rmSync(root, { recursive: true, force: true });
-});
-
-function spawn(args: readonly string[], env: Record<string, string> = {}): WorkerProcess {
-  // One stalled interval for every worker of a queue: BullMQ's check runs once per interval cluster-wide.
-  const w = startWorker({ queue: redis.url, args: ['--stalled-interval', '1s', ...args], env });
-  workers.push(w);
-  return w;
-}
+const cluster = useQueueCluster('queue-control');
+const { root, spawn } = cluster;
 
 describe('operating the workers', () => {
   it('a cancel from the submitting process stops the run on its worker within a second', async () => {
     const worker = spawn([]);
     await worker.ready;
-    const submitted = await engine.submit('slow', {}, { runId: 'cancel-1' });
-    await until('the worker runs it', async () => (await engine.runs.get('cancel-1'))?.owner?.includes(`:${worker.pid}:`) === true);
+    const submitted = await cluster.engine.submit('slow', {}, { runId: 'cancel-1' });
+    await until('the worker runs it', async () => (await cluster.engine.runs.get('cancel-1'))?.owner?.includes(`:${worker.pid}:`) === true);
     const asked = Date.now();
-    expect(await engine.cancel('cancel-1')).toBe(true);
-    await until('the run cancelled', async () => (await engine.runs.get('cancel-1'))?.status === 'cancelled', 1_000, 10);
+    expect(await cluster.engine.cancel('cancel-1')).toBe(true);
+    await until('the run cancelled', async () => (await cluster.engine.runs.get('cancel-1'))?.status === 'cancelled', 1_000, 10);
     expect(Date.now() - asked).toBeLessThan(1_000);
     expect(await submitted.result()).toMatchObject({ status: 'failed', error: { code: 'ABORTED' } });
   });
@@ -57,7 +27,7 @@ describe('operating the workers', () => {
     const log = join(root, 'graceful.log');
     const worker = spawn(['--concurrency', '10', '--grace', '30s'], { EFFECT_LOG: log });
     await worker.ready;
-    const submitted = await Promise.all(Array.from({ length: 10 }, (_, i) => engine.submit('five', { start: i, ms: 300 }, { runId: `graceful-${i}` })));
+    const submitted = await Promise.all(Array.from({ length: 10 }, (_, i) => cluster.engine.submit('five', { start: i, ms: 300 }, { runId: `graceful-${i}` })));
     await until('10 runs executing', () => new Set(readEffects(log).map((e) => e.key.split(':')[0])).size === 10);
     worker.kill('SIGTERM');
     expect(await worker.exited).toBe(0);
@@ -72,7 +42,7 @@ describe('operating the workers', () => {
     const log = join(root, 'second.log');
     const first = spawn(['--grace', '30s'], { EFFECT_LOG: log });
     await first.ready;
-    const submitted = await engine.submit('five', { start: 0, ms: 400 }, { runId: 'second-signal' });
+    const submitted = await cluster.engine.submit('five', { start: 0, ms: 400 }, { runId: 'second-signal' });
     await until('a step done', () => readEffects(log).length >= 1);
     first.kill('SIGTERM');
     await until('the first signal seen', () => first.stderr().includes('taking no more runs'));
@@ -84,7 +54,7 @@ describe('operating the workers', () => {
   });
 
   it("warns at start when Redis may evict keys (maxmemory-policy other than noeviction)", async () => {
-    const admin = new Redis(redis.url);
+    const admin = new Redis(cluster.redis.url);
     try {
       await admin.config('SET', 'maxmemory-policy', 'allkeys-lru');
       const worker = spawn([]);

@@ -1,42 +1,14 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createEngine, type Engine } from '../src/index.js';
-import type { PrivateRedis } from './fixtures/store/private-redis.js';
-import { FIXTURE, privateQueueRedis, readEffects, startWorker, type Effect, type WorkerProcess } from './helpers/queue-cluster.js';
+import { describe, expect, it } from 'vitest';
+import { readEffects, useQueueCluster, type Effect, type WorkerProcess } from './helpers/queue-cluster.js';
 
 // Distributed for_each (SPEC §7.3): the elements of a `distribute: true` for_each are jobs any
 // worker takes; the run waits without a worker slot; max_concurrency bounds the elements in
 // flight across the cluster; the output is every element once, in order.
 
-let redis: PrivateRedis;
-const root = mkdtempSync(join(tmpdir(), 'toolchain-queue-distribute-'));
-let workers: WorkerProcess[] = [];
-let engine: Engine;
-
-beforeAll(async () => {
-  redis = await privateQueueRedis();
-  engine = await createEngine({ chainsDir: join(FIXTURE, 'chains'), queue: redis.url, cache: 'off' });
-});
-
-afterEach(async () => {
-  for (const w of workers) w.kill('SIGKILL');
-  await Promise.all(workers.map((w) => w.exited));
-  workers = [];
-});
-
-afterAll(async () => {
-  await engine?.close();
-  await redis?.destroy();
-  rmSync(root, { recursive: true, force: true });
-});
-
-function spawn(args: readonly string[], log: string): WorkerProcess {
-  const w = startWorker({ queue: redis.url, args: ['--stalled-interval', '1s', ...args], env: { EFFECT_LOG: log } });
-  workers.push(w);
-  return w;
-}
+const cluster = useQueueCluster('queue-distribute');
+const { root } = cluster;
+const spawn = (args: readonly string[], log: string): WorkerProcess => cluster.spawn(args, { EFFECT_LOG: log });
 
 /** The most calls at work at one moment. */
 function mostAtOnce(effects: readonly Effect[]): number {
@@ -52,7 +24,7 @@ describe('distributed for_each', () => {
     const log = join(root, 'spread.log');
     const pool = [0, 1, 2].map(() => spawn(['--concurrency', '16'], log));
     await Promise.all(pool.map((w) => w.ready));
-    const result = await engine.run('spread', { n: 200, ms: 20 }, { runId: 'spread-200' });
+    const result = await cluster.engine.run('spread', { n: 200, ms: 20 }, { runId: 'spread-200' });
     expect(result.status).toBe('succeeded');
     const results = (result.outputs as { results: { value: number; pid: number }[] }).results;
     expect(results.map((r) => r.value)).toEqual(Array.from({ length: 200 }, (_, i) => i + 1));
@@ -61,7 +33,7 @@ describe('distributed for_each', () => {
     expect(effects.map((e) => e.key).sort()).toEqual(Array.from({ length: 200 }, (_, i) => `spread-200:each[${i}]`).sort());
     expect(mostAtOnce(effects)).toBeLessThanOrEqual(40);
     // Each element's result is recorded in the store.
-    const detail = await engine.runs.get('spread-200');
+    const detail = await cluster.engine.runs.get('spread-200');
     expect(Object.keys(detail!.steps).filter((k) => k.startsWith('each['))).toHaveLength(200);
   }, 60_000);
 
@@ -69,7 +41,7 @@ describe('distributed for_each', () => {
     const log = join(root, 'one-slot.log');
     const worker = spawn(['--concurrency', '1'], log);
     await worker.ready;
-    const result = await engine.run('spread', { n: 30 }, { runId: 'one-slot' });
+    const result = await cluster.engine.run('spread', { n: 30 }, { runId: 'one-slot' });
     expect(result).toMatchObject({ status: 'succeeded' });
     expect(readEffects(log)).toHaveLength(30);
   }, 30_000);
@@ -78,7 +50,7 @@ describe('distributed for_each', () => {
     const log = join(root, 'odd.log');
     const pool = [0, 1].map(() => spawn(['--concurrency', '4'], log));
     await Promise.all(pool.map((w) => w.ready));
-    const kept = await engine.run('spread_odd', { n: 6 }, { runId: 'odd-continue' });
+    const kept = await cluster.engine.run('spread_odd', { n: 6 }, { runId: 'odd-continue' });
     expect(kept).toMatchObject({ status: 'succeeded' });
     expect((kept.outputs as { results: unknown[] }).results).toEqual([
       { value: 0 },
@@ -88,8 +60,8 @@ describe('distributed for_each', () => {
       { value: 4 },
       { error: { code: 'ODD', message: '5 is odd' } },
     ]);
-    const failed = await engine.run('spread_fail', { n: 6 }, { runId: 'odd-fail' });
+    const failed = await cluster.engine.run('spread_fail', { n: 6 }, { runId: 'odd-fail' });
     expect(failed).toMatchObject({ status: 'failed', error: { code: 'ODD', message: expect.stringMatching(/^item [135]: [135] is odd$/) } });
-    expect(await engine.runs.get('odd-fail')).toMatchObject({ status: 'failed' });
+    expect(await cluster.engine.runs.get('odd-fail')).toMatchObject({ status: 'failed' });
   }, 30_000);
 });

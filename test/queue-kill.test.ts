@@ -1,10 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEngine, type Engine } from '../src/index.js';
-import type { PrivateRedis } from './fixtures/store/private-redis.js';
-import { FIXTURE, privateQueueRedis, readEffects, sleep, startWorker, until, type WorkerProcess } from './helpers/queue-cluster.js';
+import { describe, expect, it } from 'vitest';
+import { readEffects, sleep, until, useQueueCluster, type WorkerProcess } from './helpers/queue-cluster.js';
 
 // SPEC §7.3 with crashes: three worker processes share 300 runs of a five-step chain; one worker is
 // killed with SIGKILL twice (a fresh one started after the first kill). Every run succeeds with
@@ -12,35 +8,15 @@ import { FIXTURE, privateQueueRedis, readEffects, sleep, startWorker, until, typ
 // flight) and each ran first in a killed process, before its result was recorded.
 
 const CONCURRENCY = 8;
-let redis: PrivateRedis;
-let engine: Engine;
-const root = mkdtempSync(join(tmpdir(), 'toolchain-queue-kill-'));
-const workers: WorkerProcess[] = [];
-
-beforeAll(async () => {
-  redis = await privateQueueRedis();
-  engine = await createEngine({ chainsDir: join(FIXTURE, 'chains'), queue: redis.url, cache: 'off' });
-});
-
-afterAll(async () => {
-  for (const w of workers) w.kill('SIGKILL');
-  await Promise.all(workers.map((w) => w.exited));
-  await engine?.close();
-  await redis?.destroy();
-  rmSync(root, { recursive: true, force: true });
-});
+const cluster = useQueueCluster('queue-kill', { perTest: false });
 
 describe('workers killed mid-way', () => {
   it('300 runs over 3 workers, one SIGKILLed twice: all succeed, re-execution bounded, nothing recorded runs again', async () => {
-    const log = join(root, 'effects.log');
-    const spawnWorker = (): WorkerProcess => {
-      const w = startWorker({ queue: redis.url, args: ['--concurrency', String(CONCURRENCY), '--stalled-interval', '1s'], env: { EFFECT_LOG: log } });
-      workers.push(w);
-      return w;
-    };
+    const log = join(cluster.root, 'effects.log');
+    const spawnWorker = (): WorkerProcess => cluster.spawn(['--concurrency', String(CONCURRENCY)], { EFFECT_LOG: log });
     const first = [spawnWorker(), spawnWorker(), spawnWorker()];
     await Promise.all(first.map((w) => w.ready));
-    const submissions = await Promise.all(Array.from({ length: 300 }, (_, i) => engine.submit('five', { start: i, ms: 40 }, { runId: `kill-${i}` })));
+    const submissions = await Promise.all(Array.from({ length: 300 }, (_, i) => cluster.engine.submit('five', { start: i, ms: 40 }, { runId: `kill-${i}` })));
     const results = Promise.all(submissions.map((s) => s.result()));
 
     const killed = new Set<number>();

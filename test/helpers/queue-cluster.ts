@@ -1,6 +1,9 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll } from 'vitest';
+import { createEngine, type Engine } from '../../src/index.js';
 import { startPrivateRedis, type PrivateRedis } from '../fixtures/store/private-redis.js';
 import { REPO } from './run-cli.js';
 
@@ -50,6 +53,61 @@ export function startWorker(spec: WorkerSpec): WorkerProcess {
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   void exited.then(() => readyNow());
   return { pid: child.pid!, ready, exited, stderr: () => err, kill: (signal) => child.kill(signal) };
+}
+
+/** One test file's cluster: a private Redis, a submitting engine, a scratch folder, its workers. */
+export interface QueueCluster {
+  readonly redis: PrivateRedis;
+  readonly engine: Engine;
+  readonly root: string;
+  /** A worker on this cluster's queue with the fixture chains; `--stalled-interval 1s` first. */
+  spawn(args?: readonly string[], env?: Record<string, string>): WorkerProcess;
+}
+
+/**
+ * Registers the hooks that start and stop a cluster for the calling test file. Workers are
+ * SIGKILLed after each test (`perTest`) or once at the end. Every worker of a queue gets one
+ * stalled interval: BullMQ's stalled check runs once per interval cluster-wide.
+ */
+export function useQueueCluster(name: string, { perTest = true } = {}): QueueCluster {
+  const root = mkdtempSync(join(tmpdir(), `toolchain-${name}-`));
+  let redis: PrivateRedis | undefined;
+  let engine: Engine | undefined;
+  let workers: WorkerProcess[] = [];
+  const killAll = async (): Promise<void> => {
+    for (const w of workers) w.kill('SIGKILL');
+    await Promise.all(workers.map((w) => w.exited));
+    workers = [];
+  };
+  beforeAll(async () => {
+    redis = await privateQueueRedis();
+    engine = await createEngine({ chainsDir: join(FIXTURE, 'chains'), queue: redis.url, cache: 'off' });
+  });
+  if (perTest) afterEach(killAll);
+  afterAll(async () => {
+    await killAll();
+    await engine?.close();
+    await redis?.destroy();
+    rmSync(root, { recursive: true, force: true });
+  });
+  const started = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error('the queue cluster is used before its beforeAll ran');
+    return value;
+  };
+  return {
+    get redis() {
+      return started(redis);
+    },
+    get engine() {
+      return started(engine);
+    },
+    root,
+    spawn(args = [], env = {}) {
+      const w = startWorker({ queue: started(redis).url, args: ['--stalled-interval', '1s', ...args], env });
+      workers.push(w);
+      return w;
+    },
+  };
 }
 
 export interface Effect {
