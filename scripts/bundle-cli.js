@@ -9,6 +9,7 @@
 // a module would otherwise be hoisted into the entry and loaded by every import. dist/index.js (the
 // unbundled build) stays for tools that want the modules one by one.
 import { build } from 'esbuild';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -32,6 +33,13 @@ await build({
   sourcesContent: true,
   logLevel: 'warning',
 });
+
+// The CLI bundle in pure ASCII: bin/toolchain.js then reads it as Latin-1 into a one-byte string
+// (2 ms) instead of decoding UTF-8 into a two-byte one (6-10 ms for 1.8 MB). esbuild escapes
+// strings already; what is left is comments and a regular expression or two, where \uXXXX means
+// the same character (a comment only reads differently).
+const cliBundle = join(REPO, 'dist', 'cli.bundle.cjs');
+writeFileSync(cliBundle, readFileSync(cliBundle, 'utf8').replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
 
 await build({
   entryPoints: { 'index.bundle': join(REPO, 'dist', 'index.js') },

@@ -45,12 +45,17 @@ export interface SessionEngine {
 
 export function openSession(io: CliIO, flags: SessionFlags, globals: { readonly plugins: string; readonly debug: boolean }): Session {
   const isolation = isolationFlag(flags.isolation);
-  const progress = io.stderr.isTTY ? createLiveProgress(io.stderr as NodeJS.WriteStream) : undefined;
+  // Set once loaded (before the run starts); until then ctx.log lines go straight to stderr.
+  let progress: LiveProgress | undefined;
+  const loading = io.stderr.isTTY ? createLiveProgress(io.stderr as NodeJS.WriteStream) : undefined;
+  // A failure to load surfaces from run(); a session closed without a run must not leave it unhandled.
+  loading?.catch(() => undefined);
   const unguard = guardProcess({ pluginsDir: globals.plugins, report: (line) => void io.stderr.write(`${printable(`warning: ${line}`)}\n`) });
   return {
     logger: flags.verbose ? (entry) => showLog(io, progress, entry) : undefined,
     isolation,
     async run(start, engine) {
+      const live = (progress = await loading);
       checkApprovals(flags.approve, engine.tools());
       const approved = approvedBy(flags.approve);
       const abort = new AbortController();
@@ -62,14 +67,14 @@ export function openSession(io: CliIO, flags: SessionFlags, globals: { readonly 
         result = await start({
           signal: abort.signal,
           debug: globals.debug,
-          approve: (req) => approved(req) || (progress ? progress.pause(() => askApproval(io, req)) : askApproval(io, req)),
-          onEvent: progress ? (e: RunEvent): void => (stalls.onEvent(e), progress.onEvent(e)) : stalls.onEvent,
-          ...(progress ? { onProgress: progress.onProgress } : {}),
+          approve: (req) => approved(req) || (live ? live.pause(() => askApproval(io, req)) : askApproval(io, req)),
+          onEvent: live ? (e: RunEvent): void => (stalls.onEvent(e), live.onEvent(e)) : stalls.onEvent,
+          ...(live ? { onProgress: live.onProgress } : {}),
         });
       } finally {
         process.removeListener('SIGINT', onInterrupt);
         stalls.release();
-        progress?.done(result);
+        live?.done(result);
       }
       return printResult(io, result, flags.json, globals.debug);
     },

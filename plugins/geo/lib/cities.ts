@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { cachedCityNames, type CityNames } from './city-names.js';
 
 // The offline city index behind find_city and city_facts: the `city-timezones` dataset (about
 // 7,300 cities with country, population, coordinates and IANA zone), indexed once per load by a
@@ -100,9 +101,20 @@ export function cityIndex(): CityIndex {
   return index;
 }
 
+let names: CityNames | undefined;
+
+/**
+ * Look-ups by folded name, from the per-user cache file when it is current (city-names.ts), so
+ * that a process asking for a few names does not build the whole index.
+ */
+export function cityNames(): CityNames {
+  names ??= cachedCityNames(createRequire(import.meta.url).resolve(DATA), cityIndex);
+  return names;
+}
+
 /** Cities of a name (any case, with or without diacritics), most populous first. */
 export function citiesNamed(name: string): readonly City[] {
-  return cityIndex().byKey.get(nameKey(name)) ?? [];
+  return cityNames().get(nameKey(name)) ?? [];
 }
 
 /** Up to `limit` indexed names close to `name`, for "did you mean" messages. */

@@ -1,4 +1,4 @@
-import { type City, cityIndex, fold, nameKey, words } from '../lib/cities.js';
+import { type City, cityNames, fold, nameKey, words } from '../lib/cities.js';
 import { toolError } from '../lib/tool-context.js';
 
 // find_city: the first known city named in a text.
@@ -42,13 +42,14 @@ const COMMON_WORDS = new Set([
 export default async function findCity(args: Args): Promise<FoundCity> {
   const text = typeof args.text === 'string' ? args.text.normalize('NFC') : '';
   if (text.length > MAX_TEXT) throw toolError('TEXT_TOO_LONG', `the text has ${text.length} characters; at most ${MAX_TEXT} are searched`);
-  const { byKey, maxWords } = cityIndex();
+  const names = cityNames();
+  const maxWords = names.maxWords;
   const tokens = words(text);
   const folded = tokens.map((t) => fold(t.word));
   let best: FoundCity | undefined;
   for (let i = 0; i < tokens.length; i++) {
     for (let n = Math.min(maxWords, tokens.length - i); n >= 1; n--) {
-      const cities = byKey.get(folded.slice(i, i + n).join(' '));
+      const cities = names.get(folded.slice(i, i + n).join(' '));
       if (!cities) continue;
       const written = tokens.slice(i, i + n).map((t) => t.word);
       const city = cities.length > 1 ? pick(cities, mentions(tokens, folded, i, n)) : (cities[0] as City);

@@ -1,4 +1,3 @@
-import { createLogUpdate } from 'log-update';
 import type { ForEachProgress, RunEvent, RunResult } from '../../executor/index.js';
 import { ProgressState, summaryLine } from './progress-state.js';
 
@@ -20,7 +19,10 @@ export interface LiveProgress {
 
 const TICK_MS = 250;
 
-export function createLiveProgress(stream: NodeJS.WriteStream, now: () => number = Date.now): LiveProgress {
+export async function createLiveProgress(stream: NodeJS.WriteStream, now: () => number = Date.now): Promise<LiveProgress> {
+  // Loaded only here: log-update's dependencies build a Unicode emoji pattern and an
+  // Intl.Segmenter as they load (≈18 ms of every CLI start), and most runs draw on no terminal.
+  const { createLogUpdate } = await import('log-update');
   const draw = createLogUpdate(stream, { showCursor: true });
   const state = new ProgressState();
   let paused = 0;
