@@ -2,7 +2,8 @@
 // - throughput of 5-step no-op runs through BullMQ with 1, 2 and 4 worker processes (Redis store;
 //   target ≥ 1,000 steps/s with 2), next to a hand-written BullMQ worker in this process doing the
 //   same Redis work per step (one HSET) without the engine, and to a local run (memory store);
-// - the sleepy workload (5 steps of 50 ms) with 1, 2, 4 workers × 32 runs each, next to the ideal
+// - the sleepy workload (5 steps of 50 ms) with 1, 2, 4 workers × 32 slots, 20 runs per slot (fewer
+//   left the ramp-up and the last runs weighing on the figure), next to the ideal
 //   (every slot busy all the time: a plain Promise loop of the same sleeps);
 // - resume latency: SIGKILL of the worker running a run → its next step starting on another worker,
 //   with --stalled-interval 2s (target ≤ 5 s), next to the bound BullMQ promises (lock + check).
@@ -82,13 +83,13 @@ async function sleepy(cluster: Cluster, producer: Engine, lines: string[]): Prom
   for (const n of [1, 2, 4]) {
     await cluster.startWorkers(n, ['--concurrency', '32', '--stalled-interval', '2s']);
     const slots = 32 * n;
-    const runs = slots * 6;
+    const runs = slots * 20;
     const s = await drive(producer, 'sleep5', runs, slots * 2);
     await cluster.stopWorkers();
     // The ideal: every slot always busy with a 250 ms run.
     const start = performance.now();
     await Promise.all(Array.from({ length: slots }, async () => {
-      for (let r = 0; r < 6; r++) for (let st = 0; st < 5; st++) await new Promise((res) => setTimeout(res, 50));
+      for (let r = 0; r < 20; r++) for (let st = 0; st < 5; st++) await new Promise((res) => setTimeout(res, 50));
     }));
     const ideal = (performance.now() - start) / 1000;
     lines.push(`sleep5 (5 × 50 ms), ${n} worker(s) × 32: ${fmt(runs / s)} runs/s; ideal (plain sleeps, ${slots} at once) ${fmt(runs / ideal)} runs/s (ratio ${(ideal / s).toFixed(2)})`);
