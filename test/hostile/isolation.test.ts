@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine, type Engine, type IsolationLevel, type LogEntry, type RunResult } from '../../src/index.js';
 import { removeDir, tempDir, waitFor, writeFiles } from '../fixtures/plugins/helpers.js';
+import { isAlive as alive } from '../helpers/processes.js';
 
 // Issue 14, the central item: plugin code is contained. With `isolation: worker` (threads) or
 // `process` (child processes) a handler that loops, exits, crashes, prints, pollutes prototypes or
@@ -214,14 +215,6 @@ describe('choosing the level', () => {
 
   it("a reload ends the replaced version's worker processes, and closing the engine ends the rest", async () => {
     const engine = await createEngine({ pluginsDir: join(dir, 'plugins'), cache: 'off', watch: true });
-    const alive = (pid: number): boolean => {
-      try {
-        process.kill(pid, 0);
-        return true;
-      } catch {
-        return false;
-      }
-    };
     try {
       engine.addChain(chain('w_forked', 'forked_where'));
       const first = ((await engine.run('w_forked')).outputs as { pid: number }).pid;

@@ -1,19 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import runCommand from '../../plugins/shell/tools/run_command.js';
 import { context } from './helpers.js';
+import { isAlive as alive } from '../helpers/processes.js';
 
 // Issue 14, item 11: run_command left grandchildren running: a program that started something in
 // the background and exited returned its result while the background process lived on. Its whole
 // process group is ended now, when it exits and when it is stopped.
-
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 async function gone(pid: number): Promise<boolean> {
   // Signals are delivered asynchronously: look for up to five seconds.
