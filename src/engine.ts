@@ -199,7 +199,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
     return { code: 'CHAIN_NOT_FOUND', message: `no chain named '${name}'${suggestionSuffix(suggestion)}` };
   }
 
-  const queued = submitter ? queueMode({ submitter, lookup, unknownChain, refuse: (chain, runId, error, input, o) => failedBeforeStart(host, chain, runId, error, input, o) }) : undefined;
+  const queued = submitter ? queueMode({ submitter, lookup, unknownChain, newRunId: host.newRunId, refuse: (chain, runId, error, input, o) => failedBeforeStart(host, chain, runId, error, input, o) }) : undefined;
 
   return {
     // Not async: an async wrapper around the run's own promise would add a promise and two ticks per run.
@@ -209,8 +209,8 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
       } catch (error) {
         return Promise.reject(error as Error);
       }
-      if (queued && typeof name === 'string') return queued.run(name, input, given);
       if (typeof name !== 'string') return Promise.resolve(failedBeforeStart(host, '', given.runId, { code: 'CHAIN_NOT_FOUND', message: `the chain to run must be named by a string, got ${describeKind(name)}` }, input, given));
+      if (queued) return queued.run(name, input, given);
       const runOptions = observed(given);
       const plan = lookup(name);
       if (plan) return durable.start(plan, input, runOptions);

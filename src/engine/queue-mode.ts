@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { ToolchainError, type ErrorCode } from '../common/errors.js';
 import type { ChainPlan } from '../compiler/plan.js';
 import type { RunResult } from '../executor/types.js';
@@ -16,6 +15,8 @@ export interface QueueModeHost {
   /** The failed result of a run that could not start (unknown chain, queue unreachable). */
   readonly refuse: (chain: string, runId: string | undefined, error: { code: ErrorCode; message: string }, input: unknown, options: StartOptions) => RunResult;
   readonly unknownChain: (name: string) => { code: ErrorCode; message: string };
+  /** The engine's run ids (unique across the processes that share a store). */
+  readonly newRunId: () => string;
 }
 
 export function queueMode(h: QueueModeHost) {
@@ -27,13 +28,13 @@ export function queueMode(h: QueueModeHost) {
   async function submit(name: string, input: unknown, options: StartOptions = {}): Promise<Submission> {
     const plan = h.lookup(name);
     if (plan === undefined) throw new ToolchainError(h.unknownChain(name).code, h.unknownChain(name).message);
-    return h.submitter.submit(plan, input, options.runId ?? randomUUID());
+    return h.submitter.submit(plan, input, options.runId ?? h.newRunId());
   }
 
   return {
     submit,
     async run(name: string, input: unknown, options: StartOptions): Promise<RunResult> {
-      const runId = options.runId ?? randomUUID();
+      const runId = options.runId ?? h.newRunId();
       try {
         return await (await submit(name, input, { ...options, runId })).result(options.signal);
       } catch (error) {
