@@ -4,6 +4,7 @@ import { scanTokens } from './depth-check.js';
 import { capDiagnostics } from './cap-diagnostics.js';
 import { loadDiagnostic, START } from './diagnostic.js';
 import { walkDocument, type DocumentFacts } from './document-walk.js';
+import { readBlockYaml, type BlockYaml } from './block-yaml.js';
 import { cacheKey, type DiskCache } from '../cache/disk-cache.js';
 import { resolveLimits } from './limits.js';
 import { toPlainValue } from './safe-value.js';
@@ -42,7 +43,7 @@ export function yamlCacheKey(text: string, limits?: Partial<LoadLimits>): string
   return cacheKey(CACHE_FORMAT, String(lim.maxBytes), String(lim.maxDepth), String(lim.maxAliases), String(lim.maxDiagnostics), text);
 }
 
-interface Parsed {
+export interface Parsed {
   readonly result: LoadResult;
   readonly facts?: DocumentFacts;
   readonly lineCounter?: LineCounter;
@@ -54,6 +55,22 @@ function parseUncached(text: string, file: string, lim: LoadLimits): Parsed {
     return { result: { diagnostics: [loadDiagnostic('FILE_TOO_LARGE', `larger than the limit of ${lim.maxBytes} bytes`, file, START)] } };
   }
 
+  const block = readBlockYaml(text, lim.maxDepth);
+  if (block !== undefined) return fromBlockYaml(block, text, file);
+  return parseWithYaml(text, file, lim);
+}
+
+/** The block-YAML reader's result as the yaml path would have given it (no diagnostics: it gives up on anything yaml would report). */
+function fromBlockYaml(block: BlockYaml, text: string, file: string): Parsed {
+  const lineCounter = new LineCounter();
+  for (const offset of block.lineStarts) lineCounter.addNewLine(offset);
+  const sourceMap = new OffsetSourceMap(block.values, block.keys, lineCounter);
+  const facts: DocumentFacts = { values: block.values, keys: block.keys, forbidden: [], duplicates: [] };
+  return { result: { document: { file, text, value: block.value, sourceMap }, diagnostics: [] }, facts, lineCounter };
+}
+
+/** The yaml library's full parse: any YAML, every diagnostic. Exported for the test that holds the block reader to it. */
+export function parseWithYaml(text: string, file: string, lim: LoadLimits): Parsed {
   // The depth check lexes the text anyway; its tokens feed the parser so the text is lexed once.
   // They end where a second document starts: only the first is parsed.
   const tokens: string[] = [];
