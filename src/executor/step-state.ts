@@ -46,7 +46,26 @@ export type StepState =
 export type ActiveState = Extract<StepState, { started_at: number }>;
 export type FinalState = Extract<StepState, { record: StepRecord }>;
 
-export const PENDING: StepState = Object.freeze({ status: 'pending' });
+/**
+ * Every state is one of these, with all four fields (those a status has not undefined): one
+ * object shape, so that the scheduler's many reads of `state.status` stay monomorphic. The union
+ * type above is what the code sees.
+ */
+class State {
+  constructor(
+    readonly status: StepStatus,
+    readonly started_at: number | undefined,
+    readonly attempt: number | undefined,
+    readonly record: StepRecord | undefined,
+  ) {}
+}
+
+function active(status: 'validating' | 'running' | 'retrying', startedAt: number, attempt: number | undefined): StepState {
+  return new State(status, startedAt, attempt, undefined) as StepState;
+}
+
+/** Not frozen: a frozen object has a shape of its own. Nothing writes to a state (the type says so). */
+export const PENDING: StepState = new State('pending', undefined, undefined, undefined) as StepState;
 
 export type StepInput =
   | { readonly type: 'start'; readonly at: number }
@@ -104,7 +123,7 @@ export interface StepRules {
   readonly onError: 'fail' | 'continue';
 }
 
-// By status, not `'record' in state`: the states have four shapes, and `in` over several shapes
+// By status, not `'record' in state` (every state has every field, some undefined): `in` over several shapes
 // was a tenth of a quick step's cost; comparing interned strings is a pointer comparison.
 export function isActive(state: StepState): state is ActiveState {
   const s = state.status;
@@ -120,19 +139,19 @@ export function isFinal(state: StepState): state is FinalState {
 export function transition(state: StepState, input: StepInput, step: StepRules): StepState | undefined {
   switch (input.type) {
     case 'start':
-      return state.status === 'pending' ? { status: 'validating', started_at: input.at } : undefined;
+      return state.status === 'pending' ? active('validating', input.at, undefined) : undefined;
     case 'skip':
       return state.status === 'pending' ? final(step, 'skipped', input.at, input.at, 0, undefined, undefined, undefined, input.reason) : undefined;
     case 'restore':
-      return state.status === 'pending' ? { status: input.record.status, record: input.record } : undefined;
+      return state.status === 'pending' ? (new State(input.record.status, undefined, undefined, input.record) as StepState) : undefined;
     case 'attempt':
       if (!isActive(state)) return undefined;
       // for_each elements report their own attempts: the step counts the most any one needed.
-      return { status: 'running', started_at: state.started_at, attempt: state.status === 'validating' ? input.attempt : Math.max(input.attempt, state.attempt) };
+      return active('running', state.started_at, state.status === 'validating' ? input.attempt : Math.max(input.attempt, state.attempt));
     case 'retry':
       if (state.status !== 'running') return undefined;
       // An element retrying leaves its for_each step running.
-      return input.item !== undefined ? state : { status: 'retrying', started_at: state.started_at, attempt: state.attempt };
+      return input.item !== undefined ? state : active('retrying', state.started_at, state.attempt);
     case 'succeed':
       if (!isActive(state)) return undefined;
       return final(step, 'succeeded', state.started_at, input.at, input.attempts, input.output, undefined, input.fallback, undefined);
@@ -160,7 +179,7 @@ function final(
 ): FinalState {
   // Every key present (absent ones undefined, which JSON leaves out): one object shape for all records.
   const record: StepRecord = { step: step.name, index: step.index, status, attempts, output, error, started_at: startedAt, duration_ms: at - startedAt, fallback, reason };
-  return { status, record };
+  return new State(status, undefined, undefined, record) as FinalState;
 }
 
 // Effects, as bits: a transition names what the scheduler must do, and the scheduler does only that.
