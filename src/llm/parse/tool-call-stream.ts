@@ -62,8 +62,8 @@ class Stream implements ToolCallStream {
   private calm = true;
   /** `region` may hold a full-width `｛`. */
   private wide = false;
-  /** `region` may hold a `_` (of a `tool_use`). */
-  private underscore = false;
+  /** Where the first `_` (of a `tool_use`) in `region` may be, or -1: `tool_use` is looked for from there, not through all the prose. */
+  private underscoreAt = -1;
   /** The call-like JSON keys `region` holds (jsonKeys' bits). */
   private keys = 0;
   private readonly recent = new RecentDeltas();
@@ -72,9 +72,8 @@ class Stream implements ToolCallStream {
 
   /** Brings `calm` up to date with one delta: a marker character, or a colon whose key makes JSON call-like. */
   private note(delta: string, kinds: number): void {
-    this.recent.add(delta);
     if ((kinds & WIDE_BRACE) !== 0) this.wide = true;
-    if ((kinds & UNDERSCORE) !== 0) this.underscore = true;
+    if ((kinds & UNDERSCORE) !== 0 && this.underscoreAt < 0) this.underscoreAt = this.region.length - delta.length + delta.indexOf('_');
     if (!this.calm) return;
     if ((kinds & MARKER) !== 0) {
       // The quiet prose before the first marker is settled now, unread: the reads that follow start near the marker.
@@ -95,8 +94,8 @@ class Stream implements ToolCallStream {
    * "name" has many colons and few places where text is settled.
    */
   private stillQuiet(): boolean {
-    // `_` first: one character is found natively at once, where a whole word searched in a CJK text is slow.
-    if (this.keys === NAME_KEY && this.region.indexOf('_') >= 0 && this.region.includes('tool_use')) {
+    // From the first `_` on: a whole word searched through a CJK text is slow.
+    if (this.keys === NAME_KEY && this.underscoreAt >= 0 && this.region.includes('tool_use', this.underscoreAt - 4)) {
       this.keys |= ARGS_KEY;
       this.calm = false;
     }
@@ -144,13 +143,16 @@ class Stream implements ToolCallStream {
     if (this.ended) throw new ToolchainError('USAGE', 'ToolCallStream.push: the stream has ended');
     if (typeof delta !== 'string') throw new ToolchainError('USAGE', `ToolCallStream.push: expected a text delta, got ${describeKind(delta)}`);
     this.region += delta;
+    this.recent.add(delta);
     if (this.atStart && this.builtInOnly && this.region.length < 256 && PROSE_START.test(this.region)) this.atStart = false;
     const kinds = notable(delta);
+    // Most deltas hold nothing the stream looks for: nothing to note, nothing that can close a call.
+    if (kinds === 0 && this.builtInOnly) return [];
     this.note(delta, kinds);
     // Formats of your own may end a call with any character: with them, every delta is read.
     if (this.builtInOnly && (kinds & TRIGGER) === 0 && !((kinds & ANGLE) !== 0 && this.closesTag(delta)) && !((kinds & SQUARE) !== 0 && this.closesList(delta))) return [];
     // A `tool_use` object just closed is a call (without an arguments key): read it now, not at the next settling.
-    if (this.underscore && this.keys === NAME_KEY && (kinds & TRIGGER) !== 0 && this.recent.text(128).includes('tool_use')) this.stillQuiet();
+    if (this.underscoreAt >= 0 && this.keys === NAME_KEY && (kinds & TRIGGER) !== 0) this.stillQuiet();
     if (this.quiet()) {
       // Nothing here can hold a call: settle, now and then, up to the first object still open, without reading.
       if (this.region.length >= QUIET_BATCH && this.stillQuiet()) this.advance(Math.min(firstOpenBrace(this.region, this.wide), this.region.length - TAIL));
@@ -273,7 +275,7 @@ class Stream implements ToolCallStream {
     const kinds = notable(this.region);
     this.keys = (kinds & COLON) === 0 ? 0 : jsonKeys(this.region);
     this.wide = (kinds & WIDE_BRACE) !== 0;
-    this.underscore = (kinds & UNDERSCORE) !== 0;
+    this.underscoreAt = (kinds & UNDERSCORE) === 0 ? -1 : this.region.indexOf('_');
     this.calm = (kinds & MARKER) === 0 && this.keys !== (NAME_KEY | ARGS_KEY);
   }
 }
