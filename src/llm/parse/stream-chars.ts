@@ -52,6 +52,15 @@ export function notable(text: string): number {
   return kinds;
 }
 
+/** The last character of `text` that a marker holds (0 for none): a `>` ends a tag, a backtick or a `[` may begin one. */
+export function lastMarkerChar(text: string): number {
+  for (let i = text.length - 1; i >= 0; i--) {
+    const c = text.charCodeAt(i);
+    if ((KINDS[c]! & MARKER) !== 0) return c;
+  }
+  return 0;
+}
+
 /** The first `{` (or, when `wideToo`, `｛`) in `text` that does not close, or the length of the text. */
 export function firstOpenBrace(text: string, wideToo: boolean): number {
   let wide = wideToo ? text.indexOf('\uff5b') : -1;

@@ -4,9 +4,10 @@ import { isBuiltIn } from './format-registry.js';
 import { checkParseOptions, type ParseOptions, type ParseSettings } from './parse-options.js';
 import { toPending, toProblem } from './parse-text.js';
 import { RecentDeltas } from './recent-deltas.js';
+import { settlePoint } from './settle-point.js';
 import { ARGS_KEY, jsonKeys, NAME_KEY } from './scan-json.js';
 import { readFormats, type ReadCall, type ReadProblem } from './read-formats.js';
-import { ANGLE, CLOSING_TAG, COLON, firstOpenBrace, MARKER, MARKER_TOKEN, notable, PROSE_START, SQUARE, TRIGGER, UNDERSCORE, WIDE_BRACE } from './stream-chars.js';
+import { ANGLE, CLOSING_TAG, COLON, firstOpenBrace, lastMarkerChar, MARKER, MARKER_TOKEN, notable, PROSE_START, SQUARE, TRIGGER, UNDERSCORE, WIDE_BRACE } from './stream-chars.js';
 import { problem, type ParseProblem, type ParseResult, type ToolCall } from './types.js';
 import { textPositions } from './text-position.js';
 
@@ -199,7 +200,10 @@ class Stream implements ToolCallStream {
       if (!this.problems.has(key)) this.problems.set(key, { at: shifted.start, problem: shifted });
     }
     if (!final) {
-      this.settle(region, read.pending, read.spans, [...read.calls, ...read.problems]);
+      this.settle(region, read.pending, read.spans, [...read.calls, ...read.problems, ...read.closed]);
+      // Nothing left unfinished: what was read holds no call to come, so only new text can
+      // (the markers in the read text no longer count), and the trailing prose is not read again.
+      if (read.pending === undefined && read.spans.length === read.calls.length + read.problems.length + read.closed.length) this.calmAfterRead();
       // Something open for long (hostile text, a runaway call) is read again only once the text has
       // grown by a quarter: the reads then add up to a few passes over it, not one per delta.
       this.readAgainAt = this.region.length > LONG_OPEN ? this.region.length + (this.region.length >> 2) : 0;
@@ -235,34 +239,22 @@ class Stream implements ToolCallStream {
     return `call_${this.nextId++}`;
   }
 
-  /** Moves the settled point forward: to the earliest unfinished construct, never into the middle of something read, never past the tail. */
+  /** Moves the settled point forward (settle-point.ts). */
   private settle(region: string, pending: number | undefined, spans: readonly Span[], done: readonly Span[]): void {
-    const limit = pending ?? region.length;
-    let next = Math.min(limit, region.length - TAIL);
-    // Never into the middle of something read. Past a call or a problem (it is never read again,
-    // and a marker still being typed starts after it), then back before anything that still
-    // holds the settled point (a block a format claims may hold more calls to come).
-    for (let moved = true; moved; ) {
-      moved = false;
-      for (const span of done) {
-        if (span.start < next && next < span.end && span.end <= limit) {
-          next = span.end;
-          moved = true;
-        }
-      }
-    }
-    const finished = new Set(done.map((span) => `${span.start}:${span.end}`));
-    for (let moved = true; moved; ) {
-      moved = false;
-      for (const span of spans) {
-        if (span.start < next && next < span.end && !finished.has(`${span.start}:${span.end}`)) {
-          next = span.start;
-          moved = true;
-        }
-      }
-    }
-    if (next <= 0) return;
-    this.advance(next);
+    const next = settlePoint(region.length, pending, spans, done, TAIL);
+    if (next > 0) this.advance(next);
+  }
+
+  /**
+   * Calm, unless the unsettled text holds call-like JSON: its markers were read, and nothing they
+   * open is left unfinished. Only when its last marker character is a `>` (a tag that closed):
+   * after a backtick or a `[`, letters alone may still complete a marker (```` ```json ````).
+   */
+  private calmAfterRead(): void {
+    const last = lastMarkerChar(this.region);
+    if (!this.builtInOnly || this.atStart || (last !== 0 && last !== 0x3e)) return;
+    this.keys = (notable(this.region) & COLON) === 0 ? 0 : jsonKeys(this.region);
+    this.calm = this.keys !== (NAME_KEY | ARGS_KEY);
   }
 
   private advance(next: number): void {
