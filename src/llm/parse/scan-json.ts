@@ -24,8 +24,8 @@ const NAME_IN_RAW = /["'\u201c\u201d]?\b(?:name|tool|tool_name|function)\b["'\u2
 const MAX_RESCAN_DEPTH = 3;
 
 /** Keys a call's name stands under, and keys its arguments stand under (`function` is either). */
-const NAME_WORDS = ['name', 'tool', 'function'];
-const ARGS_WORDS = ['arguments', 'args', 'parameters', 'input', 'function'];
+export const NAME_WORDS: readonly string[] = ['name', 'tool', 'function'];
+export const ARGS_WORDS: readonly string[] = ['arguments', 'args', 'parameters', 'input', 'function'];
 /** How far before a colon its key, a quote and spaces may reach. */
 const KEY_WINDOW = 14;
 

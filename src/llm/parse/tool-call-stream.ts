@@ -7,7 +7,8 @@ import { RecentDeltas } from './recent-deltas.js';
 import { settlePoint } from './settle-point.js';
 import { ARGS_KEY, jsonKeys, NAME_KEY } from './scan-json.js';
 import { readFormats, type ReadCall, type ReadProblem } from './read-formats.js';
-import { ANGLE, CLOSING_TAG, COLON, firstOpenBrace, lastMarkerChar, MARKER, MARKER_TOKEN, notable, PROSE_START, SQUARE, TRIGGER, UNDERSCORE, WIDE_BRACE } from './stream-chars.js';
+import { OpenBraces } from './open-braces.js';
+import { ANGLE, COLON, lastMarkerChar, MARKER, notable, OPEN_BRACE, PROSE_START, SQUARE, TRIGGER, UNDERSCORE, WIDE_BRACE } from './stream-chars.js';
 import { problem, type ParseProblem, type ParseResult, type ToolCall } from './types.js';
 import { textPositions } from './text-position.js';
 
@@ -37,6 +38,8 @@ const TAIL = 32;
 const QUIET_BATCH = 4096;
 /** Quiet prose at least this long is settled when the first marker arrives, so the reads that follow start near it. */
 const SETTLE_BEFORE_MARKER = 128;
+/** A rest of the unsettled text this short is taken from the last deltas when the text before it is settled. */
+const SHORT_REST = 256;
 /** Unsettled text longer than this is read again only after it has grown by a quarter. */
 const LONG_OPEN = 4096;
 interface Emitted {
@@ -45,8 +48,13 @@ interface Emitted {
 }
 
 class Stream implements ToolCallStream {
-  /** The settled text, in pieces (joined once, at the end: joining on every push would copy the message again and again). */
-  private readonly settled: string[] = [];
+  /**
+   * The settled text, in pieces (joined once, at the end: joining on every push would copy the
+   * message again and again): each the first `length` characters of `text`. Quiet prose is
+   * settled whole, without cutting it (cutting copies it into one piece), and its end, the
+   * unsettled rest, taken from the last deltas.
+   */
+  private readonly settled: { readonly text: string; readonly length: number }[] = [];
   /** The text from the settled point on: what the next read looks at. */
   private region = '';
   /** Where `region` starts in the message. */
@@ -68,6 +76,8 @@ class Stream implements ToolCallStream {
   /** The call-like JSON keys `region` holds (jsonKeys' bits). */
   private keys = 0;
   private readonly recent = new RecentDeltas();
+  /** Where the first object still open starts in `region`. */
+  private readonly braces = new OpenBraces();
   /** While something long is open: the length `region` must reach before it is read again. */
   private readAgainAt = 0;
 
@@ -79,7 +89,7 @@ class Stream implements ToolCallStream {
     if ((kinds & MARKER) !== 0) {
       // The quiet prose before the first marker is settled now, unread: the reads that follow start near the marker.
       const before = this.region.length - delta.length - TAIL;
-      if (before >= SETTLE_BEFORE_MARKER && this.quiet() && this.stillQuiet()) this.advance(Math.min(firstOpenBrace(this.region, this.wide), before));
+      if (before >= SETTLE_BEFORE_MARKER && this.quiet() && this.stillQuiet()) this.advance(this.openBefore(before));
       this.calm = false;
     }
     else if ((kinds & COLON) !== 0) {
@@ -113,29 +123,6 @@ class Stream implements ToolCallStream {
     return this.builtInOnly && !this.atStart && this.calm;
   }
 
-  /** True when a `]` in `delta` may end a call: one that ends a marker token does not. */
-  private closesList(delta: string): boolean {
-    const near = this.recent.text(delta.length + 16);
-    const base = near.length - delta.length;
-    for (let sq = delta.indexOf(']'); sq >= 0; sq = delta.indexOf(']', sq + 1)) {
-      if (!MARKER_TOKEN.test(near.slice(Math.max(0, base + sq - 15), base + sq + 1))) return true;
-    }
-    return false;
-  }
-
-  /** True when a `>` in `delta` ends a closing tag or an end token; with formats of your own, any `>` may. */
-  private closesTag(delta: string): boolean {
-    if (!this.builtInOnly) return true;
-    const near = this.recent.text(delta.length + 40);
-    const base = near.length - delta.length;
-    for (let gt = delta.indexOf('>'); gt >= 0; gt = delta.indexOf('>', gt + 1)) {
-      const end = base + gt;
-      const lt = Math.max(near.lastIndexOf('<', end), near.lastIndexOf('\uff5c', end - 1) - 24);
-      if (lt >= 0 && CLOSING_TAG.test(near.slice(Math.max(0, lt), end + 1))) return true;
-    }
-    return false;
-  }
-
   constructor(private readonly settings: ParseSettings) {
     this.builtInOnly = settings.formats.every(isBuiltIn);
   }
@@ -145,18 +132,19 @@ class Stream implements ToolCallStream {
     if (typeof delta !== 'string') throw new ToolchainError('USAGE', `ToolCallStream.push: expected a text delta, got ${describeKind(delta)}`);
     this.region += delta;
     this.recent.add(delta);
-    if (this.atStart && this.builtInOnly && this.region.length < 256 && PROSE_START.test(this.region)) this.atStart = false;
     const kinds = notable(delta);
+    this.braces.feed(delta, (kinds & OPEN_BRACE) !== 0);
+    if (this.atStart && this.builtInOnly && this.region.length < 256 && PROSE_START.test(this.region)) this.atStart = false;
     // Most deltas hold nothing the stream looks for: nothing to note, nothing that can close a call.
     if (kinds === 0 && this.builtInOnly) return [];
     this.note(delta, kinds);
     // Formats of your own may end a call with any character: with them, every delta is read.
-    if (this.builtInOnly && (kinds & TRIGGER) === 0 && !((kinds & ANGLE) !== 0 && this.closesTag(delta)) && !((kinds & SQUARE) !== 0 && this.closesList(delta))) return [];
+    if (this.builtInOnly && (kinds & TRIGGER) === 0 && !((kinds & ANGLE) !== 0 && (!this.builtInOnly || this.recent.closesTag(delta))) && !((kinds & SQUARE) !== 0 && this.recent.closesList(delta))) return [];
     // A `tool_use` object just closed is a call (without an arguments key): read it now, not at the next settling.
     if (this.underscoreAt >= 0 && this.keys === NAME_KEY && (kinds & TRIGGER) !== 0) this.stillQuiet();
     if (this.quiet()) {
       // Nothing here can hold a call: settle, now and then, up to the first object still open, without reading.
-      if (this.region.length >= QUIET_BATCH && this.stillQuiet()) this.advance(Math.min(firstOpenBrace(this.region, this.wide), this.region.length - TAIL));
+      if (this.region.length >= QUIET_BATCH && this.stillQuiet()) this.advance(this.openBefore(this.region.length - TAIL));
       if (this.quiet()) return [];
     }
     if (this.region.length < this.readAgainAt) return [];
@@ -166,12 +154,12 @@ class Stream implements ToolCallStream {
   end(): ParseResult {
     // The unsettled rest is read as a finished text, unless nothing in it can be a call or a
     // problem: no marker, no call-like JSON, no object left open.
-    if (!this.ended && !(this.quiet() && this.stillQuiet() && firstOpenBrace(this.region, this.wide) === this.region.length)) this.read(true);
+    if (!this.ended && !(this.quiet() && this.stillQuiet() && this.braces.openAt < 0)) this.read(true);
     this.ended = true;
     const calls = [...this.emitted.values()].sort((a, b) => a.at - b.at).map((e) => e.call);
     if (this.problems.size === 0) return { calls, problems: [] };
     // Only a problem needs the whole text (for its line and column).
-    const text = this.settled.join('') + this.region;
+    const text = this.settled.map((p) => (p.length === p.text.length ? p.text : p.text.slice(0, p.length))).join('') + this.region;
     const position = textPositions(text);
     const problems = [...this.problems.values()]
       .sort((a, b) => a.at - b.at)
@@ -257,14 +245,30 @@ class Stream implements ToolCallStream {
     this.calm = this.keys !== (NAME_KEY | ARGS_KEY);
   }
 
+  /** `at`, or the start of the object still open when it comes first. */
+  private openBefore(at: number): number {
+    const open = this.braces.openAt;
+    return open >= 0 && open < at ? open : at;
+  }
+
   private advance(next: number): void {
     if (next <= 0) return;
     const { region } = this;
     if (this.atStart && region.slice(0, next).trim() !== '') this.atStart = false;
-    this.settled.push(region.slice(0, next));
-    this.region = region.slice(next);
+    // A short rest comes from the last deltas: cutting the text would copy all of it into one piece.
+    const keep = region.length - next;
+    const near = keep <= SHORT_REST ? this.recent.text(keep) : '';
+    if (near.length >= keep) {
+      this.settled.push({ text: region, length: next });
+      this.region = near.slice(near.length - keep);
+    } else {
+      this.settled.push({ text: region.slice(0, next), length: next });
+      this.region = region.slice(next);
+    }
     this.from += next;
     const kinds = notable(this.region);
+    this.braces.reset();
+    this.braces.feed(this.region, (kinds & OPEN_BRACE) !== 0);
     this.keys = (kinds & COLON) === 0 ? 0 : jsonKeys(this.region);
     this.wide = (kinds & WIDE_BRACE) !== 0;
     this.underscoreAt = (kinds & UNDERSCORE) === 0 ? -1 : this.region.indexOf('_');
