@@ -21,7 +21,11 @@ function walked(text: string): number {
 
 function fed(pieces: readonly string[]): number {
   const braces = new OpenBraces();
-  for (const piece of pieces) braces.feed(piece, /[{\uff5b]/.test(piece));
+  let at = 0;
+  for (const piece of pieces) {
+    if (braces.inside || /[{\uff5b]/.test(piece)) braces.feed(piece, at);
+    at += piece.length;
+  }
   return braces.openAt;
 }
 
@@ -62,12 +66,13 @@ describe('OpenBraces: the first object still open, delta by delta', () => {
 
   it('starts again from nothing after a reset', () => {
     const braces = new OpenBraces();
-    braces.feed('{"open": ');
+    braces.feed('{"open": ', 0);
+    expect(braces.inside).toBe(true);
     expect(braces.openAt).toBe(0);
     braces.reset();
-    braces.feed('closed {} and ', true);
-    braces.feed('more', false);
-    braces.feed(' {', true);
+    expect(braces.inside).toBe(false);
+    braces.feed('closed {} and ', 0);
+    braces.feed(' {', 18);
     expect(braces.openAt).toBe(19);
   });
 });

@@ -17,7 +17,6 @@ const CURLY = 1;
 export class OpenBraces {
   /** Where the object still open starts (an offset into the text fed since the last reset), or -1. */
   openAt = -1;
-  private fed = 0;
   private depth = 0;
   /** Inside a string: QUOTE for "…", CURLY for “…”, 0 outside. */
   private quote = 0;
@@ -26,23 +25,23 @@ export class OpenBraces {
 
   reset(): void {
     this.openAt = -1;
-    this.fed = 0;
     this.depth = 0;
     this.quote = 0;
     this.slashes = 0;
   }
 
-  /** Appends `text`; `hasBrace` false says it holds no `{` or `｛` (outside an object, it is then only counted). */
-  feed(text: string, hasBrace = true): void {
-    if (this.depth === 0 && !hasBrace) {
-      this.fed += text.length;
-      return;
-    }
+  /** True inside an object: every character fed matters. Outside, text without a `{` or `｛` need not be fed. */
+  get inside(): boolean {
+    return this.depth > 0;
+  }
+
+  /** Appends `text`, which starts at `at` in the text fed since the last reset. */
+  feed(text: string, at: number): void {
     for (let i = 0; i < text.length; i++) {
       const c = text.charCodeAt(i);
       if (this.depth === 0) {
         if (c === OPEN || c === OPEN_WIDE) {
-          this.openAt = this.fed + i;
+          this.openAt = at + i;
           this.depth = 1;
         }
       } else if (this.quote === QUOTE) {
@@ -64,6 +63,5 @@ export class OpenBraces {
         if (--this.depth === 0) this.openAt = -1;
       }
     }
-    this.fed += text.length;
   }
 }

@@ -23,11 +23,14 @@ export function settlePoint(length: number, pending: number | undefined, spans: 
       }
     }
   }
-  const finished = new Set(done.map((span) => `${span.start}:${span.end}`));
+  // Built only when a span holds the point, which most reads never come to: building it on every read cost more than the rest of settling.
+  let finished: Set<string> | undefined;
   for (let moved = true; moved; ) {
     moved = false;
     for (const span of spans) {
-      if (span.start < next && next < span.end && !finished.has(`${span.start}:${span.end}`)) {
+      if (!(span.start < next && next < span.end)) continue;
+      finished ??= new Set(done.map((d) => `${d.start}:${d.end}`));
+      if (!finished.has(`${span.start}:${span.end}`)) {
         next = span.start;
         moved = true;
       }

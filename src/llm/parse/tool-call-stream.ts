@@ -89,7 +89,7 @@ class Stream implements ToolCallStream {
     if ((kinds & MARKER) !== 0) {
       // The quiet prose before the first marker is settled now, unread: the reads that follow start near the marker.
       const before = this.region.length - delta.length - TAIL;
-      if (before >= SETTLE_BEFORE_MARKER && this.quiet() && this.stillQuiet()) this.advance(this.openBefore(before));
+      if (before >= SETTLE_BEFORE_MARKER && this.quiet() && this.stillQuiet()) this.advance(this.openBefore(before), true);
       this.calm = false;
     }
     else if ((kinds & COLON) !== 0) {
@@ -105,10 +105,15 @@ class Stream implements ToolCallStream {
    * "name" has many colons and few places where text is settled.
    */
   private stillQuiet(): boolean {
-    // From the first `_` on: a whole word searched through a CJK text is slow.
-    if (this.keys === NAME_KEY && this.underscoreAt >= 0 && this.region.includes('tool_use', this.underscoreAt - 4)) {
-      this.keys |= ARGS_KEY;
-      this.calm = false;
+    // From the first `_` not yet looked past: a whole word searched through a CJK text is slow.
+    if (this.keys === NAME_KEY && this.underscoreAt >= 0) {
+      if (this.region.includes('tool_use', this.underscoreAt - 4)) {
+        this.keys |= ARGS_KEY;
+        this.calm = false;
+      } else {
+        // A `tool_use` still to come ends in new text: its `_` is among the last three characters or later.
+        this.underscoreAt = this.region.indexOf('_', this.region.length - 3);
+      }
     }
     return this.calm;
   }
@@ -133,18 +138,18 @@ class Stream implements ToolCallStream {
     this.region += delta;
     this.recent.add(delta);
     const kinds = notable(delta);
-    this.braces.feed(delta, (kinds & OPEN_BRACE) !== 0);
+    if ((kinds & OPEN_BRACE) !== 0 || this.braces.inside) this.braces.feed(delta, this.region.length - delta.length);
     if (this.atStart && this.builtInOnly && this.region.length < 256 && PROSE_START.test(this.region)) this.atStart = false;
     // Most deltas hold nothing the stream looks for: nothing to note, nothing that can close a call.
-    if (kinds === 0 && this.builtInOnly) return [];
+    if ((kinds & ~OPEN_BRACE) === 0 && this.builtInOnly) return [];
     this.note(delta, kinds);
     // Formats of your own may end a call with any character: with them, every delta is read.
-    if (this.builtInOnly && (kinds & TRIGGER) === 0 && !((kinds & ANGLE) !== 0 && (!this.builtInOnly || this.recent.closesTag(delta))) && !((kinds & SQUARE) !== 0 && this.recent.closesList(delta))) return [];
+    if (this.builtInOnly && (kinds & TRIGGER) === 0 && !((kinds & ANGLE) !== 0 && this.recent.closesTag(delta)) && !((kinds & SQUARE) !== 0 && this.recent.closesList(delta))) return [];
     // A `tool_use` object just closed is a call (without an arguments key): read it now, not at the next settling.
     if (this.underscoreAt >= 0 && this.keys === NAME_KEY && (kinds & TRIGGER) !== 0) this.stillQuiet();
     if (this.quiet()) {
       // Nothing here can hold a call: settle, now and then, up to the first object still open, without reading.
-      if (this.region.length >= QUIET_BATCH && this.stillQuiet()) this.advance(this.openBefore(this.region.length - TAIL));
+      if (this.region.length >= QUIET_BATCH && this.stillQuiet()) this.advance(this.openBefore(this.region.length - TAIL), true);
       if (this.quiet()) return [];
     }
     if (this.region.length < this.readAgainAt) return [];
@@ -251,14 +256,15 @@ class Stream implements ToolCallStream {
     return open >= 0 && open < at ? open : at;
   }
 
-  private advance(next: number): void {
+  /** `unread`: the text was never read (so never copied into one piece), and a short rest comes from the last deltas. */
+  private advance(next: number, unread = false): void {
     if (next <= 0) return;
     const { region } = this;
     if (this.atStart && region.slice(0, next).trim() !== '') this.atStart = false;
-    // A short rest comes from the last deltas: cutting the text would copy all of it into one piece.
+    // Cutting text never read would copy all of it into one piece.
     const keep = region.length - next;
-    const near = keep <= SHORT_REST ? this.recent.text(keep) : '';
-    if (near.length >= keep) {
+    const near = unread && keep <= SHORT_REST ? this.recent.text(keep) : '';
+    if (unread && near.length >= keep) {
       this.settled.push({ text: region, length: next });
       this.region = near.slice(near.length - keep);
     } else {
@@ -268,7 +274,7 @@ class Stream implements ToolCallStream {
     this.from += next;
     const kinds = notable(this.region);
     this.braces.reset();
-    this.braces.feed(this.region, (kinds & OPEN_BRACE) !== 0);
+    if ((kinds & OPEN_BRACE) !== 0) this.braces.feed(this.region, 0);
     this.keys = (kinds & COLON) === 0 ? 0 : jsonKeys(this.region);
     this.wide = (kinds & WIDE_BRACE) !== 0;
     this.underscoreAt = (kinds & UNDERSCORE) === 0 ? -1 : this.region.indexOf('_');
