@@ -37,31 +37,37 @@ export class OpenBraces {
 
   /** Appends `text`, which starts at `at` in the text fed since the last reset. */
   feed(text: string, at: number): void {
+    // The state in locals while walking: fields written at every character cost as much again.
+    let { depth, quote, slashes, openAt } = this;
     for (let i = 0; i < text.length; i++) {
       const c = text.charCodeAt(i);
-      if (this.depth === 0) {
+      if (depth === 0) {
         if (c === OPEN || c === OPEN_WIDE) {
-          this.openAt = at + i;
-          this.depth = 1;
+          openAt = at + i;
+          depth = 1;
         }
-      } else if (this.quote === QUOTE) {
-        if (c === BACKSLASH) this.slashes++;
+      } else if (quote === QUOTE) {
+        if (c === BACKSLASH) slashes++;
         else {
-          if (c === QUOTE && this.slashes % 2 === 0) this.quote = 0;
-          this.slashes = 0;
+          if (c === QUOTE && slashes % 2 === 0) quote = 0;
+          slashes = 0;
         }
-      } else if (this.quote === CURLY) {
-        if (c === CURLY_OPEN || c === CURLY_CLOSE) this.quote = 0;
+      } else if (quote === CURLY) {
+        if (c === CURLY_OPEN || c === CURLY_CLOSE) quote = 0;
       } else if (c === QUOTE) {
-        this.quote = QUOTE;
-        this.slashes = 0;
+        quote = QUOTE;
+        slashes = 0;
       } else if (c === CURLY_OPEN || c === CURLY_CLOSE) {
-        this.quote = CURLY;
+        quote = CURLY;
       } else if (c === OPEN || c === OPEN_WIDE) {
-        this.depth++;
+        depth++;
       } else if (c === CLOSE || c === CLOSE_WIDE) {
-        if (--this.depth === 0) this.openAt = -1;
+        if (--depth === 0) openAt = -1;
       }
     }
+    this.depth = depth;
+    this.quote = quote;
+    this.slashes = slashes;
+    this.openAt = openAt;
   }
 }
