@@ -47,6 +47,12 @@ describe('readFormats: closed claims', () => {
     expect(read(deepseek.slice(0, -3)).closed).toEqual([]);
   });
 
+  it('a Harmony analysis message is closed by its end token', () => {
+    const analysis = '<|channel|>analysis<|message|>Need the city first.<|end|>';
+    expect(read(`${analysis}<|start|>assistant`).closed.map(slice(analysis))).toEqual([analysis]);
+    expect(read(analysis.slice(0, -3)).closed).toEqual([]);
+  });
+
   it('a code block is closed by its fence, not by the calls read so far', () => {
     const block = '```tool_code\na(x=1)\n```';
     expect(read(`${block}\nprose`).closed.map(slice(block))).toEqual([block]);

@@ -193,10 +193,10 @@ class Stream implements ToolCallStream {
       if (!this.problems.has(key)) this.problems.set(key, { at: shifted.start, problem: shifted });
     }
     if (!final) {
-      this.settle(region, read.pending, read.spans, [...read.calls, ...read.problems, ...read.closed]);
+      const advanced = this.settle(region, read.pending, read.spans, [...read.calls, ...read.problems, ...read.closed]);
       // Nothing left unfinished: what was read holds no call to come, so only new text can
       // (the markers in the read text no longer count), and the trailing prose is not read again.
-      if (read.pending === undefined && read.spans.length === read.calls.length + read.problems.length + read.closed.length) this.calmAfterRead();
+      if (read.pending === undefined && read.spans.length === read.calls.length + read.problems.length + read.closed.length) this.calmAfterRead(advanced);
       // Something open for long (hostile text, a runaway call) is read again only once the text has
       // grown by a quarter: the reads then add up to a few passes over it, not one per delta.
       this.readAgainAt = this.region.length > LONG_OPEN ? this.region.length + (this.region.length >> 2) : 0;
@@ -233,9 +233,11 @@ class Stream implements ToolCallStream {
   }
 
   /** Moves the settled point forward (settle-point.ts). */
-  private settle(region: string, pending: number | undefined, spans: readonly Span[], done: readonly Span[]): void {
+  /** True when it moved (and `keys` and `calm` were worked out again for the rest). */
+  private settle(region: string, pending: number | undefined, spans: readonly Span[], done: readonly Span[]): boolean {
     const next = settlePoint(region.length, pending, spans, done, TAIL);
     if (next > 0) this.advance(next);
+    return next > 0;
   }
 
   /**
@@ -243,10 +245,10 @@ class Stream implements ToolCallStream {
    * open is left unfinished. Only when its last marker character is a `>` (a tag that closed):
    * after a backtick or a `[`, letters alone may still complete a marker (```` ```json ````).
    */
-  private calmAfterRead(): void {
+  private calmAfterRead(keysKnown: boolean): void {
     const last = lastMarkerChar(this.region);
     if (!this.builtInOnly || this.atStart || (last !== 0 && last !== 0x3e)) return;
-    this.keys = (notable(this.region) & COLON) === 0 ? 0 : jsonKeys(this.region);
+    if (!keysKnown) this.keys = (notable(this.region) & COLON) === 0 ? 0 : jsonKeys(this.region);
     this.calm = this.keys !== (NAME_KEY | ARGS_KEY);
   }
 
