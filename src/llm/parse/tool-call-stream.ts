@@ -105,9 +105,12 @@ class Stream implements ToolCallStream {
    * "name" has many colons and few places where text is settled.
    */
   private stillQuiet(): boolean {
-    // From the first `_` not yet looked past: a whole word searched through a CJK text is slow.
+    // From the first `_` not yet looked past: a whole word searched through a CJK text is slow,
+    // and searching text never read would first copy all of it into one piece (the last deltas need not).
     if (this.keys === NAME_KEY && this.underscoreAt >= 0) {
-      if (this.region.includes('tool_use', this.underscoreAt - 4)) {
+      const reach = this.region.length - this.underscoreAt + 4;
+      const near = reach <= SHORT_REST ? this.recent.text(reach) : undefined;
+      if (near !== undefined ? near.includes('tool_use', near.length - reach) : this.region.includes('tool_use', this.underscoreAt - 4)) {
         this.keys |= ARGS_KEY;
         this.calm = false;
       } else {
