@@ -5,6 +5,7 @@ import { checkParseOptions, type ParseOptions, type ParseSettings } from './pars
 import { toPending, toProblem } from './parse-text.js';
 import { RecentDeltas } from './recent-deltas.js';
 import { settlePoint } from './settle-point.js';
+import { ToolUseWatch } from './tool-use-watch.js';
 import { ARGS_KEY, jsonKeys, NAME_KEY } from './scan-json.js';
 import { readFormats, type ReadCall, type ReadProblem } from './read-formats.js';
 import { OpenBraces } from './open-braces.js';
@@ -71,8 +72,8 @@ class Stream implements ToolCallStream {
   private calm = true;
   /** `region` may hold a full-width `｛`. */
   private wide = false;
-  /** Where the first `_` (of a `tool_use`) in `region` may be, or -1: `tool_use` is looked for from there, not through all the prose. */
-  private underscoreAt = -1;
+  /** Whether `region` holds a `tool_use`. */
+  private readonly toolUse = new ToolUseWatch();
   /** The call-like JSON keys `region` holds (jsonKeys' bits). */
   private keys = 0;
   private readonly recent = new RecentDeltas();
@@ -84,7 +85,6 @@ class Stream implements ToolCallStream {
   /** Brings `calm` up to date with one delta: a marker character, or a colon whose key makes JSON call-like. */
   private note(delta: string, kinds: number): void {
     if ((kinds & WIDE_BRACE) !== 0) this.wide = true;
-    if ((kinds & UNDERSCORE) !== 0 && this.underscoreAt < 0) this.underscoreAt = this.region.length - delta.length + delta.indexOf('_');
     if (!this.calm) return;
     if ((kinds & MARKER) !== 0) {
       // The quiet prose before the first marker is settled now, unread: the reads that follow start near the marker.
@@ -101,22 +101,14 @@ class Stream implements ToolCallStream {
 
   /**
    * Checked before quiet text is settled unread: `{"type": "tool_use", "name": …}` is a call
-   * without an arguments key. Looked for here rather than at every colon, since prose with a
-   * "name" has many colons and few places where text is settled.
+   * without an arguments key (the word is watched for as it arrives, tool-use-watch.ts). Asked
+   * here rather than at every colon, since prose with a "name" has many colons and few places
+   * where text is settled.
    */
   private stillQuiet(): boolean {
-    // From the first `_` not yet looked past: a whole word searched through a CJK text is slow,
-    // and searching text never read would first copy all of it into one piece (the last deltas need not).
-    if (this.keys === NAME_KEY && this.underscoreAt >= 0) {
-      const reach = this.region.length - this.underscoreAt + 4;
-      const near = reach <= SHORT_REST ? this.recent.text(reach) : undefined;
-      if (near !== undefined ? near.includes('tool_use', near.length - reach) : this.region.includes('tool_use', this.underscoreAt - 4)) {
-        this.keys |= ARGS_KEY;
-        this.calm = false;
-      } else {
-        // A `tool_use` still to come ends in new text: its `_` is among the last three characters or later.
-        this.underscoreAt = this.region.indexOf('_', this.region.length - 3);
-      }
+    if (this.keys === NAME_KEY && this.toolUse.found) {
+      this.keys |= ARGS_KEY;
+      this.calm = false;
     }
     return this.calm;
   }
@@ -142,6 +134,7 @@ class Stream implements ToolCallStream {
     this.recent.add(delta);
     const kinds = notable(delta);
     if ((kinds & OPEN_BRACE) !== 0 || this.braces.inside) this.braces.feed(delta, this.region.length - delta.length);
+    if (this.toolUse.watching((kinds & UNDERSCORE) !== 0)) this.toolUse.look(delta, this.region.length, this.recent);
     if (this.atStart && this.builtInOnly && this.region.length < 256 && PROSE_START.test(this.region)) this.atStart = false;
     // Most deltas hold nothing the stream looks for: nothing to note, nothing that can close a call.
     if ((kinds & ~OPEN_BRACE) === 0 && this.builtInOnly) return [];
@@ -149,7 +142,7 @@ class Stream implements ToolCallStream {
     // Formats of your own may end a call with any character: with them, every delta is read.
     if (this.builtInOnly && (kinds & TRIGGER) === 0 && !((kinds & ANGLE) !== 0 && this.recent.closesTag(delta)) && !((kinds & SQUARE) !== 0 && this.recent.closesList(delta))) return [];
     // A `tool_use` object just closed is a call (without an arguments key): read it now, not at the next settling.
-    if (this.underscoreAt >= 0 && this.keys === NAME_KEY && (kinds & TRIGGER) !== 0) this.stillQuiet();
+    if (this.toolUse.found && this.keys === NAME_KEY && (kinds & TRIGGER) !== 0) this.stillQuiet();
     if (this.quiet()) {
       // Nothing here can hold a call: settle, now and then, up to the first object still open, without reading.
       if (this.region.length >= QUIET_BATCH && this.stillQuiet()) this.advance(this.openBefore(this.region.length - TAIL), true);
@@ -282,7 +275,7 @@ class Stream implements ToolCallStream {
     if ((kinds & OPEN_BRACE) !== 0) this.braces.feed(this.region, 0);
     this.keys = (kinds & COLON) === 0 ? 0 : jsonKeys(this.region);
     this.wide = (kinds & WIDE_BRACE) !== 0;
-    this.underscoreAt = (kinds & UNDERSCORE) === 0 ? -1 : this.region.indexOf('_');
+    this.toolUse.reset(this.region, (kinds & UNDERSCORE) !== 0);
     this.calm = (kinds & MARKER) === 0 && this.keys !== (NAME_KEY | ARGS_KEY);
   }
 }
