@@ -81,4 +81,14 @@ describe('createToolCallStream: settling past closed blocks and calming after th
     expectHandedOverOnTime(`${prose}${hermes} {"name": "b", "arguments": {"x": 1}} (end)`, ['a', 'b'], ['</tool_call>', '{"x": 1}}']);
     expectHandedOverOnTime(`${prose}${hermes}\n<tool_call>\n{"name": "b", "arguments": {}}\n</tool_call> (end)`, ['a', 'b'], ['</tool_call>', '</tool_call>']);
   });
+
+  it('prose settled without being cut still counts for the line and column of a problem after it', () => {
+    const prose = 'A line of prose (with a {placeholder}) and a colon: here.\n'.repeat(120);
+    for (const calls of ['<tool_call>\n{"name": "a", "arguments": {"x": 1}\n</tool_call>', '[TOOL_CALLS]a[ARGS]{"x": }', '<tool_call>\n{"name": "b", "arguments": {}}\n</tool_call> then <tool_call>oops']) {
+      const text = `${prose}${calls}\n${prose}`;
+      const whole = parseToolCalls(text);
+      expect(whole.problems.length).toBeGreaterThan(0);
+      for (const size of [1, 8, 100]) expect(streamed(text, size).result, `deltas of ${size}`).toEqual(whole);
+    }
+  });
 });

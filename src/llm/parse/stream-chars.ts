@@ -3,8 +3,8 @@
 // starts is open-braces.ts). Split from tool-call-stream.ts, which keeps the state between deltas.
 
 // The characters the stream cares about, by kind: what can end a call, what a built-in format's
-// opening marker holds (besides `{`), colons (a JSON key) and opening braces. A table lookup per character is the
-// cheapest way to look at every character once.
+// opening marker holds (besides `{`), colons (a JSON key) and opening braces. A table lookup per
+// character is the cheapest way to look at every character once.
 export const TRIGGER = 1;
 export const MARKER = 2;
 export const COLON = 4;
@@ -22,8 +22,6 @@ export const MARKER_TOKEN = /\[[A-Z_]+\]$/;
  * of a message have nothing to read there, so the start needs no read of its own.
  */
 export const PROSE_START = /^\s*(?:[^\s[<A-Za-z_]|[A-Za-z_][\w.-]*[^\w.\n-])/;
-/** A full-width `｛`: searching a CJK text for it natively is slow, so it is searched only where one was seen. */
-export const WIDE_BRACE = 16;
 /** A `_`: where one was seen, a closing brace looks for `tool_use` just before it. */
 export const UNDERSCORE = 64;
 /** The tag a `>` closes ends a call: `</…>`, `<|call|>`, `…end|>`, `<|eom_id|>`, `<｜tool▁call▁end｜>`. */
@@ -35,7 +33,7 @@ for (const c of '<[=\uff5c\u2581') KINDS[c.charCodeAt(0)] = MARKER;
 for (const c of ':\uff1a') KINDS[c.charCodeAt(0)] = COLON;
 KINDS[0x60] = TRIGGER | MARKER; // ` closes and opens fences
 KINDS[0x3e] = ANGLE | MARKER; // > closes tags and opens Functionary's >>>
-KINDS[0xff5b] = WIDE_BRACE | OPEN_BRACE;
+KINDS[0xff5b] = OPEN_BRACE;
 KINDS[0x7b] = OPEN_BRACE;
 KINDS[0x5f] = UNDERSCORE;
 

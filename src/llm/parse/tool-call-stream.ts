@@ -9,7 +9,7 @@ import { ToolUseWatch } from './tool-use-watch.js';
 import { ARGS_KEY, jsonKeys, NAME_KEY } from './scan-json.js';
 import { readFormats, type ReadCall, type ReadProblem } from './read-formats.js';
 import { OpenBraces } from './open-braces.js';
-import { ANGLE, COLON, lastMarkerChar, MARKER, notable, OPEN_BRACE, PROSE_START, SQUARE, TRIGGER, UNDERSCORE, WIDE_BRACE } from './stream-chars.js';
+import { ANGLE, COLON, lastMarkerChar, MARKER, notable, OPEN_BRACE, PROSE_START, SQUARE, TRIGGER, UNDERSCORE } from './stream-chars.js';
 import { problem, type ParseProblem, type ParseResult, type ToolCall } from './types.js';
 import { textPositions } from './text-position.js';
 
@@ -18,8 +18,11 @@ import { textPositions } from './text-position.js';
 // one could close a call (it holds `>`, `}`, `]`, `)` or a backtick), the formats read the text
 // from the last settled point in streaming mode (`partial`: report only finished calls, say where
 // an unfinished one starts). Everything before the earliest unfinished construct — less a tail
-// long enough to hold a marker still being typed — is settled and never read again, so the work
-// stays close to one pass over the text. end() reads the unsettled rest as a finished text and
+// long enough to hold a marker still being typed, and past calls and blocks a format reports
+// closed — is settled and never read again, so the work stays close to one pass over the text.
+// While the unsettled text holds no marker and no call-like JSON (before the first call, and again
+// once a read leaves nothing unfinished), a closing character reads nothing, and prose is settled
+// without being read or copied. end() reads the unsettled rest as a finished text and
 // returns every call (those already handed over, with the same ids) and every problem, in text
 // order — what parseToolCalls would return for the whole text.
 
@@ -70,21 +73,18 @@ class Stream implements ToolCallStream {
   private readonly builtInOnly: boolean;
   /** `region` holds no marker character and no call-like JSON (kept up to date push by push). */
   private calm = true;
-  /** `region` may hold a full-width `｛`. */
-  private wide = false;
   /** Whether `region` holds a `tool_use`. */
   private readonly toolUse = new ToolUseWatch();
   /** The call-like JSON keys `region` holds (jsonKeys' bits). */
   private keys = 0;
   private readonly recent = new RecentDeltas();
-  /** Where the first object still open starts in `region`. */
+  /** Where the first object still open starts in `region` (kept while `calm`). */
   private readonly braces = new OpenBraces();
   /** While something long is open: the length `region` must reach before it is read again. */
   private readAgainAt = 0;
 
   /** Brings `calm` up to date with one delta: a marker character, or a colon whose key makes JSON call-like. */
   private note(delta: string, kinds: number): void {
-    if ((kinds & WIDE_BRACE) !== 0) this.wide = true;
     if (!this.calm) return;
     if ((kinds & MARKER) !== 0) {
       // The quiet prose before the first marker is settled now, unread: the reads that follow start near the marker.
@@ -133,7 +133,8 @@ class Stream implements ToolCallStream {
     this.region += delta;
     this.recent.add(delta);
     const kinds = notable(delta);
-    if ((kinds & OPEN_BRACE) !== 0 || this.braces.inside) this.braces.feed(delta, this.region.length - delta.length);
+    // Only calm text is settled unread: while calls are read, the braces wait for the next calm.
+    if (this.calm && ((kinds & OPEN_BRACE) !== 0 || this.braces.inside)) this.braces.feed(delta, this.region.length - delta.length);
     if (this.toolUse.watching((kinds & UNDERSCORE) !== 0)) this.toolUse.look(delta, this.region.length, this.recent);
     if (this.atStart && this.builtInOnly && this.region.length < 256 && PROSE_START.test(this.region)) this.atStart = false;
     // Most deltas hold nothing the stream looks for: nothing to note, nothing that can close a call.
@@ -228,8 +229,7 @@ class Stream implements ToolCallStream {
     return `call_${this.nextId++}`;
   }
 
-  /** Moves the settled point forward (settle-point.ts). */
-  /** True when it moved (and `keys` and `calm` were worked out again for the rest). */
+  /** Moves the settled point forward (settle-point.ts); true when it moved (and `keys` and `calm` were worked out again for the rest). */
   private settle(region: string, pending: number | undefined, spans: readonly Span[], done: readonly Span[]): boolean {
     const next = settlePoint(region.length, pending, spans, done, TAIL);
     if (next > 0) this.advance(next);
@@ -244,7 +244,12 @@ class Stream implements ToolCallStream {
   private calmAfterRead(keysKnown: boolean): void {
     const last = lastMarkerChar(this.region);
     if (!this.builtInOnly || this.atStart || (last !== 0 && last !== 0x3e)) return;
-    if (!keysKnown) this.keys = (notable(this.region) & COLON) === 0 ? 0 : jsonKeys(this.region);
+    if (!keysKnown) {
+      const kinds = notable(this.region);
+      this.keys = (kinds & COLON) === 0 ? 0 : jsonKeys(this.region);
+      this.braces.reset();
+      if ((kinds & OPEN_BRACE) !== 0) this.braces.feed(this.region, 0);
+    }
     this.calm = this.keys !== (NAME_KEY | ARGS_KEY);
   }
 
@@ -274,7 +279,6 @@ class Stream implements ToolCallStream {
     this.braces.reset();
     if ((kinds & OPEN_BRACE) !== 0) this.braces.feed(this.region, 0);
     this.keys = (kinds & COLON) === 0 ? 0 : jsonKeys(this.region);
-    this.wide = (kinds & WIDE_BRACE) !== 0;
     this.toolUse.reset(this.region, (kinds & UNDERSCORE) !== 0);
     this.calm = (kinds & MARKER) === 0 && this.keys !== (NAME_KEY | ARGS_KEY);
   }
