@@ -17,6 +17,15 @@ export interface Span {
   readonly end: number;
 }
 
+/** A stretch a format claims. */
+export interface Claim extends Span {
+  /**
+   * The block is complete (its closing token came, or it is a whole object): later text cannot
+   * change it, so a stream need not read it again. Left out, it may still grow.
+   */
+  readonly closed?: boolean;
+}
+
 export interface FoundCall extends Span {
   readonly name: string;
   /** An object, or JSON text (read leniently; text that is not an object becomes an INVALID_ARGUMENTS problem). */
@@ -40,7 +49,7 @@ export interface FormatResult {
   readonly calls: readonly FoundCall[];
   readonly problems?: readonly FoundProblem[];
   /** Text that belongs to the format without being a call (Harmony's analysis channel): hidden from later formats. */
-  readonly claims?: readonly Span[];
+  readonly claims?: readonly Claim[];
   /** Only when `context.partial`: where a call starts that the text so far does not finish. */
   readonly pending?: number;
 }

@@ -1,5 +1,5 @@
 import { collectCalls } from './call-shape.js';
-import type { FormatResult, FoundCall, FoundProblem, Span } from './format.js';
+import type { Claim, FormatResult, FoundCall, FoundProblem, Span } from './format.js';
 import type { KnownTools } from './known-tools.js';
 import { parseLenientJson } from './lenient-json.js';
 import { matchBracket } from './match-bracket.js';
@@ -24,7 +24,7 @@ export function newFound(): Found {
 // read of a Mistral call, measured with --cpu-prof).
 
 /** What a format returns, with `pending` and `claims` only when there are any. */
-export function formatResult(calls: readonly FoundCall[], problems: readonly FoundProblem[], pending: number | undefined, claims?: readonly Span[]): FormatResult {
+export function formatResult(calls: readonly FoundCall[], problems: readonly FoundProblem[], pending: number | undefined, claims?: readonly Claim[]): FormatResult {
   if (claims === undefined) return pending === undefined ? { calls, problems } : { calls, problems, pending };
   return pending === undefined ? { calls, problems, claims } : { calls, problems, claims, pending };
 }

@@ -23,6 +23,8 @@ export interface FormatsRead {
   readonly problems: readonly ReadProblem[];
   /** Everything formats read or claimed (calls, problems, claims), for cutting calls out of the content. */
   readonly spans: readonly Span[];
+  /** The claims that are complete (`closed`): a stream may settle past them as past a call. */
+  readonly closed: readonly Span[];
   /** While streaming: where the earliest unfinished construct starts. */
   readonly pending: number | undefined;
 }
@@ -47,6 +49,7 @@ export function readFormats(text: string, formats: readonly ToolCallFormat[], se
   const calls: ReadCall[] = [];
   const problems: ReadProblem[] = [];
   const spans: Span[] = [];
+  const closed: Span[] = [];
   // Looked for in the text as it is before any format reads it: hiding a stretch only removes characters.
   const markers = new MarkerChars(visible, formats);
   for (let index = 0; index < formats.length; index++) {
@@ -72,7 +75,11 @@ export function readFormats(text: string, formats: readonly ToolCallFormat[], se
       problems.push({ ...p, ...span, format: format.name });
       spans.push(span);
     }
-    for (const claim of result.claims ?? []) spans.push(clamp(claim, text.length));
+    for (const claim of result.claims ?? []) {
+      const span = clamp(claim, text.length);
+      spans.push(span);
+      if (claim.closed === true) closed.push(span);
+    }
     if (settings.partial && typeof result.pending === 'number' && result.pending >= 0) {
       const at = clamp({ start: result.pending, end: text.length }, text.length);
       pending = Math.min(pending ?? at.start, at.start);
@@ -81,5 +88,5 @@ export function readFormats(text: string, formats: readonly ToolCallFormat[], se
     if (spans.length > before) visible = maskSpans(visible, spans.slice(before));
   }
   const byStart = (a: Span, b: Span): number => a.start - b.start;
-  return { calls: calls.sort(byStart), problems: problems.sort(byStart), spans, pending };
+  return { calls: calls.sort(byStart), problems: problems.sort(byStart), spans, closed, pending };
 }

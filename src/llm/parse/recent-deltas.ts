@@ -1,4 +1,5 @@
-import { ARGS_KEY, keyBefore, NAME_KEY } from './scan-json.js';
+import { ARGS_KEY, ARGS_WORDS, keyBefore, NAME_KEY, NAME_WORDS } from './scan-json.js';
+import { CLOSING_TAG, MARKER_TOKEN } from './stream-chars.js';
 
 // The last deltas of a streamed message, for the few characters before a colon (where a JSON
 // key stands) or before a `>` or `]` (the tag or token it closes). The stream's unsettled text
@@ -9,6 +10,10 @@ import { ARGS_KEY, keyBefore, NAME_KEY } from './scan-json.js';
 const RECENT = 64;
 /** How far before a colon its key is looked for (`"tool_name"` and a space). */
 const KEY_REACH = 14;
+/** The last two characters of each key word, as one number: a word before a colon that ends otherwise is no key. */
+const lastTwo = (words: readonly string[]): Set<number> => new Set(words.map((w) => (w.charCodeAt(w.length - 2) << 16) | w.charCodeAt(w.length - 1)));
+const NAME_ENDS = lastTwo(NAME_WORDS);
+const ARGS_ENDS = lastTwo(ARGS_WORDS);
 
 export class RecentDeltas {
   private readonly deltas: string[] = [];
@@ -23,6 +28,28 @@ export class RecentDeltas {
     let text = '';
     for (let k = this.count - 1; k >= Math.max(0, this.count - RECENT) && text.length < length; k--) text = this.deltas[k % RECENT]! + text;
     return text;
+  }
+
+  /** True when a `]` in the newest delta may end a call: one that ends a marker token does not. */
+  closesList(delta: string): boolean {
+    const near = this.text(delta.length + 16);
+    const base = near.length - delta.length;
+    for (let sq = delta.indexOf(']'); sq >= 0; sq = delta.indexOf(']', sq + 1)) {
+      if (!MARKER_TOKEN.test(near.slice(Math.max(0, base + sq - 15), base + sq + 1))) return true;
+    }
+    return false;
+  }
+
+  /** True when a `>` in the newest delta ends a closing tag or an end token. */
+  closesTag(delta: string): boolean {
+    const near = this.text(delta.length + 40);
+    const base = near.length - delta.length;
+    for (let gt = delta.indexOf('>'); gt >= 0; gt = delta.indexOf('>', gt + 1)) {
+      const end = base + gt;
+      const lt = Math.max(near.lastIndexOf('<', end), near.lastIndexOf('\uff5c', end - 1) - 24);
+      if (lt >= 0 && CLOSING_TAG.test(near.slice(Math.max(0, lt), end + 1))) return true;
+    }
+    return false;
   }
 
   /** `have` with the keys (NAME_KEY, ARGS_KEY) that stand before the colons of the newest delta. */
@@ -43,8 +70,9 @@ export class RecentDeltas {
 
   /**
    * False when the word before the colon at `i` of the newest delta cannot end a key still
-   * missing: keys end in e, l or n (name, tool, function), or s, t or n (arguments, args,
-   * parameters, input). Looks at a character or two: prose has many colons.
+   * missing: keys end in me, ol or on (name, tool, function), or ts, gs, ut or on (arguments,
+   * args, parameters, input). Looks at a few characters: prose has many colons, and joining the
+   * deltas to read the whole word costs more.
    */
   private mayBeKey(i: number, keys: number): boolean {
     let back = 1;
@@ -52,10 +80,10 @@ export class RecentDeltas {
     // Within a key's reach: a colon after a long run of spaces has no key before it (and costs no more).
     while ((c === 0x20 || (c >= 0x09 && c <= 0x0d)) && back < KEY_REACH) c = this.charBefore(i, ++back);
     if (c === 0x22 || c === 0x27 || c === 0x201c || c === 0x201d) c = this.charBefore(i, ++back);
-    const name = (keys & NAME_KEY) === 0 && (c === 0x65 || c === 0x6c || c === 0x6e);
-    const args = (keys & ARGS_KEY) === 0 && (c === 0x73 || c === 0x74 || c === 0x6e);
-    // Anything else that is no ASCII letter (a rarer space, say) is left to keyBefore.
-    return name || args || (c > 0x7f && c !== 0xff1a);
+    // Anything that is no ASCII character (a rarer space, say) is left to keyBefore.
+    if (c > 0x7f && c !== 0xff1a) return true;
+    const end = (this.charBefore(i, back + 1) << 16) | c;
+    return ((keys & NAME_KEY) === 0 && NAME_ENDS.has(end)) || ((keys & ARGS_KEY) === 0 && ARGS_ENDS.has(end));
   }
 
   /** The character `back` places before position `i` of the newest delta (-1 past the kept deltas). */

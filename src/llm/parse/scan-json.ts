@@ -1,4 +1,4 @@
-import type { Span } from './format.js';
+import type { Claim, Span } from './format.js';
 import type { KnownTools } from './known-tools.js';
 import { parseLenientJson } from './lenient-json.js';
 import { matchBracket } from './match-bracket.js';
@@ -24,8 +24,8 @@ const NAME_IN_RAW = /["'\u201c\u201d]?\b(?:name|tool|tool_name|function)\b["'\u2
 const MAX_RESCAN_DEPTH = 3;
 
 /** Keys a call's name stands under, and keys its arguments stand under (`function` is either). */
-const NAME_WORDS = ['name', 'tool', 'function'];
-const ARGS_WORDS = ['arguments', 'args', 'parameters', 'input', 'function'];
+export const NAME_WORDS: readonly string[] = ['name', 'tool', 'function'];
+export const ARGS_WORDS: readonly string[] = ['arguments', 'args', 'parameters', 'input', 'function'];
 /** How far before a colon its key, a quote and spaces may reach. */
 const KEY_WINDOW = 14;
 
@@ -90,7 +90,7 @@ export interface JsonScan {
   /** Set while streaming, where an object or a fence is still open. */
   pending: number | undefined;
   /** Objects read as JSON that held no call (a definition, an envelope): no one may read inside them again. */
-  readonly claims?: Span[];
+  readonly claims?: Claim[];
 }
 
 function nameIn(raw: string): string | undefined {
@@ -139,7 +139,7 @@ export function scanJson(st: JsonScan, from: number, end: number, loose: boolean
     if (at < 0 || at >= end) break;
     if (at === fence) {
       // A closed fence is one piece: streaming never resumes between its two ends.
-      if (fenced && depth === 0) st.claims?.push({ start: fenceAt, end: at + 3 });
+      if (fenced && depth === 0) st.claims?.push({ start: fenceAt, end: at + 3, closed: true });
       fenced = !fenced;
       fenceAt = at;
       pos = at + 3;
@@ -175,7 +175,7 @@ function scanObject(st: JsonScan, at: number, end: number, loose: boolean, depth
     if (!CALL_LIKE.test(raw) || (!loose && !ARGS_LIKE.test(raw))) return close + 1;
     const parsed = parseLenientJson(raw);
     if (parsed.ok) {
-      if (addJsonCalls(parsed.value, loose, { start: at, end: close + 1 }, tools, out) > 0) st.claims?.push({ start: at, end: close + 1 });
+      if (addJsonCalls(parsed.value, loose, { start: at, end: close + 1 }, tools, out) > 0) st.claims?.push({ start: at, end: close + 1, closed: true });
       return close + 1;
     }
   }
@@ -185,7 +185,7 @@ function scanObject(st: JsonScan, at: number, end: number, loose: boolean, depth
     const raw = text.slice(at, alternative + 1);
     const parsed = CALL_LIKE.test(raw) ? parseLenientJson(raw) : undefined;
     if (parsed?.ok) {
-      if (addJsonCalls(parsed.value, loose, { start: at, end: alternative + 1 }, tools, out) > 0) st.claims?.push({ start: at, end: alternative + 1 });
+      if (addJsonCalls(parsed.value, loose, { start: at, end: alternative + 1 }, tools, out) > 0) st.claims?.push({ start: at, end: alternative + 1, closed: true });
       return alternative + 1;
     }
   }

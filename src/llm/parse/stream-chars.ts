@@ -1,12 +1,10 @@
-import { matchBracket } from './match-bracket.js';
-
 // What the tool-call stream notices in each delta, before it decides whether to read: which
-// characters could open or close a call of a built-in format, and where the first object still
-// open starts. Split from tool-call-stream.ts, which keeps the state between deltas.
+// characters could open or close a call of a built-in format (where the first object still open
+// starts is open-braces.ts). Split from tool-call-stream.ts, which keeps the state between deltas.
 
 // The characters the stream cares about, by kind: what can end a call, what a built-in format's
-// opening marker holds (besides `{`), and colons (a JSON key). A table lookup per character is the
-// cheapest way to look at every character once.
+// opening marker holds (besides `{`), colons (a JSON key) and opening braces. A table lookup per
+// character is the cheapest way to look at every character once.
 export const TRIGGER = 1;
 export const MARKER = 2;
 export const COLON = 4;
@@ -14,6 +12,8 @@ export const COLON = 4;
 export const ANGLE = 8;
 /** A `]`: it ends a call unless it ends a marker token (`[TOOL_CALLS]`, `[ARGS]`, `[CALL_ID]`). */
 export const SQUARE = 32;
+/** A `{` or `｛`: where an object may open (the stream keeps track of the first one still open). */
+export const OPEN_BRACE = 128;
 /** A marker token a `]` ends. */
 export const MARKER_TOKEN = /\[[A-Z_]+\]$/;
 /**
@@ -22,8 +22,6 @@ export const MARKER_TOKEN = /\[[A-Z_]+\]$/;
  * of a message have nothing to read there, so the start needs no read of its own.
  */
 export const PROSE_START = /^\s*(?:[^\s[<A-Za-z_]|[A-Za-z_][\w.-]*[^\w.\n-])/;
-/** A full-width `｛`: searching a CJK text for it natively is slow, so it is searched only where one was seen. */
-export const WIDE_BRACE = 16;
 /** A `_`: where one was seen, a closing brace looks for `tool_use` just before it. */
 export const UNDERSCORE = 64;
 /** The tag a `>` closes ends a call: `</…>`, `<|call|>`, `…end|>`, `<|eom_id|>`, `<｜tool▁call▁end｜>`. */
@@ -35,10 +33,11 @@ for (const c of '<[=\uff5c\u2581') KINDS[c.charCodeAt(0)] = MARKER;
 for (const c of ':\uff1a') KINDS[c.charCodeAt(0)] = COLON;
 KINDS[0x60] = TRIGGER | MARKER; // ` closes and opens fences
 KINDS[0x3e] = ANGLE | MARKER; // > closes tags and opens Functionary's >>>
-KINDS[0xff5b] = WIDE_BRACE;
+KINDS[0xff5b] = OPEN_BRACE;
+KINDS[0x7b] = OPEN_BRACE;
 KINDS[0x5f] = UNDERSCORE;
 
-const ANY_NOTABLE = /[}\])\uff5d<[=\uff5c\u2581:\uff1a`>\uff5b_]/;
+const ANY_NOTABLE = /[{}\])\uff5d<[=\uff5c\u2581:\uff1a`>\uff5b_]/;
 
 /**
  * Which kinds of notable characters `text` holds (a bit set). A delta is a few characters: the
@@ -52,16 +51,11 @@ export function notable(text: string): number {
   return kinds;
 }
 
-/** The first `{` (or, when `wideToo`, `｛`) in `text` that does not close, or the length of the text. */
-export function firstOpenBrace(text: string, wideToo: boolean): number {
-  let wide = wideToo ? text.indexOf('\uff5b') : -1;
-  for (let at = 0; ; ) {
-    const ascii = text.indexOf('{', at);
-    if (wideToo && wide >= 0 && wide < at) wide = text.indexOf('\uff5b', at);
-    const brace = ascii < 0 ? wide : wide < 0 ? ascii : Math.min(ascii, wide);
-    if (brace < 0) return text.length;
-    const close = matchBracket(text, brace);
-    if (close < 0) return brace;
-    at = close + 1;
+/** The last character of `text` that a marker holds (0 for none): a `>` ends a tag, a backtick or a `[` may begin one. */
+export function lastMarkerChar(text: string): number {
+  for (let i = text.length - 1; i >= 0; i--) {
+    const c = text.charCodeAt(i);
+    if ((KINDS[c]! & MARKER) !== 0) return c;
   }
+  return 0;
 }

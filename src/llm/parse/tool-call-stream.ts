@@ -4,9 +4,12 @@ import { isBuiltIn } from './format-registry.js';
 import { checkParseOptions, type ParseOptions, type ParseSettings } from './parse-options.js';
 import { toPending, toProblem } from './parse-text.js';
 import { RecentDeltas } from './recent-deltas.js';
+import { settlePoint } from './settle-point.js';
+import { ToolUseWatch } from './tool-use-watch.js';
 import { ARGS_KEY, jsonKeys, NAME_KEY } from './scan-json.js';
 import { readFormats, type ReadCall, type ReadProblem } from './read-formats.js';
-import { ANGLE, CLOSING_TAG, COLON, firstOpenBrace, MARKER, MARKER_TOKEN, notable, PROSE_START, SQUARE, TRIGGER, UNDERSCORE, WIDE_BRACE } from './stream-chars.js';
+import { OpenBraces } from './open-braces.js';
+import { ANGLE, COLON, lastMarkerChar, MARKER, notable, OPEN_BRACE, PROSE_START, SQUARE, TRIGGER, UNDERSCORE } from './stream-chars.js';
 import { problem, type ParseProblem, type ParseResult, type ToolCall } from './types.js';
 import { textPositions } from './text-position.js';
 
@@ -15,8 +18,11 @@ import { textPositions } from './text-position.js';
 // one could close a call (it holds `>`, `}`, `]`, `)` or a backtick), the formats read the text
 // from the last settled point in streaming mode (`partial`: report only finished calls, say where
 // an unfinished one starts). Everything before the earliest unfinished construct — less a tail
-// long enough to hold a marker still being typed — is settled and never read again, so the work
-// stays close to one pass over the text. end() reads the unsettled rest as a finished text and
+// long enough to hold a marker still being typed, and past calls and blocks a format reports
+// closed — is settled and never read again, so the work stays close to one pass over the text.
+// While the unsettled text holds no marker and no call-like JSON (before the first call, and again
+// once a read leaves nothing unfinished), a closing character reads nothing, and prose is settled
+// without being read or copied. end() reads the unsettled rest as a finished text and
 // returns every call (those already handed over, with the same ids) and every problem, in text
 // order — what parseToolCalls would return for the whole text.
 
@@ -36,6 +42,8 @@ const TAIL = 32;
 const QUIET_BATCH = 4096;
 /** Quiet prose at least this long is settled when the first marker arrives, so the reads that follow start near it. */
 const SETTLE_BEFORE_MARKER = 128;
+/** A rest of the unsettled text this short is taken from the last deltas when the text before it is settled. */
+const SHORT_REST = 256;
 /** Unsettled text longer than this is read again only after it has grown by a quarter. */
 const LONG_OPEN = 4096;
 interface Emitted {
@@ -44,8 +52,13 @@ interface Emitted {
 }
 
 class Stream implements ToolCallStream {
-  /** The settled text, in pieces (joined once, at the end: joining on every push would copy the message again and again). */
-  private readonly settled: string[] = [];
+  /**
+   * The settled text, in pieces (joined once, at the end: joining on every push would copy the
+   * message again and again): each the first `length` characters of `text`. Quiet prose is
+   * settled whole, without cutting it (cutting copies it into one piece), and its end, the
+   * unsettled rest, taken from the last deltas.
+   */
+  private readonly settled: { readonly text: string; readonly length: number }[] = [];
   /** The text from the settled point on: what the next read looks at. */
   private region = '';
   /** Where `region` starts in the message. */
@@ -60,26 +73,23 @@ class Stream implements ToolCallStream {
   private readonly builtInOnly: boolean;
   /** `region` holds no marker character and no call-like JSON (kept up to date push by push). */
   private calm = true;
-  /** `region` may hold a full-width `｛`. */
-  private wide = false;
-  /** `region` may hold a `_` (of a `tool_use`). */
-  private underscore = false;
+  /** Whether `region` holds a `tool_use`. */
+  private readonly toolUse = new ToolUseWatch();
   /** The call-like JSON keys `region` holds (jsonKeys' bits). */
   private keys = 0;
   private readonly recent = new RecentDeltas();
+  /** Where the first object still open starts in `region` (kept while `calm`). */
+  private readonly braces = new OpenBraces();
   /** While something long is open: the length `region` must reach before it is read again. */
   private readAgainAt = 0;
 
   /** Brings `calm` up to date with one delta: a marker character, or a colon whose key makes JSON call-like. */
   private note(delta: string, kinds: number): void {
-    this.recent.add(delta);
-    if ((kinds & WIDE_BRACE) !== 0) this.wide = true;
-    if ((kinds & UNDERSCORE) !== 0) this.underscore = true;
     if (!this.calm) return;
     if ((kinds & MARKER) !== 0) {
       // The quiet prose before the first marker is settled now, unread: the reads that follow start near the marker.
       const before = this.region.length - delta.length - TAIL;
-      if (before >= SETTLE_BEFORE_MARKER && this.quiet() && this.stillQuiet()) this.advance(Math.min(firstOpenBrace(this.region, this.wide), before));
+      if (before >= SETTLE_BEFORE_MARKER && this.quiet() && this.stillQuiet()) this.advance(this.openBefore(before), true);
       this.calm = false;
     }
     else if ((kinds & COLON) !== 0) {
@@ -91,12 +101,12 @@ class Stream implements ToolCallStream {
 
   /**
    * Checked before quiet text is settled unread: `{"type": "tool_use", "name": …}` is a call
-   * without an arguments key. Looked for here rather than at every colon, since prose with a
-   * "name" has many colons and few places where text is settled.
+   * without an arguments key (the word is watched for as it arrives, tool-use-watch.ts). Asked
+   * here rather than at every colon, since prose with a "name" has many colons and few places
+   * where text is settled.
    */
   private stillQuiet(): boolean {
-    // `_` first: one character is found natively at once, where a whole word searched in a CJK text is slow.
-    if (this.keys === NAME_KEY && this.region.indexOf('_') >= 0 && this.region.includes('tool_use')) {
+    if (this.keys === NAME_KEY && this.toolUse.found) {
       this.keys |= ARGS_KEY;
       this.calm = false;
     }
@@ -113,29 +123,6 @@ class Stream implements ToolCallStream {
     return this.builtInOnly && !this.atStart && this.calm;
   }
 
-  /** True when a `]` in `delta` may end a call: one that ends a marker token does not. */
-  private closesList(delta: string): boolean {
-    const near = this.recent.text(delta.length + 16);
-    const base = near.length - delta.length;
-    for (let sq = delta.indexOf(']'); sq >= 0; sq = delta.indexOf(']', sq + 1)) {
-      if (!MARKER_TOKEN.test(near.slice(Math.max(0, base + sq - 15), base + sq + 1))) return true;
-    }
-    return false;
-  }
-
-  /** True when a `>` in `delta` ends a closing tag or an end token; with formats of your own, any `>` may. */
-  private closesTag(delta: string): boolean {
-    if (!this.builtInOnly) return true;
-    const near = this.recent.text(delta.length + 40);
-    const base = near.length - delta.length;
-    for (let gt = delta.indexOf('>'); gt >= 0; gt = delta.indexOf('>', gt + 1)) {
-      const end = base + gt;
-      const lt = Math.max(near.lastIndexOf('<', end), near.lastIndexOf('\uff5c', end - 1) - 24);
-      if (lt >= 0 && CLOSING_TAG.test(near.slice(Math.max(0, lt), end + 1))) return true;
-    }
-    return false;
-  }
-
   constructor(private readonly settings: ParseSettings) {
     this.builtInOnly = settings.formats.every(isBuiltIn);
   }
@@ -144,16 +131,22 @@ class Stream implements ToolCallStream {
     if (this.ended) throw new ToolchainError('USAGE', 'ToolCallStream.push: the stream has ended');
     if (typeof delta !== 'string') throw new ToolchainError('USAGE', `ToolCallStream.push: expected a text delta, got ${describeKind(delta)}`);
     this.region += delta;
-    if (this.atStart && this.builtInOnly && this.region.length < 256 && PROSE_START.test(this.region)) this.atStart = false;
+    this.recent.add(delta);
     const kinds = notable(delta);
+    // Only calm text is settled unread: while calls are read, the braces wait for the next calm.
+    if (this.calm && ((kinds & OPEN_BRACE) !== 0 || this.braces.inside)) this.braces.feed(delta, this.region.length - delta.length);
+    if (this.toolUse.watching((kinds & UNDERSCORE) !== 0)) this.toolUse.look(delta, this.region.length, this.recent);
+    if (this.atStart && this.builtInOnly && this.region.length < 256 && PROSE_START.test(this.region)) this.atStart = false;
+    // Most deltas hold nothing the stream looks for: nothing to note, nothing that can close a call.
+    if ((kinds & ~OPEN_BRACE) === 0 && this.builtInOnly) return [];
     this.note(delta, kinds);
     // Formats of your own may end a call with any character: with them, every delta is read.
-    if (this.builtInOnly && (kinds & TRIGGER) === 0 && !((kinds & ANGLE) !== 0 && this.closesTag(delta)) && !((kinds & SQUARE) !== 0 && this.closesList(delta))) return [];
+    if (this.builtInOnly && (kinds & TRIGGER) === 0 && !((kinds & ANGLE) !== 0 && this.recent.closesTag(delta)) && !((kinds & SQUARE) !== 0 && this.recent.closesList(delta))) return [];
     // A `tool_use` object just closed is a call (without an arguments key): read it now, not at the next settling.
-    if (this.underscore && this.keys === NAME_KEY && (kinds & TRIGGER) !== 0 && this.recent.text(128).includes('tool_use')) this.stillQuiet();
+    if (this.toolUse.found && this.keys === NAME_KEY && (kinds & TRIGGER) !== 0) this.stillQuiet();
     if (this.quiet()) {
       // Nothing here can hold a call: settle, now and then, up to the first object still open, without reading.
-      if (this.region.length >= QUIET_BATCH && this.stillQuiet()) this.advance(Math.min(firstOpenBrace(this.region, this.wide), this.region.length - TAIL));
+      if (this.region.length >= QUIET_BATCH && this.stillQuiet()) this.advance(this.openBefore(this.region.length - TAIL), true);
       if (this.quiet()) return [];
     }
     if (this.region.length < this.readAgainAt) return [];
@@ -163,12 +156,12 @@ class Stream implements ToolCallStream {
   end(): ParseResult {
     // The unsettled rest is read as a finished text, unless nothing in it can be a call or a
     // problem: no marker, no call-like JSON, no object left open.
-    if (!this.ended && !(this.quiet() && this.stillQuiet() && firstOpenBrace(this.region, this.wide) === this.region.length)) this.read(true);
+    if (!this.ended && !(this.quiet() && this.stillQuiet() && this.braces.openAt < 0)) this.read(true);
     this.ended = true;
     const calls = [...this.emitted.values()].sort((a, b) => a.at - b.at).map((e) => e.call);
     if (this.problems.size === 0) return { calls, problems: [] };
     // Only a problem needs the whole text (for its line and column).
-    const text = this.settled.join('') + this.region;
+    const text = this.settled.map((p) => (p.length === p.text.length ? p.text : p.text.slice(0, p.length))).join('') + this.region;
     const position = textPositions(text);
     const problems = [...this.problems.values()]
       .sort((a, b) => a.at - b.at)
@@ -197,7 +190,10 @@ class Stream implements ToolCallStream {
       if (!this.problems.has(key)) this.problems.set(key, { at: shifted.start, problem: shifted });
     }
     if (!final) {
-      this.settle(region, read.pending, read.spans, [...read.calls, ...read.problems]);
+      const advanced = this.settle(region, read.pending, read.spans, [...read.calls, ...read.problems, ...read.closed]);
+      // Nothing left unfinished: what was read holds no call to come, so only new text can
+      // (the markers in the read text no longer count), and the trailing prose is not read again.
+      if (read.pending === undefined && read.spans.length === read.calls.length + read.problems.length + read.closed.length) this.calmAfterRead(advanced);
       // Something open for long (hostile text, a runaway call) is read again only once the text has
       // grown by a quarter: the reads then add up to a few passes over it, not one per delta.
       this.readAgainAt = this.region.length > LONG_OPEN ? this.region.length + (this.region.length >> 2) : 0;
@@ -233,47 +229,57 @@ class Stream implements ToolCallStream {
     return `call_${this.nextId++}`;
   }
 
-  /** Moves the settled point forward: to the earliest unfinished construct, never into the middle of something read, never past the tail. */
-  private settle(region: string, pending: number | undefined, spans: readonly Span[], done: readonly Span[]): void {
-    const limit = pending ?? region.length;
-    let next = Math.min(limit, region.length - TAIL);
-    // Never into the middle of something read. Past a call or a problem (it is never read again,
-    // and a marker still being typed starts after it), then back before anything that still
-    // holds the settled point (a block a format claims may hold more calls to come).
-    for (let moved = true; moved; ) {
-      moved = false;
-      for (const span of done) {
-        if (span.start < next && next < span.end && span.end <= limit) {
-          next = span.end;
-          moved = true;
-        }
-      }
-    }
-    const finished = new Set(done.map((span) => `${span.start}:${span.end}`));
-    for (let moved = true; moved; ) {
-      moved = false;
-      for (const span of spans) {
-        if (span.start < next && next < span.end && !finished.has(`${span.start}:${span.end}`)) {
-          next = span.start;
-          moved = true;
-        }
-      }
-    }
-    if (next <= 0) return;
-    this.advance(next);
+  /** Moves the settled point forward (settle-point.ts); true when it moved (and `keys` and `calm` were worked out again for the rest). */
+  private settle(region: string, pending: number | undefined, spans: readonly Span[], done: readonly Span[]): boolean {
+    const next = settlePoint(region.length, pending, spans, done, TAIL);
+    if (next > 0) this.advance(next);
+    return next > 0;
   }
 
-  private advance(next: number): void {
+  /**
+   * Calm, unless the unsettled text holds call-like JSON: its markers were read, and nothing they
+   * open is left unfinished. Only when its last marker character is a `>` (a tag that closed):
+   * after a backtick or a `[`, letters alone may still complete a marker (```` ```json ````).
+   */
+  private calmAfterRead(keysKnown: boolean): void {
+    const last = lastMarkerChar(this.region);
+    if (!this.builtInOnly || this.atStart || (last !== 0 && last !== 0x3e)) return;
+    if (!keysKnown) {
+      const kinds = notable(this.region);
+      this.keys = (kinds & COLON) === 0 ? 0 : jsonKeys(this.region);
+      this.braces.reset();
+      if ((kinds & OPEN_BRACE) !== 0) this.braces.feed(this.region, 0);
+    }
+    this.calm = this.keys !== (NAME_KEY | ARGS_KEY);
+  }
+
+  /** `at`, or the start of the object still open when it comes first. */
+  private openBefore(at: number): number {
+    const open = this.braces.openAt;
+    return open >= 0 && open < at ? open : at;
+  }
+
+  /** `unread`: the text was never read (so never copied into one piece), and a short rest comes from the last deltas. */
+  private advance(next: number, unread = false): void {
     if (next <= 0) return;
     const { region } = this;
     if (this.atStart && region.slice(0, next).trim() !== '') this.atStart = false;
-    this.settled.push(region.slice(0, next));
-    this.region = region.slice(next);
+    // Cutting text never read would copy all of it into one piece.
+    const keep = region.length - next;
+    const near = unread && keep <= SHORT_REST ? this.recent.text(keep) : '';
+    if (unread && near.length >= keep) {
+      this.settled.push({ text: region, length: next });
+      this.region = near.slice(near.length - keep);
+    } else {
+      this.settled.push({ text: region.slice(0, next), length: next });
+      this.region = region.slice(next);
+    }
     this.from += next;
     const kinds = notable(this.region);
+    this.braces.reset();
+    if ((kinds & OPEN_BRACE) !== 0) this.braces.feed(this.region, 0);
     this.keys = (kinds & COLON) === 0 ? 0 : jsonKeys(this.region);
-    this.wide = (kinds & WIDE_BRACE) !== 0;
-    this.underscore = (kinds & UNDERSCORE) !== 0;
+    this.toolUse.reset(this.region, (kinds & UNDERSCORE) !== 0);
     this.calm = (kinds & MARKER) === 0 && this.keys !== (NAME_KEY | ARGS_KEY);
   }
 }

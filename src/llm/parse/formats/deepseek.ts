@@ -1,4 +1,4 @@
-import type { FormatContext, FormatResult, Span, ToolCallFormat } from '../format.js';
+import type { Claim, FormatContext, FormatResult, Span, ToolCallFormat } from '../format.js';
 import { asArguments, formatResult, newFound, readJsonValue } from '../json-calls.js';
 import { Seeker } from './special-tokens.js';
 
@@ -24,7 +24,7 @@ const SEP = token('tool sep');
 
 function parse(text: string, context: FormatContext): FormatResult {
   const found = newFound();
-  const claims: Span[] = [];
+  const claims: Claim[] = [];
   const begins = new Seeker(text, CALL_BEGIN);
   const ends = new Seeker(text, CALL_END);
   const seps = new Seeker(text, SEP);
@@ -63,7 +63,7 @@ function parse(text: string, context: FormatContext): FormatResult {
   const sections = new Seeker(text, CALLS_BEGIN);
   for (let open = sections.find(0); open !== undefined; open = sections.find(open.end)) {
     const shut = callsEnd.find(open.end);
-    claims.push({ start: open.at, end: shut?.end ?? text.length });
+    claims.push(shut === undefined ? { start: open.at, end: text.length } : { start: open.at, end: shut.end, closed: true });
     if (shut === undefined) break;
   }
   return formatResult(found.calls, found.problems, pending, claims);

@@ -1,4 +1,4 @@
-import type { FormatContext, FormatResult, Span, ToolCallFormat } from '../format.js';
+import type { Claim, FormatContext, FormatResult, Span, ToolCallFormat } from '../format.js';
 import { asArguments, formatResult, newFound, readJsonValue } from '../json-calls.js';
 
 // Functionary v3.2 (MeetKai): every part of the answer names its recipient after `>>>`; `all`
@@ -28,7 +28,7 @@ function startsWithName(text: string): boolean {
 
 function parse(text: string, context: FormatContext): FormatResult {
   const found = newFound();
-  const claims: Span[] = [];
+  const claims: Claim[] = [];
   let pending: number | undefined;
   const starts: { at: number; nameAt: number }[] = [];
   const first = context.atMessageStart ? FIRST.exec(text) : null;
@@ -48,7 +48,7 @@ function parse(text: string, context: FormatContext): FormatResult {
     const name = recipient[1]!;
     const bodyAt = nameAt + recipient[0].length;
     if (name === 'all') {
-      claims.push({ start: at, end: bodyAt });
+      claims.push({ start: at, end: bodyAt, closed: true });
       continue;
     }
     const value = readJsonValue(text, bodyAt, context.partial, limit);

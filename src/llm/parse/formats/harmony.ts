@@ -1,4 +1,4 @@
-import type { FormatContext, FormatResult, FoundProblem, Span, ToolCallFormat } from '../format.js';
+import type { Claim, FormatContext, FormatResult, FoundProblem, Span, ToolCallFormat } from '../format.js';
 import { asArguments, formatResult, newFound, readJsonValue } from '../json-calls.js';
 import { firstFound, Seeker, type Hit } from './special-tokens.js';
 
@@ -60,8 +60,8 @@ class Tokens {
 }
 
 /** The analysis channel's messages: reasoning, hidden from the formats after this one. */
-function analysisSpans(text: string, tokens: Tokens, partial: boolean): { spans: Span[]; pending?: number } {
-  const spans: Span[] = [];
+function analysisSpans(text: string, tokens: Tokens, partial: boolean): { spans: Claim[]; pending?: number } {
+  const spans: Claim[] = [];
   const channels = new Seeker(text, `${CHANNEL}analysis`);
   for (let at = channels.find(0); at !== undefined; at = channels.find(at.end)) {
     const message = tokens.message.find(at.end);
@@ -74,7 +74,7 @@ function analysisSpans(text: string, tokens: Tokens, partial: boolean): { spans:
       return partial ? { spans, pending: begin } : { spans };
     }
     const stop = text.startsWith(START, end.at) ? end.at : end.end;
-    spans.push({ start: begin, end: stop });
+    spans.push({ start: begin, end: stop, closed: true });
   }
   return { spans };
 }

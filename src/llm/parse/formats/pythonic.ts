@@ -1,5 +1,5 @@
 import { formatResult } from '../json-calls.js';
-import type { FormatContext, FormatResult, FoundCall, FoundProblem, Span, ToolCallFormat } from '../format.js';
+import type { Claim, FormatContext, FormatResult, FoundCall, FoundProblem, Span, ToolCallFormat } from '../format.js';
 import { isPlaceholderName } from '../not-a-call.js';
 import { PyReader, PySyntaxError, type PyCall } from '../python-literal.js';
 import { firstFound, Seeker } from './special-tokens.js';
@@ -139,7 +139,7 @@ function parse(text: string, context: FormatContext): FormatResult {
   const found = blocks(text, context);
   const out = { calls: [] as FoundCall[], problems: [] as FoundProblem[] };
   let pending = found.pending;
-  const claims: Span[] = [];
+  const claims: Claim[] = [];
   for (const block of found.blocks) {
     const calls = out.calls.length;
     const stop = readBlock(text, block, context, out);
@@ -150,7 +150,7 @@ function parse(text: string, context: FormatContext): FormatResult {
       continue;
     }
     // A list ends at its `]`; a marked block at its closing token.
-    claims.push({ start: block.start, end: block.closed ? block.end : Math.min(block.end, stop) });
+    claims.push(block.closed ? { start: block.start, end: block.end, closed: true } : { start: block.start, end: Math.min(block.end, stop) });
   }
   return formatResult(out.calls, out.problems, pending, claims);
 }

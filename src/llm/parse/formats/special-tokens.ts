@@ -1,4 +1,4 @@
-import type { Span } from '../format.js';
+import type { Claim } from '../format.js';
 
 // Searching for the tokens and tags that delimit calls. A format looks for a closing token once
 // per opening one; in hostile text (20,000 opening tags and no closing one) a plain search from
@@ -57,11 +57,11 @@ export function firstFound(seekers: readonly Seeker[], from: number, limit?: num
 }
 
 /** Every `begin … end` block (to the end of the text when `end` never comes). */
-export function blockSpans(text: string, begin: string, end: string): Span[] {
-  const spans: Span[] = [];
+export function blockSpans(text: string, begin: string, end: string): Claim[] {
+  const spans: Claim[] = [];
   for (let at = text.indexOf(begin); at >= 0; at = text.indexOf(begin, at + 1)) {
     const close = text.indexOf(end, at + begin.length);
-    spans.push({ start: at, end: close < 0 ? text.length : close + end.length });
+    spans.push(close < 0 ? { start: at, end: text.length } : { start: at, end: close + end.length, closed: true });
     if (close < 0) break;
     at = close;
   }
