@@ -8,14 +8,14 @@
 // A regular expression cannot do this (`\{.*\}` is greedy and swallows everything between two
 // calls; `\{.*?\}` stops at the first nested brace).
 
-const QUOTE = 0x22; // "
-const BACKSLASH = 0x5c;
-const OPEN = 0x7b; // {
-const CLOSE = 0x7d; // }
-const OPEN_WIDE = 0xff5b; // ｛
-const CLOSE_WIDE = 0xff5d; // ｝
-const CURLY_OPEN = 0x201c; // “
-const CURLY_CLOSE = 0x201d; // ”
+export const QUOTE = 0x22; // "
+export const BACKSLASH = 0x5c;
+export const OPEN = 0x7b; // {
+export const CLOSE = 0x7d; // }
+export const OPEN_WIDE = 0xff5b; // ｛
+export const CLOSE_WIDE = 0xff5d; // ｝
+export const CURLY_OPEN = 0x201c; // “
+export const CURLY_CLOSE = 0x201d; // ”
 
 const WIDE_QUOTE = 0xff02; // ＂
 

@@ -1,17 +1,10 @@
-// Where the first object still open starts in a streamed text, kept up to date delta by delta:
-// what firstOpenBrace (stream-chars.ts) finds by walking the whole text, found here without
-// walking (or copying into one piece) the prose again each time the stream settles quiet text
-// or ends. The same walk as matchBracket's: a brace inside a "string" (or a “curly” one) is
+import { BACKSLASH, CLOSE, CLOSE_WIDE, CURLY_CLOSE, CURLY_OPEN, OPEN, OPEN_WIDE, QUOTE } from './match-bracket.js';
+
+// Where the first object still open starts in a streamed text, kept up to date delta by delta,
+// so that the stream never walks (or copies into one piece) the prose again each time it settles
+// quiet text or ends. The same walk as matchBracket's: a brace inside a "string" (or a “curly” one) is
 // text, a full-width ｛ ｝ counts as a brace.
 
-const QUOTE = 0x22; // "
-const BACKSLASH = 0x5c;
-const OPEN = 0x7b; // {
-const CLOSE = 0x7d; // }
-const OPEN_WIDE = 0xff5b; // ｛
-const CLOSE_WIDE = 0xff5d; // ｝
-const CURLY_OPEN = 0x201c; // “
-const CURLY_CLOSE = 0x201d; // ”
 const CURLY = 1;
 
 export class OpenBraces {
