@@ -12,6 +12,8 @@ export const COLON = 4;
 export const ANGLE = 8;
 /** A `]`: it ends a call unless it ends a marker token (`[TOOL_CALLS]`, `[ARGS]`, `[CALL_ID]`). */
 export const SQUARE = 32;
+/** A `_`: the stream looks for a `tool_use` around it (tool-use-watch.ts). */
+export const UNDERSCORE = 64;
 /** A `{` or `｛`: where an object may open (the stream keeps track of the first one still open). */
 export const OPEN_BRACE = 128;
 /** A marker token a `]` ends. */
@@ -22,8 +24,6 @@ export const MARKER_TOKEN = /\[[A-Z_]+\]$/;
  * of a message have nothing to read there, so the start needs no read of its own.
  */
 export const PROSE_START = /^\s*(?:[^\s[<A-Za-z_]|[A-Za-z_][\w.-]*[^\w.\n-])/;
-/** A `_`: where one was seen, a closing brace looks for `tool_use` just before it. */
-export const UNDERSCORE = 64;
 /** The tag a `>` closes ends a call: `</…>`, `<|call|>`, `…end|>`, `<|eom_id|>`, `<｜tool▁call▁end｜>`. */
 export const CLOSING_TAG = /^<\/|(?:end|call|_id)[|\uff5c]>$/i;
 const KINDS = new Uint8Array(0x10000);

@@ -244,13 +244,17 @@ class Stream implements ToolCallStream {
   private calmAfterRead(keysKnown: boolean): void {
     const last = lastMarkerChar(this.region);
     if (!this.builtInOnly || this.atStart || (last !== 0 && last !== 0x3e)) return;
-    if (!keysKnown) {
-      const kinds = notable(this.region);
-      this.keys = (kinds & COLON) === 0 ? 0 : jsonKeys(this.region);
-      this.braces.reset();
-      if ((kinds & OPEN_BRACE) !== 0) this.braces.feed(this.region, 0);
-    }
+    if (!keysKnown) this.rescan();
     this.calm = this.keys !== (NAME_KEY | ARGS_KEY);
+  }
+
+  /** Works out `keys` and the open braces of the unsettled text from scratch; returns its notable kinds. */
+  private rescan(): number {
+    const kinds = notable(this.region);
+    this.keys = (kinds & COLON) === 0 ? 0 : jsonKeys(this.region);
+    this.braces.reset();
+    if ((kinds & OPEN_BRACE) !== 0) this.braces.feed(this.region, 0);
+    return kinds;
   }
 
   /** `at`, or the start of the object still open when it comes first. */
@@ -275,10 +279,7 @@ class Stream implements ToolCallStream {
       this.region = region.slice(next);
     }
     this.from += next;
-    const kinds = notable(this.region);
-    this.braces.reset();
-    if ((kinds & OPEN_BRACE) !== 0) this.braces.feed(this.region, 0);
-    this.keys = (kinds & COLON) === 0 ? 0 : jsonKeys(this.region);
+    const kinds = this.rescan();
     this.toolUse.reset(this.region, (kinds & UNDERSCORE) !== 0);
     this.calm = (kinds & MARKER) === 0 && this.keys !== (NAME_KEY | ARGS_KEY);
   }
