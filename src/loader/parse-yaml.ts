@@ -62,8 +62,7 @@ function parseUncached(text: string, file: string, lim: LoadLimits): Parsed {
 
 /** The block-YAML reader's result as the yaml path would have given it (no diagnostics: it gives up on anything yaml would report). */
 function fromBlockYaml(block: BlockYaml, text: string, file: string): Parsed {
-  const lineCounter = new LineCounter();
-  for (const offset of block.lineStarts) lineCounter.addNewLine(offset);
+  const lineCounter = lineCounterOf(block.lineStarts);
   const sourceMap = new OffsetSourceMap(block.values, block.keys, lineCounter);
   const facts: DocumentFacts = { values: block.values, keys: block.keys, forbidden: [], duplicates: [] };
   return { result: { document: { file, text, value: block.value, sourceMap }, diagnostics: [] }, facts, lineCounter };
@@ -256,10 +255,16 @@ function fromCache(cached: string, text: string, file: string): LoadResult | und
   }
   const diagnostics = entry.diagnostics.map((d) => ({ ...d, file }));
   if (!entry.document) return { diagnostics };
-  const lineCounter = new LineCounter();
-  for (const offset of entry.document.lineStarts) lineCounter.addNewLine(offset);
+  const lineCounter = lineCounterOf(entry.document.lineStarts);
   const sourceMap = new OffsetSourceMap(new Map(entry.document.values), new Map(entry.document.keys), lineCounter);
   return { document: { file, text, value: entry.document.value, sourceMap }, diagnostics };
+}
+
+/** A LineCounter from line starts recorded elsewhere (the block reader, the disk cache). */
+function lineCounterOf(lineStarts: readonly number[]): LineCounter {
+  const lineCounter = new LineCounter();
+  for (const offset of lineStarts) lineCounter.addNewLine(offset);
+  return lineCounter;
 }
 
 function messageOf(error: unknown): string {

@@ -229,9 +229,8 @@ export class DurableRuns {
   }
 }
 
-/** The caller's options with the run's own parts (a literal, not a spread: this is on every run's path). */
+/** The caller's options with the run's own parts: one literal with every key, absent ones undefined (this is on every run's path). */
 function runOptions(o: RunOptions, runId: string, recorder: StepRecorder, control: RunControl, restored: ReadonlyMap<string, StepRecord> | undefined): RunOptions {
-  // One literal with every key (absent ones undefined): conditional spreads cost two objects and a copy on every run.
   return { signal: o.signal, onEvent: o.onEvent, approve: o.approve, concurrency: o.concurrency, debug: o.debug, onProgress: o.onProgress, runId, recorder, restored, control, mocks: o.mocks, distributor: o.distributor };
 }
 
