@@ -10,6 +10,11 @@ import type { Claim, ClaimOutcome, CreateOutcome, NewRun, RunEnd, RunFilter, Run
 // default: a store that holds many runs' results keeps them alive long enough for the garbage
 // collector to move them to the old generation, which costs every run). Entries are changed in
 // place and copied when read.
+//
+// Runs the engine begins here are found by id only when someone asks (get, list, cancel): until
+// then they wait in `unindexed`, and a run that ends and is forgotten before anyone asked never
+// enters the Map. Hashing each new id into a Map and deleting it 100 runs later was a tenth of a
+// short run's time, paid by every library user who never looks a run up.
 
 type MutableRun = { -readonly [K in keyof StoredRun]: StoredRun[K] };
 
@@ -24,7 +29,14 @@ interface Entry {
   readonly records: StepRecord[];
   /** What stops the run, while it executes in this process (begin). */
   live?: Stoppable | undefined;
+  /** Begun here and not yet in the id Map (UNINDEXED), in it (INDEXED), or forgotten before it got there. */
+  place: Place;
 }
+
+const UNINDEXED = 0;
+const INDEXED = 1;
+const FORGOTTEN = 2;
+type Place = typeof UNINDEXED | typeof INDEXED | typeof FORGOTTEN;
 
 /**
  * A run begun here: where its step results and its end go, and how it is stopped. One object per
@@ -79,15 +91,33 @@ class BegunRun implements LiveRun {
 }
 
 export function createMemoryStore(maxRuns = 100): MemoryRunStore {
-  const runs = new Map<string, Entry>();
-  /** Ids of finished runs, oldest finish first (an id may be stale: redriven or pruned since). */
-  const finishedOrder: string[] = [];
+  const byId = new Map<string, Entry>();
+  /** Runs begun here that `byId` does not hold yet, oldest first (FORGOTTEN ones are dropped when compacted). */
+  let unindexed: Entry[] = [];
+  /** Compact `unindexed` when it reaches this length: twice what survived the last compaction, so each begin pays O(1). */
+  let compactAt = 1024;
+  /** Finished runs, oldest finish first (an entry may be running again: redriven since). */
+  const finishedOrder: Entry[] = [];
   let head = 0;
+
+  /** The id Map, with every run begun so far in it: what each lookup by id goes through. */
+  function runs(): Map<string, Entry> {
+    if (unindexed.length === 0) return byId;
+    for (const entry of unindexed) {
+      if (entry.place !== UNINDEXED) continue;
+      entry.place = INDEXED;
+      byId.set(entry.run.id, entry);
+    }
+    unindexed = [];
+    return byId;
+  }
 
   function forgetOldest(): void {
     while (finishedOrder.length - head > maxRuns) {
-      const id = finishedOrder[head++]!;
-      if (runs.get(id)?.run.status !== 'running') runs.delete(id);
+      const entry = finishedOrder[head++]!;
+      if (entry.run.status === 'running') continue;
+      if (entry.place === UNINDEXED) entry.place = FORGOTTEN;
+      else if (byId.get(entry.run.id) === entry) byId.delete(entry.run.id);
     }
     if (head > 1024 && head * 2 > finishedOrder.length) {
       finishedOrder.splice(0, head);
@@ -96,35 +126,39 @@ export function createMemoryStore(maxRuns = 100): MemoryRunStore {
   }
 
   const owned = (id: string, epoch: number): Entry | undefined => {
-    const entry = runs.get(id);
+    const entry = runs().get(id);
     return entry !== undefined && entry.run.epoch === epoch ? entry : undefined;
   };
 
-  function create(r: NewRun): Entry {
+  function create(r: NewRun, place: Place): Entry {
     const run: MutableRun = {
-        id: r.id,
-        chain: r.chain,
-        chain_hash: r.chain_hash,
-        input: r.input,
-        status: 'running',
-        created_at: r.now,
-        updated_at: r.now,
-        finished_at: null,
-        outputs: null,
-        error: null,
-        owner: r.owner,
-        lease_until: r.lease_until,
-        epoch: 1,
+      id: r.id,
+      chain: r.chain,
+      chain_hash: r.chain_hash,
+      input: r.input,
+      status: 'running',
+      created_at: r.now,
+      updated_at: r.now,
+      finished_at: null,
+      outputs: null,
+      error: null,
+      owner: r.owner,
+      lease_until: r.lease_until,
+      epoch: 1,
       cancel_requested: false,
     };
-    const entry: Entry = { run, keys: [], records: [] };
-    runs.set(r.id, entry);
+    const entry: Entry = { run, keys: [], records: [], live: undefined, place };
+    if (place === INDEXED) byId.set(r.id, entry);
+    else if (unindexed.push(entry) >= compactAt) {
+      unindexed = unindexed.filter((e) => e.place === UNINDEXED);
+      compactAt = Math.max(1024, unindexed.length * 2);
+    }
     return entry;
   }
 
   function finish(entry: Entry, end: RunEnd): void {
     const run = entry.run;
-    if (run.status === 'running') finishedOrder.push(run.id);
+    if (run.status === 'running') finishedOrder.push(entry);
     run.status = end.status;
     run.outputs = end.outputs;
     run.error = end.error;
@@ -137,17 +171,18 @@ export function createMemoryStore(maxRuns = 100): MemoryRunStore {
     url: 'memory:',
     inProcess: true,
     begin(r) {
-      return new BegunRun(create(r), finish);
+      return new BegunRun(create(r, UNINDEXED), finish);
     },
-    isLive: (id) => runs.get(id)?.live !== undefined,
+    isLive: (id) => runs().get(id)?.live !== undefined,
     async createRun(r: NewRun): Promise<CreateOutcome> {
-      const existing = runs.get(r.id);
+      const existing = runs().get(r.id);
       if (existing) return { created: false, run: { ...existing.run } };
-      return { created: true, run: { ...create(r).run } };
+      return { created: true, run: { ...create(r, INDEXED).run } };
     },
     async claimRun(id: string, claim: Claim): Promise<ClaimOutcome> {
       const entry = owned(id, claim.expected_epoch);
-      if (!entry) return { claimed: false, run: runs.has(id) ? { ...runs.get(id)!.run } : undefined };
+      const current = runs().get(id);
+      if (!entry) return { claimed: false, run: current ? { ...current.run } : undefined };
       Object.assign(entry.run, { status: 'running', owner: claim.owner, lease_until: claim.lease_until, updated_at: claim.now, epoch: entry.run.epoch + 1 });
       Object.assign(entry.run, { cancel_requested: false, finished_at: null, outputs: null, error: null });
       return { claimed: true, run: { ...entry.run } };
@@ -180,7 +215,7 @@ export function createMemoryStore(maxRuns = 100): MemoryRunStore {
       return { result: 'ok', cancel_requested: entry.run.cancel_requested };
     },
     async requestCancel(id: string, now: number) {
-      const entry = runs.get(id);
+      const entry = runs().get(id);
       if (!entry) return undefined;
       if (entry.run.status === 'running') Object.assign(entry.run, { cancel_requested: true, updated_at: now });
       const asked = { ...entry.run };
@@ -189,17 +224,17 @@ export function createMemoryStore(maxRuns = 100): MemoryRunStore {
       return asked;
     },
     async getRun(id: string) {
-      const entry = runs.get(id);
+      const entry = runs().get(id);
       return entry ? { ...entry.run } : undefined;
     },
     async getSteps(id: string) {
-      const entry = runs.get(id);
+      const entry = runs().get(id);
       return entry ? [...stepsOf(entry)].map(([key, record]) => storedStep(key, record)) : [];
     },
     async listRuns(filter: RunFilter = {}) {
       const limit = listLimit(filter.limit);
       const out: StoredRun[] = [];
-      const all = [...runs.values()].map((e) => e.run).sort((a, b) => b.created_at - a.created_at);
+      const all = [...runs().values()].map((e) => e.run).sort((a, b) => b.created_at - a.created_at);
       for (const run of all) {
         if (filter.status !== undefined && run.status !== filter.status) continue;
         if (filter.chain !== undefined && run.chain !== filter.chain) continue;
@@ -210,16 +245,17 @@ export function createMemoryStore(maxRuns = 100): MemoryRunStore {
     },
     async prune(finishedBefore: number) {
       let gone = 0;
-      for (const [id, entry] of runs) {
+      for (const [id, entry] of runs()) {
         if (entry.run.finished_at !== null && entry.run.finished_at < finishedBefore) {
-          runs.delete(id);
+          byId.delete(id);
           gone++;
         }
       }
       return gone;
     },
     async close() {
-      runs.clear();
+      byId.clear();
+      unindexed = [];
     },
   };
 }
