@@ -3,12 +3,14 @@
 // steps — with no event listener (issue 15 targets: ≤ 0.6 µs linear10 and diamond, ≤ 0.8 µs
 // fanout100) and with one (≤ 1.0 µs each) — sleepy8 wall time (within 2 ms of the baseline), and
 // 10,000 diamond runs in flight at once (peak RSS ≤ 300 MB, every result right). Argument
-// validation stays on: every tool has a JSON Schema.
+// validation stays on: every tool has a JSON Schema. Beside each shape, async.auto's overhead on
+// the same shape (bench/async-auto.ts): the issue's "lead every row", on this machine.
 
 import { isDeepStrictEqual } from 'node:util';
 import { createEngine, type Engine } from '../src/engine.js';
 import type { RunEvent } from '../src/executor/index.js';
 import { percentile, runIfMain, verdict, type BenchResult } from './harness.js';
+import { asyncAuto } from './async-auto.js';
 import { benchTools, workloads, type Workload } from './executor-workloads.js';
 
 let eventCount = 0;
@@ -49,10 +51,13 @@ const us = (ms: number): string => `${(ms * 1000).toFixed(2)} µs`;
 
 async function overhead(engine: Engine, w: Workload, runs: number, quietTarget: number, listenedTarget: number): Promise<string[]> {
   await check(engine, w);
+  const auto = asyncAuto[w.name]!;
+  if (!isDeepStrictEqual(await auto(), w.expected)) throw new Error(`${w.name}: wrong async.auto result`);
   // Interleave rounds so that a GC pause or a frequency change hits every side alike.
   const quietP50: number[] = [];
   const listenedP50: number[] = [];
   const baseP50: number[] = [];
+  const autoP50: number[] = [];
   let q: Timing | undefined;
   let e: Timing | undefined;
   let b: Timing | undefined;
@@ -63,17 +68,20 @@ async function overhead(engine: Engine, w: Workload, runs: number, quietTarget: 
     quietP50.push(q.p50);
     listenedP50.push(e.p50);
     baseP50.push(b.p50);
+    autoP50.push((await time(auto, runs, runs / 5)).p50);
   }
   const qp50 = Math.min(...quietP50);
   const ep50 = Math.min(...listenedP50);
   const bp50 = Math.min(...baseP50);
   const quiet = (qp50 - bp50) / w.steps;
   const listened = (ep50 - bp50) / w.steps;
+  const autoStep = (Math.min(...autoP50) - bp50) / w.steps;
   return [
     `${w.name}: engine ${q!.runsPerSecond.toFixed(0)} runs/s (${e!.runsPerSecond.toFixed(0)} with a listener), p50 ${us(qp50)}, p99 ${us(q!.p99)}; ` +
       `baseline ${b!.runsPerSecond.toFixed(0)} runs/s, p50 ${us(bp50)}, p99 ${us(b!.p99)}`,
     `${w.name}: overhead per step p50, no listener ${us(quiet)} (target ≤ ${quietTarget} µs) ${verdict(quiet * 1000 <= quietTarget)}; ` +
       `with a listener ${us(listened)} (target ≤ ${listenedTarget} µs) ${verdict(listened * 1000 <= listenedTarget)}; ratio ${(qp50 / bp50).toFixed(1)}× baseline`,
+    `${w.name}: async.auto on the same shape, same handlers, no validation: ${us(autoStep)} per step → toolchain ${quiet <= autoStep ? 'leads' : 'trails'} (${(quiet / autoStep).toFixed(2)}× async.auto's overhead)`,
   ];
 }
 
