@@ -17,9 +17,9 @@ describe('memory store', () => {
     const parked = new Set([0, 1, 777, 2500, 2999]);
     for (let i = 0; i < 3000; i++) {
       const run = store.begin(newRun(i));
-      run.record('a', { status: 'succeeded', output: i, attempts: 1, started_at: i, finished_at: i });
+      run.record('a', { step: 'a', index: 0, status: 'succeeded', output: i, attempts: 1, started_at: i, duration_ms: 0 });
       if (parked.has(i)) live.set(i, run);
-      else run.finished(succeeded(i), i);
+      else run.finished!(succeeded(i), i);
     }
     const listed = await store.listRuns({ limit: 1000 });
     const finished = [2998, 2997, 2996, 2995, 2994, 2993, 2992, 2991, 2990, 2989];
@@ -31,7 +31,7 @@ describe('memory store', () => {
     expect(store.isLive('run-777')).toBe(false); // nothing bound to stop it
     expect((await store.getSteps('run-777')).map((s) => s.key)).toEqual(['a']);
     // A live run finished after the lookups is kept among the newest, pushing out the oldest.
-    live.get(0)!.finished(succeeded(0), 3000);
+    live.get(0)!.finished!(succeeded(0), 3000);
     expect((await store.getRun('run-0'))?.status).toBe('succeeded');
     expect(await store.getRun('run-2989')).toBeUndefined();
   });
@@ -40,11 +40,11 @@ describe('memory store', () => {
     const store = createMemoryStore(5);
     const runs: LiveRun[] = [];
     for (let i = 0; i < 20; i++) runs.push(store.begin(newRun(i)));
-    for (let i = 0; i < 10; i++) runs[i]!.finished(succeeded(i), i);
+    for (let i = 0; i < 10; i++) runs[i]!.finished!(succeeded(i), i);
     expect((await store.getRun('run-19'))?.status).toBe('running'); // indexes everything begun so far
     expect(await store.getRun('run-4')).toBeUndefined();
     for (let i = 20; i < 30; i++) runs.push(store.begin(newRun(i)));
-    for (let i = 10; i < 30; i++) runs[i]!.finished(succeeded(i), i);
+    for (let i = 10; i < 30; i++) runs[i]!.finished!(succeeded(i), i);
     expect((await store.listRuns({ limit: 100 })).map((r) => r.id)).toEqual(['run-29', 'run-28', 'run-27', 'run-26', 'run-25']);
   });
 
@@ -61,10 +61,10 @@ describe('memory store', () => {
 
   it('prunes runs that were never looked up, and a pruned run stays gone when it is forgotten later', async () => {
     const store = createMemoryStore(3);
-    for (let i = 0; i < 3; i++) store.begin(newRun(i)).finished(succeeded(i), i * 10);
+    for (let i = 0; i < 3; i++) store.begin(newRun(i)).finished!(succeeded(i), i * 10);
     expect(await store.prune(15)).toBe(2);
     expect((await store.listRuns()).map((r) => r.id)).toEqual(['run-2']);
-    for (let i = 3; i < 6; i++) store.begin(newRun(i)).finished(succeeded(i), 100 + i);
+    for (let i = 3; i < 6; i++) store.begin(newRun(i)).finished!(succeeded(i), 100 + i);
     expect((await store.listRuns()).map((r) => r.id)).toEqual(['run-5', 'run-4', 'run-3']);
   });
 });

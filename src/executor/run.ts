@@ -5,6 +5,7 @@ import type { ChainPlan } from '../compiler/plan.js';
 import type { ApproveCallback, ToolSet } from '../registry/types.js';
 import type { BoundPlan } from './call-sites.js';
 import type { EventListener, ParentRef, RunError, RunEvent } from './events.js';
+import { newContext } from './run-context.js';
 import { runResult } from './run-result.js';
 import { armStops } from './run-stops.js';
 import { ReadyQueue } from './ready-queue.js';
@@ -79,9 +80,7 @@ export class Run implements CallOwner, CallWatcher, Stoppable {
     this.states = arrays.states.slice();
     this.controls = new Array<Abortable | undefined>(plan.steps.length);
     this.queue = new ReadyQueue(plan, arrays.waitCounts, Math.min(plan.concurrency ?? Infinity, options.concurrency ?? Infinity), host.slots, () => this.pump());
-    // A null-prototype object: `$.constructor` can never reach Object.prototype, and V8 keeps it
-    // a dictionary, so adding each step's output by name costs no hidden-class transition.
-    this.context = Object.create(null) as Record<string, unknown>;
+    this.context = newContext(plan.steps.length);
     this.started = host.clock.now();
   }
 

@@ -30,4 +30,20 @@ describe('reserved step and chain names', () => {
       await engine.close();
     }
   });
+
+  it('a run input with an own __proto__ key (as JSON.parse makes one) is refused by name and pollutes nothing', async () => {
+    const engine = await createEngine({ cache: 'off' });
+    try {
+      let calls = 0;
+      engine.registerTool({ name: 'see', handler: () => ++calls });
+      engine.addChain('name: p\ninputs: { x: integer }\nsteps:\n  - name: s\n    tool: see\n    input_map: { x: $.x }\n');
+      const result = await engine.run('p', JSON.parse('{"__proto__": {"polluted": "yes"}, "x": 1}'));
+      expect(result.error).toEqual({ code: 'INPUT_INVALID', message: "invalid input for chain 'p': unknown property '__proto__'; allowed properties: x" });
+      expect(calls).toBe(0);
+      expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+      expect((await engine.run('p', { x: 1 })).status).toBe('succeeded');
+    } finally {
+      await engine.close();
+    }
+  });
 });
