@@ -42,7 +42,7 @@ export class Run implements CallOwner, CallWatcher, Stoppable {
   /** What each step at work can be cancelled through (its attempt, or its for_each group). */
   private readonly controls: (Abortable | undefined)[];
   private readonly queue: ReadyQueue;
-  private readonly ownSites: (CallSite | undefined)[] = [];
+  private ownSites: (CallSite | undefined)[] | undefined; // made for the first sub-chain, agent or mocked step
   private readonly inputs = new ReusedInputs();
   /**
    * One clock reading for a scheduling turn: a step that ends and the steps it releases share it
@@ -79,7 +79,7 @@ export class Run implements CallOwner, CallWatcher, Stoppable {
     const arrays = host.binder.arrays(plan);
     this.states = arrays.states.slice();
     this.controls = new Array<Abortable | undefined>(plan.steps.length);
-    this.queue = new ReadyQueue(plan, arrays.waitCounts, Math.min(plan.concurrency ?? Infinity, options.concurrency ?? Infinity), host.slots, () => this.pump());
+    this.queue = new ReadyQueue(plan, arrays.waitCounts, Math.min(plan.concurrency ?? Infinity, options.concurrency ?? Infinity), host.slots, host.slots && (() => this.pump()));
     this.context = newContext(plan.steps.length);
     this.started = host.clock.now();
   }
@@ -180,10 +180,10 @@ export class Run implements CallOwner, CallWatcher, Stoppable {
   /** The call site of step `i`: bound with the tools, or (sub-chain, agent) made for this run. */
   site(i: number): CallSite {
     if (this.options.mocks !== undefined) {
-      const mocked = (this.ownSites[i] ??= mockedSite(this, this.plan.steps[i]!, this.options.mocks));
+      const mocked = ((this.ownSites ??= [])[i] ??= mockedSite(this, this.plan.steps[i]!, this.options.mocks));
       if (mocked !== undefined) return mocked;
     }
-    return this.bound.sites[i] ?? (this.ownSites[i] ??= childSite(this, this.plan.steps[i]!));
+    return this.bound.sites[i] ?? ((this.ownSites ??= [])[i] ??= childSite(this, this.plan.steps[i]!));
   }
 
   /** True while step `i` is at work in a run that has not stopped: a late result is dropped. */
