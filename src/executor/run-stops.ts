@@ -10,8 +10,14 @@ import type { RunError } from './events.js';
  * the run ends first (undefined when there is nothing to arm).
  */
 export function armStops(plan: ChainPlan, clock: Clock, signal: AbortSignal | undefined, run: { stop(error: RunError, code: ErrorCode): void }): (() => void) | undefined {
+  // Most runs have neither. The closures below live in arm(): a function that makes closures
+  // allocates the context they share on entry, before any early return.
+  if (plan.timeoutMs === undefined && signal === undefined) return undefined;
+  return arm(plan, clock, signal, run);
+}
+
+function arm(plan: ChainPlan, clock: Clock, signal: AbortSignal | undefined, run: { stop(error: RunError, code: ErrorCode): void }): () => void {
   const ms = plan.timeoutMs;
-  if (ms === undefined && signal === undefined) return undefined; // most runs: no closure to make
   const stop = (error: RunError, code: ErrorCode): void => run.stop(error, code);
   const deadline = ms === undefined ? undefined : clock.setTimeout(() => stop({ code: 'RUN_TIMEOUT', message: `the run of chain '${plan.name}' exceeded its timeout of ${ms} ms` }, 'RUN_TIMEOUT'), ms);
   const onAbort = (): void => {

@@ -11,7 +11,7 @@ import { armStops } from './run-stops.js';
 import { ReadyQueue } from './ready-queue.js';
 import { stepEvent } from './step-events.js';
 import { childSite, mockedSite } from './step-callees.js';
-import { attemptInput, EMIT, effectsOf, FREE_SLOT, isActive, isFinal, PENDING, RECORD, RELEASE_DEPENDENTS, ReusedInputs, STOP_RUN, transition, WRITE_OUTPUT, type SkipReason, type StepInput, type StepRecord, type StepState } from './step-state.js';
+import { attemptInput, EMIT, effectsOf, FREE_SLOT, isActive, isFinal, PENDING, RECORD, RELEASE_DEPENDENTS, startInput, STOP_RUN, succeedInput, transition, WRITE_OUTPUT, type SkipReason, type StepInput, type StepRecord, type StepState } from './step-state.js';
 import { skipReason } from './skip-rule.js';
 import { startStep } from './step-work.js';
 import type { Abortable, ExecutorHost, RunOptions, RunResult, RunScope, Stoppable } from './types.js';
@@ -21,6 +21,10 @@ import type { Abortable, ExecutorHost, RunOptions, RunResult, RunScope, Stoppabl
 // the engine's limits. Every change of a step goes through `apply`: the pure transition of
 // step-state.ts says what the new state is and which effects follow, and this class performs
 // exactly those. What a started step does is in step-work.ts.
+
+/** The executor of every run's promise hands `resolve` over through `kept`: a closure per run would cost an object and its context. */
+let kept: ((result: RunResult) => void) | undefined;
+const keepResolve = (resolve: (result: RunResult) => void): void => void (kept = resolve);
 
 export class Run implements CallOwner, CallWatcher, Stoppable {
   readonly runId: string;
@@ -43,12 +47,8 @@ export class Run implements CallOwner, CallWatcher, Stoppable {
   private readonly controls: (Abortable | undefined)[];
   private readonly queue: ReadyQueue;
   private ownSites: (CallSite | undefined)[] | undefined; // made for the first sub-chain, agent or mocked step
-  private readonly inputs = new ReusedInputs();
-  /**
-   * One clock reading for a scheduling turn: a step that ends and the steps it releases share it
-   * (Date.now costs 65–100 ns on this machine, a tenth of a step). A newer reading (a step that
-   * ended within the turn) replaces it; the turn's owner clears it.
-   */
+  /** One clock reading per scheduling turn, shared by a step that ends and the steps it releases (Date.now is 65–100 ns,
+   * a tenth of a step); a step that ends within the turn replaces it, and the turn's owner clears it. */
   private turnAt: number | undefined;
   private pumping = false;
   private phase: 'running' | 'stopping' | 'done' = 'running';
@@ -86,7 +86,8 @@ export class Run implements CallOwner, CallWatcher, Stoppable {
 
   /** Binds the tools, restores recorded steps and starts the roots; resolves when the run has finished. */
   start(tools: ToolSet, input: unknown): Promise<RunResult> {
-    const promise = new Promise<RunResult>((resolve) => (this.resolve = resolve));
+    const promise = new Promise<RunResult>(keepResolve);
+    this.resolve = kept!;
     if (this.onEvent) this.emit({ type: 'run:started', run_id: this.runId, chain: this.plan.name, timestamp: this.started, parent: this.parent, input });
     const checked = this.host.checkInput(this.plan, input);
     if (!checked.ok) return this.endEarly('INPUT_INVALID', checked.message), promise;
@@ -152,7 +153,7 @@ export class Run implements CallOwner, CallWatcher, Stoppable {
         continue;
       }
       if (!queue.admit(i)) break;
-      this.apply(i, this.inputs.start(this.turnAt!));
+      this.apply(i, startInput(this.turnAt!));
       startStep(this, i);
     }
     const idle = queue.settle(this.phase === 'running');
@@ -208,7 +209,7 @@ export class Run implements CallOwner, CallWatcher, Stoppable {
     if (!this.live(i)) return;
     const outer = this.turnAt;
     const at = (this.turnAt = this.clock.now());
-    this.apply(i, this.inputs.succeed(at, output, attempts, fallback));
+    this.apply(i, succeedInput(at, output, attempts, fallback));
     this.turnAt = outer === undefined ? undefined : at;
   }
 

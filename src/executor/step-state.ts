@@ -92,28 +92,27 @@ type StartInput = Extract<StepInput, { type: 'start' }>;
 type SucceedInput = Extract<StepInput, { type: 'succeed' }>;
 
 /**
- * The `start` and `succeed` inputs every step sends, one reused object each per run instead of two
- * new objects (and two boxed timestamps) per step. Safe because `transition` and `effectsOf` copy
- * what they keep, and the scheduler reads an input only until it performs the effects: a reused
- * input is never read after another step's transition has refilled it.
+ * The `start` and `succeed` inputs every step sends: one object each for the whole process,
+ * refilled per use, instead of two new objects (and two boxed timestamps) per step, or three
+ * objects per run when each run kept its own. Safe because `transition` and `effectsOf` copy what
+ * they keep and the scheduler reads an input only until it has performed its effects — and it
+ * builds the event from the input before a listener runs — so an input is never read after any
+ * step of any run (a listener may start one) has refilled it.
  */
-export class ReusedInputs {
-  private readonly startInput: Writable<StartInput> = { type: 'start', at: 0 };
-  private readonly succeedInput: Writable<SucceedInput> = { type: 'succeed', at: 0, output: undefined, attempts: 0, fallback: undefined };
+const START: Writable<StartInput> = { type: 'start', at: 0 };
+const SUCCEED: Writable<SucceedInput> = { type: 'succeed', at: 0, output: undefined, attempts: 0, fallback: undefined };
 
-  start(at: number): StepInput {
-    this.startInput.at = at;
-    return this.startInput;
-  }
+export function startInput(at: number): StepInput {
+  START.at = at;
+  return START;
+}
 
-  succeed(at: number, output: unknown, attempts: number, fallback: FallbackKind | undefined): StepInput {
-    const input = this.succeedInput;
-    input.at = at;
-    input.output = output;
-    input.attempts = attempts;
-    input.fallback = fallback;
-    return input;
-  }
+export function succeedInput(at: number, output: unknown, attempts: number, fallback: FallbackKind | undefined): StepInput {
+  SUCCEED.at = at;
+  SUCCEED.output = output;
+  SUCCEED.attempts = attempts;
+  SUCCEED.fallback = fallback;
+  return SUCCEED;
 }
 
 /** What of the plan step the transitions need. */

@@ -113,6 +113,14 @@ function walk(value: unknown, state: Walk, inArray: boolean): void {
  * arrays (which were most of what a quick tool call allocated); undefined when it is anything
  * else (nested, a class instance, a bad number…), which the walk then checks and words.
  */
+export function flatJsonBytes(value: object): number | undefined {
+  try {
+    return flatBytes(value);
+  } catch {
+    return undefined; // a getter that throws: the general walk says so
+  }
+}
+
 function flatBytes(value: object): number | undefined {
   const proto: unknown = Object.getPrototypeOf(value);
   if ((proto !== Object.prototype && proto !== null) || Array.isArray(value)) return undefined;
@@ -149,12 +157,7 @@ function flatBytes(value: object): number | undefined {
 /** Check a result without serialising it. Paths are JSON pointers ('' is the result itself). */
 export function checkJson(value: unknown): JsonCheck {
   if (typeof value === 'object' && value !== null) {
-    let bytes: number | undefined;
-    try {
-      bytes = flatBytes(value);
-    } catch {
-      bytes = undefined; // a getter that throws: the walk below says so
-    }
+    const bytes = flatJsonBytes(value);
     if (bytes !== undefined) return { ok: true, maxBytes: bytes, needsNormalising: false };
   }
   const state: Walk = { bytes: 0, needsNormalising: false, ancestors: [], keys: [] };

@@ -1,7 +1,7 @@
 import { ToolchainError } from '../common/errors.js';
 import type { ValidateFunction } from './schema-compiler.js';
 import { problemsError, toProblems } from './argument-problems.js';
-import { checkJson } from './check-json.js';
+import { checkJson, flatJsonBytes } from './check-json.js';
 import { truncateResult } from './truncate-result.js';
 
 // A handler's result on its way out: JSON (no undefined, cycles, BigInt, functions), the
@@ -37,8 +37,23 @@ export function notJsonError(tool: string, path: string, reason: string): Toolch
   ]);
 }
 
-/** Throws RESULT_INVALID or RESULT_TOO_LARGE; otherwise the value to hand on. */
+/** Throws RESULT_INVALID or RESULT_TOO_LARGE; otherwise the value to hand on, with its JSON text when that had to be made. */
 export function checkResult(result: unknown, rules: ResultRules): CheckedResult {
+  const text: JsonText = { json: undefined };
+  const value = checkedValue(result, rules, text);
+  return text.json === undefined ? { value } : { value, json: text.json };
+}
+
+/** Where checkedValue leaves the JSON text it had to make (a cache stores it). */
+interface JsonText {
+  json: string | undefined;
+}
+
+/**
+ * checkResult's work, returning the value alone: the direct call of a quick tool (invoke-tool.ts)
+ * needs nothing else, and a wrapper object per call was a tenth of what such a step allocated.
+ */
+export function checkedValue(result: unknown, rules: ResultRules, text?: JsonText): unknown {
   if (result === undefined) {
     throw new ToolchainError(
       'RESULT_INVALID',
@@ -49,12 +64,16 @@ export function checkResult(result: unknown, rules: ResultRules): CheckedResult 
   let json: string | undefined;
   let maxBytes: number;
   if (typeof result === 'object' && result !== null) {
-    const check = checkJson(result);
-    if (!check.ok) throw notJsonError(rules.tool, check.path, check.reason);
-    maxBytes = check.maxBytes;
-    if (check.needsNormalising) {
-      json = JSON.stringify(result);
-      value = JSON.parse(json) as unknown;
+    const flat = flatJsonBytes(result);
+    if (flat !== undefined) maxBytes = flat;
+    else {
+      const check = checkJson(result);
+      if (!check.ok) throw notJsonError(rules.tool, check.path, check.reason);
+      maxBytes = check.maxBytes;
+      if (check.needsNormalising) {
+        json = JSON.stringify(result);
+        value = JSON.parse(json) as unknown;
+      }
     }
   } else if (typeof result === 'number') {
     if (!Number.isFinite(result)) throw notJsonError(rules.tool, '', `${result} is not a JSON number`);
@@ -87,5 +106,6 @@ export function checkResult(result: unknown, rules: ResultRules): CheckedResult 
       json = undefined;
     }
   }
-  return json === undefined ? { value } : { value, json };
+  if (text !== undefined) text.json = json;
+  return value;
 }

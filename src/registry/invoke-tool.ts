@@ -2,7 +2,7 @@ import { ToolchainError } from '../common/errors.js';
 import { ExitAttempt } from '../common/exit-attempt.js';
 import { raceSignal } from '../common/race.js';
 import { canonicalJson } from './canonical-json.js';
-import { checkResult, type ResultRules } from './check-result.js';
+import { checkedValue, checkResult, type ResultRules } from './check-result.js';
 import type { CircuitBreaker } from './circuit-breaker.js';
 import { MISS, type ResultCache } from './result-cache.js';
 import type { DirectCall, ToolContext, ToolHandler } from './types.js';
@@ -66,7 +66,7 @@ export function createDirect(parts: InvokeParts): DirectCall | undefined {
   const { handler, rules } = parts;
   return {
     call: handler,
-    check: (result) => checkResult(result, rules).value,
+    check: (result) => checkedValue(result, rules),
     fail: (thrown) => (thrown instanceof ExitAttempt ? exited(rules.tool, thrown) : thrown),
   };
 }
