@@ -22,8 +22,7 @@ import type { Abortable, ExecutorHost, RunOptions, RunResult, RunScope, Stoppabl
 // step-state.ts says what the new state is and which effects follow, and this class performs
 // exactly those. What a started step does is in step-work.ts.
 
-/** The executor of every run's promise hands `resolve` over through `kept`: a closure per run would cost an object and its context. */
-let kept: ((result: RunResult) => void) | undefined;
+let kept: ((result: RunResult) => void) | undefined; // how a run's promise hands over `resolve` without a closure per run
 const keepResolve = (resolve: (result: RunResult) => void): void => void (kept = resolve);
 
 export class Run implements CallOwner, CallWatcher, Stoppable {
@@ -47,8 +46,7 @@ export class Run implements CallOwner, CallWatcher, Stoppable {
   private readonly controls: (Abortable | undefined)[];
   private readonly queue: ReadyQueue;
   private ownSites: (CallSite | undefined)[] | undefined; // made for the first sub-chain, agent or mocked step
-  /** One clock reading per scheduling turn, shared by a step that ends and the steps it releases (Date.now is 65–100 ns,
-   * a tenth of a step); a step that ends within the turn replaces it, and the turn's owner clears it. */
+  /** One clock reading (~90 ns) per scheduling turn, for the steps it ends and starts; a later end replaces it, its owner clears it. */
   private turnAt: number | undefined;
   private pumping = false;
   private phase: 'running' | 'stopping' | 'done' = 'running';
@@ -81,7 +79,7 @@ export class Run implements CallOwner, CallWatcher, Stoppable {
     this.controls = new Array<Abortable | undefined>(plan.steps.length);
     this.queue = new ReadyQueue(plan, arrays.waitCounts, Math.min(plan.concurrency ?? Infinity, options.concurrency ?? Infinity), host.slots, host.slots && (() => this.pump()));
     this.context = newContext(plan.steps.length);
-    this.started = host.clock.now();
+    this.started = options.startedAt ?? host.clock.now();
   }
 
   /** Binds the tools, restores recorded steps and starts the roots; resolves when the run has finished. */
@@ -109,7 +107,9 @@ export class Run implements CallOwner, CallWatcher, Stoppable {
       }
       this.pumping = false;
     }
+    this.turnAt = this.started; // the first turn starts the roots at the run's start
     this.pump();
+    this.turnAt = undefined;
     return promise;
   }
 

@@ -23,6 +23,8 @@ export interface RunOptions {
   readonly concurrency?: number;
   /** The run's id (default: a new one). */
   readonly runId?: string;
+  /** When the run began (default: now), for a caller that has just read the clock: a reading costs ~90 ns here, a tenth of a step. */
+  readonly startedAt?: number;
   /** Where each step result goes the moment it is final (SPEC §7.1: what a run store keeps). */
   readonly recorder?: StepRecorder;
   /** Step results recorded earlier, by step key: recorded successes are not run again (SPEC §7.2). */

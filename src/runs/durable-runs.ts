@@ -104,7 +104,7 @@ export class DurableRuns {
     const id = this.s.newRunId();
     const now = this.s.clock.now();
     const live = store.begin({ id, chain: plan.name, chain_hash: plan.hash, input, owner: this.owner, lease_until: now + this.s.leaseMs, now });
-    return this.s.execute(plan, input, runOptions(options, id, live, live, undefined));
+    return this.s.execute(plan, input, runOptions(options, id, live, live, undefined, now));
   }
 
   /** Executing in this process now (started here, through the engine or the memory store). */
@@ -230,8 +230,8 @@ export class DurableRuns {
 }
 
 /** The caller's options with the run's own parts: one literal with every key, absent ones undefined (this is on every run's path). */
-function runOptions(o: RunOptions, runId: string, recorder: StepRecorder, control: RunControl, restored: ReadonlyMap<string, StepRecord> | undefined): RunOptions {
-  return { signal: o.signal, onEvent: o.onEvent, approve: o.approve, concurrency: o.concurrency, debug: o.debug, onProgress: o.onProgress, runId, recorder, restored, control, mocks: o.mocks, distributor: o.distributor };
+function runOptions(o: RunOptions, runId: string, recorder: StepRecorder, control: RunControl, restored: ReadonlyMap<string, StepRecord> | undefined, startedAt?: number): RunOptions {
+  return { signal: o.signal, onEvent: o.onEvent, approve: o.approve, concurrency: o.concurrency, debug: o.debug, onProgress: o.onProgress, runId, startedAt, recorder, restored, control, mocks: o.mocks, distributor: o.distributor };
 }
 
 function cancelled(id: string): ToolchainError {

@@ -115,9 +115,10 @@ export function createMemoryStore(maxRuns = 100): MemoryRunStore {
   function forgetOldest(): void {
     while (finishedOrder.length - head > maxRuns) {
       const entry = finishedOrder[head++]!;
-      if (entry.run.status === 'running') continue;
+      // Not indexed means never looked up, so never claimed again: it cannot be running. (Asked
+      // first: the entry is a hundred runs old, and its `run` one more object out of the cache.)
       if (entry.place === UNINDEXED) entry.place = FORGOTTEN;
-      else if (byId.get(entry.run.id) === entry) byId.delete(entry.run.id);
+      else if (entry.run.status !== 'running' && byId.get(entry.run.id) === entry) byId.delete(entry.run.id);
     }
     if (head > 1024 && head * 2 > finishedOrder.length) {
       finishedOrder.splice(0, head);
