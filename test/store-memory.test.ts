@@ -67,4 +67,16 @@ describe('memory store', () => {
     for (let i = 3; i < 6; i++) store.begin(newRun(i)).finished!(succeeded(i), 100 + i);
     expect((await store.listRuns()).map((r) => r.id)).toEqual(['run-5', 'run-4', 'run-3']);
   });
+
+  it('keeps each step result under its key, when keys start to differ from the step names part-way (for_each elements, a sub-chain)', async () => {
+    const store = createMemoryStore();
+    const run = store.begin(newRun(1));
+    const rec = (step: string, output: number) => ({ step, index: 0, status: 'succeeded' as const, output, attempts: 1, started_at: 0, duration_ms: 0 });
+    run.record('a', rec('a', 1));
+    run.record('each[0]', rec('each', 2));
+    run.record('sub›x', rec('x', 3));
+    run.record('a', rec('a', 4)); // a later record of a key replaces the earlier one
+    const steps = await store.getSteps('run-1');
+    expect(steps.map((s) => [s.key, s.output])).toEqual([['a', 4], ['each[0]', 2], ['sub›x', 3]]);
+  });
 });

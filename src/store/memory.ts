@@ -1,7 +1,6 @@
-import type { StepRecord } from '../executor/step-state.js';
-import type { RunControl, RunResult, Stoppable, StepRecorder } from '../executor/types.js';
 import { ToolchainError } from '../common/errors.js';
 import { listLimit } from './run-codec.js';
+import { Entry, FORGOTTEN, INDEXED, UNINDEXED, type LiveRun, type Place } from './memory-entry.js';
 import { storedStep } from './stored-step.js';
 import type { Claim, ClaimOutcome, CreateOutcome, NewRun, RunEnd, RunFilter, RunStore, StepBatch, StoredRun, StoredStep } from './types.js';
 
@@ -16,33 +15,7 @@ import type { Claim, ClaimOutcome, CreateOutcome, NewRun, RunEnd, RunFilter, Run
 // enters the Map. Hashing each new id into a Map and deleting it 100 runs later was a tenth of a
 // short run's time, paid by every library user who never looks a run up.
 
-type MutableRun = { -readonly [K in keyof StoredRun]: StoredRun[K] };
-
-interface Entry {
-  readonly run: MutableRun;
-  /**
-   * Step results as recorded, kept as the executor made them (the key is added when read): two
-   * arrays appended to, made into a Map (a later record of a key replacing an earlier one) only
-   * when read — a run of 10,000 steps grew and rehashed a Map on every run.
-   */
-  readonly keys: string[];
-  readonly records: StepRecord[];
-  /** What stops the run, while it executes in this process (begin). */
-  live?: Stoppable | undefined;
-  /** Begun here and not yet in the id Map (UNINDEXED), in it (INDEXED), or forgotten before it got there. */
-  place: Place;
-}
-
-const UNINDEXED = 0;
-const INDEXED = 1;
-const FORGOTTEN = 2;
-type Place = typeof UNINDEXED | typeof INDEXED | typeof FORGOTTEN;
-
-/**
- * A run begun here: where its step results and its end go, and how it is stopped. One object per
- * run, and the run calls it directly: no closure, promise or Map entry of the engine's own.
- */
-export interface LiveRun extends StepRecorder, RunControl {}
+export type { LiveRun } from './memory-entry.js';
 
 /**
  * The memory store's synchronous side, which the engine uses for the runs it starts (its writes
@@ -61,35 +34,6 @@ export function isMemoryStore(store: RunStore): store is MemoryRunStore {
   return (store as Partial<MemoryRunStore>).inProcess === true;
 }
 
-function stepsOf(entry: Entry): Map<string, StepRecord> {
-  const steps = new Map<string, StepRecord>();
-  for (let i = 0; i < entry.keys.length; i++) steps.set(entry.keys[i]!, entry.records[i]!);
-  return steps;
-}
-
-class BegunRun implements LiveRun {
-  constructor(
-    private readonly entry: Entry,
-    private readonly finish: (entry: Entry, end: RunEnd) => void,
-  ) {}
-
-  record(key: string, record: StepRecord): void {
-    this.entry.keys.push(key);
-    this.entry.records.push(record);
-  }
-
-  bind(run: Stoppable): void {
-    this.entry.live = run;
-  }
-
-  finished(result: RunResult, at: number): void {
-    this.entry.live = undefined;
-    // endStatus (runs/stored-result.ts), which the store may not import: runs depends on the store.
-    const status = result.status === 'succeeded' ? 'succeeded' : result.error?.code === 'ABORTED' ? 'cancelled' : 'failed';
-    this.finish(this.entry, { status, outputs: status === 'succeeded' ? result.outputs : null, error: result.error ?? null, finished_at: at });
-  }
-}
-
 export function createMemoryStore(maxRuns = 100): MemoryRunStore {
   const byId = new Map<string, Entry>();
   /** Runs begun here that `byId` does not hold yet, oldest first (FORGOTTEN ones are dropped when compacted). */
@@ -106,7 +50,7 @@ export function createMemoryStore(maxRuns = 100): MemoryRunStore {
     for (const entry of unindexed) {
       if (entry.place !== UNINDEXED) continue;
       entry.place = INDEXED;
-      byId.set(entry.run.id, entry);
+      byId.set(entry.id, entry);
     }
     unindexed = [];
     return byId;
@@ -118,7 +62,7 @@ export function createMemoryStore(maxRuns = 100): MemoryRunStore {
       // Not indexed means never looked up, so never claimed again: it cannot be running. (Asked
       // first: the entry is a hundred runs old, and its `run` one more object out of the cache.)
       if (entry.place === UNINDEXED) entry.place = FORGOTTEN;
-      else if (entry.run.status !== 'running' && byId.get(entry.run.id) === entry) byId.delete(entry.run.id);
+      else if (!entry.running && byId.get(entry.id) === entry) byId.delete(entry.id);
     }
     if (head > 1024 && head * 2 > finishedOrder.length) {
       finishedOrder.splice(0, head);
@@ -132,23 +76,7 @@ export function createMemoryStore(maxRuns = 100): MemoryRunStore {
   };
 
   function create(r: NewRun, place: Place): Entry {
-    const run: MutableRun = {
-      id: r.id,
-      chain: r.chain,
-      chain_hash: r.chain_hash,
-      input: r.input,
-      status: 'running',
-      created_at: r.now,
-      updated_at: r.now,
-      finished_at: null,
-      outputs: null,
-      error: null,
-      owner: r.owner,
-      lease_until: r.lease_until,
-      epoch: 1,
-      cancel_requested: false,
-    };
-    const entry: Entry = { run, keys: [], records: [], live: undefined, place };
+    const entry = new Entry(r, place, finish);
     if (place === INDEXED) byId.set(r.id, entry);
     else if (unindexed.push(entry) >= compactAt) {
       unindexed = unindexed.filter((e) => e.place === UNINDEXED);
@@ -158,13 +86,8 @@ export function createMemoryStore(maxRuns = 100): MemoryRunStore {
   }
 
   function finish(entry: Entry, end: RunEnd): void {
-    const run = entry.run;
-    if (run.status === 'running') finishedOrder.push(entry);
-    run.status = end.status;
-    run.outputs = end.outputs;
-    run.error = end.error;
-    run.finished_at = run.updated_at = end.finished_at;
-    run.owner = run.lease_until = null;
+    if (entry.running) finishedOrder.push(entry);
+    entry.end(end);
     forgetOldest();
   }
 
@@ -172,7 +95,7 @@ export function createMemoryStore(maxRuns = 100): MemoryRunStore {
     url: 'memory:',
     inProcess: true,
     begin(r) {
-      return new BegunRun(create(r, UNINDEXED), finish);
+      return create(r, UNINDEXED);
     },
     isLive: (id) => runs().get(id)?.live !== undefined,
     async createRun(r: NewRun): Promise<CreateOutcome> {
@@ -192,12 +115,11 @@ export function createMemoryStore(maxRuns = 100): MemoryRunStore {
       return batches.map((batch) => {
         const entry = owned(batch.run_id, batch.epoch);
         if (!entry) return 'fenced';
-        const steps = stepsOf(entry);
+        const steps = entry.steps();
         for (const step of batch.steps) {
           if (steps.get(step.key)?.status === 'succeeded') continue;
           steps.set(step.key, step);
-          entry.keys.push(step.key);
-          entry.records.push(step);
+          entry.add(step.key, step);
         }
         return 'ok';
       });
@@ -230,7 +152,7 @@ export function createMemoryStore(maxRuns = 100): MemoryRunStore {
     },
     async getSteps(id: string) {
       const entry = runs().get(id);
-      return entry ? [...stepsOf(entry)].map(([key, record]) => storedStep(key, record)) : [];
+      return entry ? [...entry.steps()].map(([key, record]) => storedStep(key, record)) : [];
     },
     async listRuns(filter: RunFilter = {}) {
       const limit = listLimit(filter.limit);

@@ -1,0 +1,126 @@
+import type { StepRecord } from '../executor/step-state.js';
+import type { RunControl, RunResult, Stoppable, StepRecorder } from '../executor/types.js';
+import type { NewRun, RunEnd, StoredRun } from './types.js';
+
+// One run in the memory store (memory.ts). A run the engine begins here records its steps, hears
+// its end and is stopped through its entry directly. Its StoredRun is made when something reads
+// it: until then the entry keeps what `begin` was given and how the run ended, so a run nobody
+// looks up never has one (a fourteen-field object and three boxed timestamps per run).
+
+export type MutableRun = { -readonly [K in keyof StoredRun]: StoredRun[K] };
+
+/**
+ * A run begun here: where its step results and its end go, and how it is stopped. One object per
+ * run, and the run calls it directly: no closure, promise or Map entry of the engine's own.
+ */
+export interface LiveRun extends StepRecorder, RunControl {}
+
+/** Begun here and not yet in the store's id Map, in it, or forgotten before it got there. */
+export const UNINDEXED = 0;
+export const INDEXED = 1;
+export const FORGOTTEN = 2;
+export type Place = typeof UNINDEXED | typeof INDEXED | typeof FORGOTTEN;
+
+export class Entry implements LiveRun {
+  readonly id: string;
+  /** What stops the run, while it executes in this process (begin). */
+  live: Stoppable | undefined = undefined;
+  place: Place;
+  /**
+   * Step results as recorded, kept as the executor made them: appended to, made into a Map (a later
+   * record of a key replacing an earlier one) only when read — a run of 10,000 steps grew and
+   * rehashed a Map on every run.
+   */
+  private readonly records: StepRecord[] = [];
+  /** Each record's key, once one differs from its step's name (a for_each element, a sub-chain's step): until then the names are the keys. */
+  private keys: string[] | undefined = undefined;
+  private stored: MutableRun | undefined = undefined;
+  private given: NewRun | undefined;
+  private ended: RunEnd | undefined = undefined;
+
+  constructor(
+    given: NewRun,
+    place: Place,
+    private readonly onEnd: (entry: Entry, end: RunEnd) => void,
+  ) {
+    this.id = given.id;
+    this.given = given;
+    this.place = place;
+  }
+
+  /** The run as the store keeps it, changed in place (made on first read). */
+  get run(): MutableRun {
+    return (this.stored ??= this.made());
+  }
+
+  get running(): boolean {
+    return this.stored !== undefined ? this.stored.status === 'running' : this.ended === undefined;
+  }
+
+  /** The run ended (or ended again, redriven). */
+  end(end: RunEnd): void {
+    const run = this.stored;
+    if (run === undefined) {
+      this.ended = end;
+      return;
+    }
+    run.status = end.status;
+    run.outputs = end.outputs;
+    run.error = end.error;
+    run.finished_at = run.updated_at = end.finished_at;
+    run.owner = run.lease_until = null;
+  }
+
+  add(key: string, record: StepRecord): void {
+    if (this.keys === undefined && key !== record.step) this.keys = this.records.map((r) => r.step);
+    this.records.push(record);
+    this.keys?.push(key);
+  }
+
+  /** The step results by key, a later one replacing an earlier one. */
+  steps(): Map<string, StepRecord> {
+    const steps = new Map<string, StepRecord>();
+    for (let i = 0; i < this.records.length; i++) steps.set(this.keys?.[i] ?? this.records[i]!.step, this.records[i]!);
+    return steps;
+  }
+
+  record(key: string, record: StepRecord): void {
+    this.add(key, record);
+  }
+
+  bind(run: Stoppable): void {
+    this.live = run;
+  }
+
+  finished(result: RunResult, at: number): void {
+    this.live = undefined;
+    // endStatus (runs/stored-result.ts), which the store may not import: runs depends on the store.
+    const status = result.status === 'succeeded' ? 'succeeded' : result.error?.code === 'ABORTED' ? 'cancelled' : 'failed';
+    this.onEnd(this, { status, outputs: status === 'succeeded' ? result.outputs : null, error: result.error ?? null, finished_at: at });
+  }
+
+  private made(): MutableRun {
+    const r = this.given!;
+    this.given = undefined;
+    const run: MutableRun = {
+      id: r.id,
+      chain: r.chain,
+      chain_hash: r.chain_hash,
+      input: r.input,
+      status: 'running',
+      created_at: r.now,
+      updated_at: r.now,
+      finished_at: null,
+      outputs: null,
+      error: null,
+      owner: r.owner,
+      lease_until: r.lease_until,
+      epoch: 1,
+      cancel_requested: false,
+    };
+    this.stored = run;
+    if (this.ended !== undefined) this.end(this.ended);
+    this.ended = undefined;
+    return run;
+  }
+}
