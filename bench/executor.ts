@@ -49,7 +49,18 @@ async function check(engine: Engine, w: Workload): Promise<void> {
 
 const us = (ms: number): string => `${(ms * 1000).toFixed(2)} µs`;
 
-async function overhead(engine: Engine, w: Workload, runs: number, quietTarget: number, listenedTarget: number): Promise<string[]> {
+/** One row of the per-step overhead table (µs). */
+interface OverheadRow {
+  readonly shape: string;
+  readonly quiet: number;
+  readonly listened: number;
+  readonly auto: number;
+  readonly baseRun: number;
+  readonly quietTarget: number;
+  readonly listenedTarget: number;
+}
+
+async function overhead(engine: Engine, w: Workload, runs: number, quietTarget: number, listenedTarget: number, rows: OverheadRow[]): Promise<string[]> {
   await check(engine, w);
   const auto = asyncAuto[w.name]!;
   if (!isDeepStrictEqual(await auto(), w.expected)) throw new Error(`${w.name}: wrong async.auto result`);
@@ -76,6 +87,7 @@ async function overhead(engine: Engine, w: Workload, runs: number, quietTarget: 
   const quiet = (qp50 - bp50) / w.steps;
   const listened = (ep50 - bp50) / w.steps;
   const autoStep = (Math.min(...autoP50) - bp50) / w.steps;
+  rows.push({ shape: w.name, quiet: quiet * 1000, listened: listened * 1000, auto: autoStep * 1000, baseRun: bp50 * 1000, quietTarget, listenedTarget });
   return [
     `${w.name}: engine ${q!.runsPerSecond.toFixed(0)} runs/s (${e!.runsPerSecond.toFixed(0)} with a listener), p50 ${us(qp50)}, p99 ${us(q!.p99)}; ` +
       `baseline ${b!.runsPerSecond.toFixed(0)} runs/s, p50 ${us(bp50)}, p99 ${us(b!.p99)}`,
@@ -133,16 +145,33 @@ async function inFlight(engine: Engine, count: number): Promise<string[]> {
   ];
 }
 
+/** Issue 15's table: per-step overhead p50 of toolchain (validation on) and async.auto, the baseline run beside them. */
+function table(rows: readonly OverheadRow[]): string[] {
+  const cell = (v: string, width: number): string => v.padEnd(width);
+  const head = ['per-step overhead p50', 'toolchain', 'with listener', 'async.auto', 'baseline run', 'target', ''];
+  const widths = [22, 10, 14, 11, 13, 13, 0];
+  const out = [head.map((h, i) => cell(h, widths[i]!)).join(' ')];
+  for (const r of rows) {
+    const met = r.quiet <= r.quietTarget && r.listened <= r.listenedTarget;
+    const lead = r.quiet <= r.auto ? 'leads async.auto' : 'trails async.auto';
+    const values = [r.shape, `${r.quiet.toFixed(2)} µs`, `${r.listened.toFixed(2)} µs`, `${r.auto.toFixed(2)} µs`, `${r.baseRun.toFixed(2)} µs`, `≤ ${r.quietTarget} / ≤ ${r.listenedTarget}`, `${verdict(met)}, ${lead}`];
+    out.push(values.map((v, i) => cell(v, widths[i]!)).join(' '));
+  }
+  return out;
+}
+
 export async function benchExecutor(): Promise<BenchResult> {
   const engine = await createEngine();
   for (const t of benchTools) engine.registerTool(t);
   const all = [workloads.linear10(), workloads.diamond(), workloads.fanout100(), workloads.sleepy8()];
   for (const w of all) engine.addChain(w.yaml);
   const [linear10, diamond, fanout100, sleepy8] = all as [Workload, Workload, Workload, Workload];
+  const rows: OverheadRow[] = [];
   const lines = [
-    ...(await overhead(engine, linear10, 20_000, 0.6, 1)),
-    ...(await overhead(engine, diamond, 20_000, 0.6, 1)),
-    ...(await overhead(engine, fanout100, 2_000, 0.8, 1)),
+    ...(await overhead(engine, linear10, 20_000, 0.6, 1, rows)),
+    ...(await overhead(engine, diamond, 20_000, 0.6, 1, rows)),
+    ...(await overhead(engine, fanout100, 2_000, 0.8, 1, rows)),
+    ...table(rows),
     ...(await sleepy(engine, sleepy8)),
     ...(await inFlight(engine, 10_000)),
     `(${eventCount} events delivered)`,

@@ -1,6 +1,6 @@
 import type { ChainPlan } from '../compiler/plan.js';
 import type { JsonSchema } from '../common/json.js';
-import type { ValidateFunction } from '../registry/schema-compiler.js';
+import { TOP_LEVEL, type ValidateFunction } from '../registry/schema-compiler.js';
 import { toProblems } from '../registry/argument-problems.js';
 import { planCopy, type CopyArgs } from '../registry/copy-args.js';
 import type { ArgumentProblem } from '../registry/types.js';
@@ -49,7 +49,7 @@ function checkRunInput(plan: ChainPlan, checker: InputChecker, input: unknown): 
   }
   const { validate, copy } = checker;
   const copied = copy(given as Record<string, unknown>);
-  if (validate(copied)) return { ok: true, input: copied };
+  if (validate(copied, TOP_LEVEL)) return { ok: true, input: copied };
   const problems = toProblems(validate.errors, 'the input');
   const list = problems.map((p) => p.message).join('; ');
   return { ok: false, message: `invalid input for chain '${plan.name}': ${list}`, problems };

@@ -1,7 +1,7 @@
 import type { JsonSchema } from '../common/json.js';
 import { type Diagnostic, ToolchainError } from '../common/errors.js';
 import type { ValidateFunction } from 'ajv';
-import type { CompiledSchema, SchemaCompiler, SchemaUse } from './schema-compiler.js';
+import { TOP_LEVEL, type CompiledSchema, type SchemaCompiler, type SchemaUse } from './schema-compiler.js';
 import { toProblems } from './argument-problems.js';
 import { createCircuitBreaker } from './circuit-breaker.js';
 import { planCopy } from './copy-args.js';
@@ -107,7 +107,7 @@ export function buildTool(def: ToolDefinition, owner: ToolOwner | undefined, set
     if (typeof args !== 'object' || args === null || Array.isArray(args)) return NOT_AN_OBJECT;
     const copy = copyArgs(args);
     validate ??= params.get();
-    if (validate(copy)) return { ok: true, args: copy };
+    if (validate(copy, TOP_LEVEL)) return { ok: true, args: copy };
     return { ok: false, problems: toProblems(validate.errors) };
   };
 

@@ -1,5 +1,5 @@
 import { ToolchainError } from '../common/errors.js';
-import type { ValidateFunction } from './schema-compiler.js';
+import { TOP_LEVEL, type ValidateFunction } from './schema-compiler.js';
 import { problemsError, toProblems } from './argument-problems.js';
 import { checkJson, flatJsonBytes } from './check-json.js';
 import { truncateResult } from './truncate-result.js';
@@ -87,7 +87,7 @@ export function checkedValue(result: unknown, rules: ResultRules, text?: JsonTex
   }
 
   const validate = rules.returns?.();
-  if (validate && !validate(value)) {
+  if (validate && !validate(value, TOP_LEVEL)) {
     throw problemsError('RESULT_INVALID', rules.tool, toProblems(validate.errors, 'the result'));
   }
 
