@@ -15,17 +15,12 @@ export type MutableRun = { -readonly [K in keyof StoredRun]: StoredRun[K] };
  */
 export interface LiveRun extends StepRecorder, RunControl {}
 
-/** Begun here and not yet in the store's id Map, in it, or forgotten before it got there. */
-export const UNINDEXED = 0;
-export const INDEXED = 1;
-export const FORGOTTEN = 2;
-export type Place = typeof UNINDEXED | typeof INDEXED | typeof FORGOTTEN;
-
 export class Entry implements LiveRun {
   readonly id: string;
   /** What stops the run, while it executes in this process (begin). */
   live: Stoppable | undefined = undefined;
-  place: Place;
+  /** The number of the store's finish this run's last end was (0: it never ended). */
+  finishSeq = 0;
   /**
    * Step results as recorded, kept as the executor made them: appended to, made into a Map (a later
    * record of a key replacing an earlier one) only when read — a run of 10,000 steps grew and
@@ -40,12 +35,10 @@ export class Entry implements LiveRun {
 
   constructor(
     given: NewRun,
-    place: Place,
     private readonly onEnd: (entry: Entry, end: RunEnd) => void,
   ) {
     this.id = given.id;
     this.given = given;
-    this.place = place;
   }
 
   /** The run as the store keeps it, changed in place (made on first read). */

@@ -1,6 +1,6 @@
 import { ToolchainError } from '../common/errors.js';
 import { listLimit } from './run-codec.js';
-import { Entry, FORGOTTEN, INDEXED, UNINDEXED, type LiveRun, type Place } from './memory-entry.js';
+import { Entry, type LiveRun } from './memory-entry.js';
 import { storedStep } from './stored-step.js';
 import type { Claim, ClaimOutcome, CreateOutcome, NewRun, RunEnd, RunFilter, RunStore, StepBatch, StoredRun, StoredStep } from './types.js';
 
@@ -13,7 +13,8 @@ import type { Claim, ClaimOutcome, CreateOutcome, NewRun, RunEnd, RunFilter, Run
 // Runs the engine begins here are found by id only when someone asks (get, list, cancel): until
 // then they wait in `unindexed`, and a run that ends and is forgotten before anyone asked never
 // enters the Map. Hashing each new id into a Map and deleting it 100 runs later was a tenth of a
-// short run's time, paid by every library user who never looks a run up.
+// short run's time, paid by every library user who never looks a run up. Forgetting is a number
+// compared when a run is looked up or a list compacted, not a write per run.
 
 export type { LiveRun } from './memory-entry.js';
 
@@ -34,78 +35,79 @@ export function isMemoryStore(store: RunStore): store is MemoryRunStore {
   return (store as Partial<MemoryRunStore>).inProcess === true;
 }
 
+/** The least length at which the lists below are compacted: they hold a few hundred runs at most beyond the live ones and the kept ones. */
+const COMPACT_FLOOR = 256;
+
 export function createMemoryStore(maxRuns = 100): MemoryRunStore {
   const byId = new Map<string, Entry>();
-  /** Runs begun here that `byId` does not hold yet, oldest first (FORGOTTEN ones are dropped when compacted). */
+  /** Runs begun here that `byId` does not hold yet, oldest first (forgotten ones are dropped when compacted). */
   let unindexed: Entry[] = [];
-  /** Compact `unindexed` when it reaches this length: twice what survived the last compaction, so each begin pays O(1). */
-  let compactAt = 1024;
-  /** Finished runs, oldest finish first (an entry may be running again: redriven since). */
-  const finishedOrder: Entry[] = [];
-  let head = 0;
+  /** Compact `unindexed` when it reaches this length, and drop forgotten runs from `byId` when it reaches `pruneAt`: twice what survived the last time, so each run pays O(1). */
+  let compactAt = COMPACT_FLOOR;
+  let pruneAt = COMPACT_FLOOR;
+  /** Runs finished so far: each finish is numbered, and one `maxRuns` finishes old is forgotten (Entry.finishSeq). */
+  let finishes = 0;
 
-  /** The id Map, with every run begun so far in it: what each lookup by id goes through. */
+  /** Gone from the store: finished, not running again, and older than the newest `maxRuns` finishes. */
+  const forgotten = (entry: Entry): boolean => entry.finishSeq <= finishes - maxRuns && !entry.running;
+
+  /** The id Map, with every run begun so far in it (and perhaps forgotten ones: see `find`). */
   function runs(): Map<string, Entry> {
-    if (unindexed.length === 0) return byId;
-    for (const entry of unindexed) {
-      if (entry.place !== UNINDEXED) continue;
-      entry.place = INDEXED;
-      byId.set(entry.id, entry);
+    if (unindexed.length > 0) {
+      for (const entry of unindexed) if (!forgotten(entry)) byId.set(entry.id, entry);
+      unindexed = [];
     }
-    unindexed = [];
+    if (byId.size >= pruneAt) {
+      for (const [id, entry] of byId) if (forgotten(entry)) byId.delete(id);
+      pruneAt = Math.max(COMPACT_FLOOR, byId.size * 2);
+    }
     return byId;
   }
 
-  function forgetOldest(): void {
-    while (finishedOrder.length - head > maxRuns) {
-      const entry = finishedOrder[head++]!;
-      // Not indexed means never looked up, so never claimed again: it cannot be running. (Asked
-      // first: the entry is a hundred runs old, and its `run` one more object out of the cache.)
-      if (entry.place === UNINDEXED) entry.place = FORGOTTEN;
-      else if (!entry.running && byId.get(entry.id) === entry) byId.delete(entry.id);
-    }
-    if (head > 1024 && head * 2 > finishedOrder.length) {
-      finishedOrder.splice(0, head);
-      head = 0;
-    }
+  /** The run with this id, unless there is none or it was forgotten (then it goes). */
+  function find(id: string): Entry | undefined {
+    const entry = runs().get(id);
+    if (entry === undefined || !forgotten(entry)) return entry;
+    byId.delete(id);
+    return undefined;
   }
 
   const owned = (id: string, epoch: number): Entry | undefined => {
-    const entry = runs().get(id);
+    const entry = find(id);
     return entry !== undefined && entry.run.epoch === epoch ? entry : undefined;
   };
 
-  function create(r: NewRun, place: Place): Entry {
-    const entry = new Entry(r, place, finish);
-    if (place === INDEXED) byId.set(r.id, entry);
+  function create(r: NewRun, indexed: boolean): Entry {
+    const entry = new Entry(r, finish);
+    if (indexed) byId.set(r.id, entry);
     else if (unindexed.push(entry) >= compactAt) {
-      unindexed = unindexed.filter((e) => e.place === UNINDEXED);
-      compactAt = Math.max(1024, unindexed.length * 2);
+      unindexed = unindexed.filter((e) => !forgotten(e));
+      compactAt = Math.max(COMPACT_FLOOR, unindexed.length * 2);
     }
     return entry;
   }
 
   function finish(entry: Entry, end: RunEnd): void {
-    if (entry.running) finishedOrder.push(entry);
+    // Numbered, not queued: forgetting it later reads nothing (an entry a hundred runs old is out of the cache).
+    if (entry.running) entry.finishSeq = ++finishes;
     entry.end(end);
-    forgetOldest();
   }
 
   return {
     url: 'memory:',
     inProcess: true,
     begin(r) {
-      return create(r, UNINDEXED);
+      return create(r, false);
     },
-    isLive: (id) => runs().get(id)?.live !== undefined,
+    isLive: (id) => find(id)?.live !== undefined,
     async createRun(r: NewRun): Promise<CreateOutcome> {
-      const existing = runs().get(r.id);
+      const existing = find(r.id);
       if (existing) return { created: false, run: { ...existing.run } };
-      return { created: true, run: { ...create(r, INDEXED).run } };
+      return { created: true, run: { ...create(r, true).run } };
     },
     async claimRun(id: string, claim: Claim): Promise<ClaimOutcome> {
       const entry = owned(id, claim.expected_epoch);
-      const current = runs().get(id);
+      const current = find(id);
       if (!entry) return { claimed: false, run: current ? { ...current.run } : undefined };
       Object.assign(entry.run, { status: 'running', owner: claim.owner, lease_until: claim.lease_until, updated_at: claim.now, epoch: entry.run.epoch + 1 });
       Object.assign(entry.run, { cancel_requested: false, finished_at: null, outputs: null, error: null });
@@ -138,7 +140,7 @@ export function createMemoryStore(maxRuns = 100): MemoryRunStore {
       return { result: 'ok', cancel_requested: entry.run.cancel_requested };
     },
     async requestCancel(id: string, now: number) {
-      const entry = runs().get(id);
+      const entry = find(id);
       if (!entry) return undefined;
       if (entry.run.status === 'running') Object.assign(entry.run, { cancel_requested: true, updated_at: now });
       const asked = { ...entry.run };
@@ -147,17 +149,17 @@ export function createMemoryStore(maxRuns = 100): MemoryRunStore {
       return asked;
     },
     async getRun(id: string) {
-      const entry = runs().get(id);
+      const entry = find(id);
       return entry ? { ...entry.run } : undefined;
     },
     async getSteps(id: string) {
-      const entry = runs().get(id);
+      const entry = find(id);
       return entry ? [...entry.steps()].map(([key, record]) => storedStep(key, record)) : [];
     },
     async listRuns(filter: RunFilter = {}) {
       const limit = listLimit(filter.limit);
       const out: StoredRun[] = [];
-      const all = [...runs().values()].map((e) => e.run).sort((a, b) => b.created_at - a.created_at);
+      const all = [...runs().values()].filter((e) => !forgotten(e)).map((e) => e.run).sort((a, b) => b.created_at - a.created_at);
       for (const run of all) {
         if (filter.status !== undefined && run.status !== filter.status) continue;
         if (filter.chain !== undefined && run.chain !== filter.chain) continue;
@@ -169,7 +171,8 @@ export function createMemoryStore(maxRuns = 100): MemoryRunStore {
     async prune(finishedBefore: number) {
       let gone = 0;
       for (const [id, entry] of runs()) {
-        if (entry.run.finished_at !== null && entry.run.finished_at < finishedBefore) {
+        if (forgotten(entry)) byId.delete(id);
+        else if (entry.run.finished_at !== null && entry.run.finished_at < finishedBefore) {
           byId.delete(id);
           gone++;
         }
