@@ -13,8 +13,8 @@ import type { Callee, CallOwner, CallSite, CallWatcher, InvalidWording } from '.
 export type Prepared = Extract<PrepareResult, { ok: true }> | { readonly ok: false; readonly error: StepError };
 
 /** Validated arguments, or VALIDATION_FAILED worded by the caller's rules. */
-export function prepare(callee: Callee, args: Record<string, unknown>, invalid: InvalidWording): Prepared {
-  const prepared = callee.prepare(args);
+export function prepare(callee: Callee, args: Record<string, unknown>, invalid: InvalidWording, fresh = false): Prepared {
+  const prepared = callee.prepare(args, fresh);
   if (prepared.ok) return prepared;
   return { ok: false, error: { code: 'VALIDATION_FAILED', message: invalid(callee, args, prepared.problems) } };
 }

@@ -20,6 +20,8 @@ import type { CallOwner, CallSite, CallWatcher } from './types.js';
  * `args` are resolved but not yet validated; `scope` is passed back to the fallback to resolve its
  * overrides (a step's run context); `item` is the for_each element the call works on. `unresolved`
  * says the arguments could not be resolved at all: no attempt is made, but the fallback still is.
+ * `fresh`: `args` were made for this call (Tool.prepare); a call with a fallback copies them all
+ * the same, since the fallback's overrides are merged over them as they were.
  * (Positional parameters: this is on every step's path, and an options object would cost an
  * allocation per call.)
  */
@@ -32,13 +34,14 @@ export function performCall(
   scope: unknown,
   item: number | undefined,
   unresolved: StepError | undefined,
+  fresh = false,
 ): void {
   if (site.retry.maxAttempts > 1 || site.fallback !== undefined || site.fallbackOutput !== undefined) {
     void withPolicy(owner, site, watcher, key, args, scope, item, unresolved);
     return;
   }
   if (unresolved !== undefined) return watcher.failed(key, unresolved, 0);
-  const prepared = prepare(site.callee, args, site.invalid);
+  const prepared = prepare(site.callee, args, site.invalid, fresh);
   if (!prepared.ok) return watcher.failed(key, prepared.error, 0);
   if (canCallDirectly(site, site.callee, watcher)) return directAttempt(owner, site, site.callee, prepared.args, watcher, key, item);
   attempt(owner, site, site.callee, prepared.args, 1, watcher, key, item).then(

@@ -20,8 +20,8 @@ export interface Callee {
   readonly timeoutMs?: number;
   /** The environment variables its code may read (SPEC §3.1 `ctx.env`). */
   env(): Readonly<Record<string, string | undefined>>;
-  /** Validates (a copy of) the arguments, defaults filled and types coerced. Never throws. */
-  prepare(args: Record<string, unknown>): PrepareResult;
+  /** Validates (a copy of) the arguments, defaults filled and types coerced; `fresh` as Tool.prepare. Never throws. */
+  prepare(args: Record<string, unknown>, fresh?: boolean): PrepareResult;
   /** One attempt. May throw or reject; the call unit classifies whatever comes out. */
   invoke(args: Record<string, unknown>, ctx: CallContext): Promise<unknown>;
   /** `invoke` taken apart, when nothing needs to wrap the handler: see direct-call.ts. */

@@ -52,6 +52,8 @@ class ForEachGroup implements CallWatcher, Abortable {
   private active = 0;
   private feeding = false;
   private readonly whenPerItem: boolean;
+  /** Each element's input_map resolves to a new object (performCall's `fresh`). */
+  private readonly freshArgs: boolean;
   /** SPEC §7.3 `distribute: true` on a worker: elements go to other jobs, the run parks meanwhile. */
   private readonly remote: Distributor | undefined;
   private readonly dispatched: DistributedElement[] = [];
@@ -67,6 +69,7 @@ class ForEachGroup implements CallWatcher, Abortable {
     this.started = new Array<number>(items.length);
     this.name = run.plan.steps[index]!.name;
     this.whenPerItem = run.plan.steps[index]!.forEach?.whenPerItem === true;
+    this.freshArgs = !run.plan.steps[index]!.input.constant;
     this.remote = run.plan.steps[index]!.forEach?.distribute === true && run.keyPrefix === '' ? run.options.distributor : undefined;
   }
 
@@ -114,7 +117,7 @@ class ForEachGroup implements CallWatcher, Abortable {
     }
     const { args, unresolved } = resolveArgs(this.run, this.index, scope);
     if (this.remote !== undefined) return this.distributed(k, args, unresolved);
-    performCall(this.run, this.run.site(this.index), this, k, args, scope, k, unresolved);
+    performCall(this.run, this.run.site(this.index), this, k, args, scope, k, unresolved, this.freshArgs);
   }
 
   private distributed(k: number, args: Record<string, unknown>, unresolved: StepError | undefined): void {

@@ -5,7 +5,9 @@ import { startForEach } from './for-each.js';
 import type { Run } from './run.js';
 
 // What a started step does: resolve its arguments from the run context and make its call (the
-// run receives the outcome as the step's CallWatcher), or fan out over a for_each.
+// run receives the outcome as the step's CallWatcher), or fan out over a for_each. An input_map
+// with a path in it resolves to a new object per call (a constant one is one frozen object):
+// performCall may then validate it in place.
 
 export function startStep(run: Run, i: number): void {
   const step = run.plan.steps[i]!;
@@ -16,7 +18,7 @@ export function startStep(run: Run, i: number): void {
   } catch (error) {
     return performCall(run, run.site(i), run, i, NO_ARGS, run.context, undefined, unresolvable(error));
   }
-  performCall(run, run.site(i), run, i, args, run.context, undefined, undefined);
+  performCall(run, run.site(i), run, i, args, run.context, undefined, undefined, !step.input.constant);
 }
 
 const NO_ARGS: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;

@@ -4,7 +4,7 @@ import type { ValidateFunction } from 'ajv';
 import { TOP_LEVEL, type CompiledSchema, type SchemaCompiler, type SchemaUse } from './schema-compiler.js';
 import { toProblems } from './argument-problems.js';
 import { createCircuitBreaker } from './circuit-breaker.js';
-import { planCopy } from './copy-args.js';
+import { planCopy, planFreshCopy } from './copy-args.js';
 import { durationMs } from './duration-ms.js';
 import { createDirect, createInvoke } from './invoke-tool.js';
 import { restrictEnv } from './restrict-env.js';
@@ -103,9 +103,10 @@ export function buildTool(def: ToolDefinition, owner: ToolOwner | undefined, set
 
   let validate: ValidateFunction | undefined;
   const copyArgs = planCopy(parameters);
-  const prepare = (args: Record<string, unknown>): PrepareResult => {
+  const copyFresh = planFreshCopy(parameters);
+  const prepare = (args: Record<string, unknown>, fresh?: boolean): PrepareResult => {
     if (typeof args !== 'object' || args === null || Array.isArray(args)) return NOT_AN_OBJECT;
-    const copy = copyArgs(args);
+    const copy = fresh === true ? copyFresh(args) : copyArgs(args);
     validate ??= params.get();
     if (validate(copy, TOP_LEVEL)) return { ok: true, args: copy };
     return { ok: false, problems: toProblems(validate.errors) };

@@ -117,6 +117,16 @@ export function cloneJson(value: unknown): unknown {
   return out;
 }
 
+/**
+ * The copy for arguments made for the call that nobody else holds (a resolved input_map): the
+ * object itself, with its members that are objects or arrays copied (they may be a step's output
+ * in the run context), or nothing more when the schema admits only scalars. A shallow copy of such
+ * an object was an allocation per step for nobody.
+ */
+export function planFreshCopy(schema: JsonSchema): CopyArgs {
+  return isFlatSchema(schema) && admitsOnlyScalars(schema) ? (args) => args : ownMembers;
+}
+
 export function planCopy(schema: JsonSchema): CopyArgs {
   if (!isFlatSchema(schema)) return (args) => cloneJson(args) as Record<string, unknown>;
   // A handler only ever sees arguments that validated: with only scalars admitted, the copy

@@ -74,8 +74,12 @@ export interface Tool {
   readonly describe: string;
   /** The environment variables its handler may read (the manifest's `env`), as of now. */
   env(): Readonly<Record<string, string | undefined>>;
-  /** Validate a copy of the arguments, with defaults filled and types coerced. Never throws. */
-  prepare(args: Record<string, unknown>): PrepareResult;
+  /**
+   * Validate a copy of the arguments, with defaults filled and types coerced. Never throws.
+   * `fresh`: the object was made for this call and nobody else holds it (a step's resolved
+   * input_map), so it is validated in place and only the objects inside it are copied.
+   */
+  prepare(args: Record<string, unknown>, fresh?: boolean): PrepareResult;
   /**
    * Call the handler through the tool's cache and circuit breaker and check its result (JSON,
    * size limit or truncation, `returns` schema). Rejects with a ToolchainError (RESULT_INVALID,
