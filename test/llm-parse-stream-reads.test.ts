@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { createToolCallStream, parseToolCalls, toolCallFormats } from '../src/index.js';
+import { readFormats } from '../src/llm/parse/read-formats.js';
+
+// Reads the stream can tell in advance would find nothing new: a tool_code block whose text does
+// not end in a call's `)` (the next call is still being written). Skipping them may never cost a
+// call: whatever the split, each is handed over by the push that completes it, and end() returns
+// what parseToolCalls returns for the whole text.
+
+const read = (text: string) => readFormats(text, toolCallFormats(), { partial: true, atMessageStart: false, tools: undefined });
+const names = (text: string) => read(text).calls.map((c) => c.name);
+
+/** The length of the text pushed when each call was handed over, for deltas of `size`. */
+function handedOver(text: string, size: number): { at: number[]; result: ReturnType<typeof parseToolCalls> } {
+  const stream = createToolCallStream();
+  const at: number[] = [];
+  for (let i = 0; i < text.length; i += size) for (const _ of stream.push(text.slice(i, i + size))) at.push(Math.min(text.length, i + size));
+  return { at, result: stream.end() };
+}
+
+describe('a Python block still arriving is read only when its text can end in a finished call', () => {
+  it('hands over the calls when the text ends after a call, less spaces and separators', () => {
+    expect(names('```tool_code\na(x=1)\nb(y=2)\n')).toEqual(['a', 'b']);
+    expect(names('```tool_code\na(x=1); b(y=2);  \\\n')).toEqual(['a', 'b']);
+    expect(names('<|python_start|>[a(x=1), b(y=2)]')).toEqual(['a', 'b']);
+    expect(names('<|python_start|>[a(x=1), b(y=2),')).toEqual(['a', 'b']);
+    expect(names('```tool_code\nprint(a(x=1))')).toEqual(['a']);
+  });
+
+  it('reports the block as unfinished while a call is being written', () => {
+    for (const text of ['```tool_code\na(x=1)\nb(y=', '```tool_code\na(x=1)\nb', '```tool_code\na(x="x)', '<|python_start|>[a(x=1), b(y=2']) {
+      const result = read(text);
+      expect(result.calls, text).toEqual([]);
+      expect(result.pending, text).toBe(0);
+    }
+  });
+
+  it('streams each call of a tool_code block by the push that completes it, whatever the delta size', () => {
+    const text = 'Let me look (twice).\n```tool_code\nfind_city(text="Osaka")\nlocal_time(tz="Asia/Tokyo")\n```\nDone (ok).';
+    const whole = parseToolCalls(text);
+    expect(whole.calls.map((c) => c.name)).toEqual(['find_city', 'local_time']);
+    const first = text.indexOf('")') + 2;
+    const second = text.indexOf('")', first) + 2;
+    for (const size of [1, 2, 3, 5, 8, 13, 40]) {
+      // Deltas that end right after a call's `)` (or its newline) hand it over there.
+      const ends = (end: number) => end % size === 0 || (end + 1) % size === 0;
+      const { at, result } = handedOver(text, size);
+      expect(result, `deltas of ${size}`).toEqual(whole);
+      expect(at.length, `deltas of ${size}`).toBe(2);
+      // A call is handed over once the text after it shows no call being written, at the latest with the fence.
+      expect(at[0], `deltas of ${size}`).toBeGreaterThanOrEqual(first);
+      expect(at[1], `deltas of ${size}`).toBeGreaterThanOrEqual(second);
+      expect(at[1], `deltas of ${size}`).toBeLessThan(text.indexOf('```\nDone') + 3 + size);
+      if (ends(first)) expect(at[0], `deltas of ${size}`).toBeLessThan(first + 2);
+      if (ends(second)) expect(at[1], `deltas of ${size}`).toBeLessThan(second + 2);
+    }
+  });
+});
