@@ -1,5 +1,4 @@
 import { describeKind, ToolchainError } from '../../common/errors.js';
-import type { Span } from './format.js';
 import { isBuiltIn } from './format-registry.js';
 import { checkParseOptions, type ParseOptions, type ParseSettings } from './parse-options.js';
 import { toPending, toProblem } from './parse-text.js';
@@ -7,7 +6,7 @@ import { RecentDeltas } from './recent-deltas.js';
 import { settlePoint } from './settle-point.js';
 import { ToolUseWatch } from './tool-use-watch.js';
 import { ARGS_KEY, jsonKeys, NAME_KEY } from './scan-json.js';
-import { readFormats, type ReadCall, type ReadProblem } from './read-formats.js';
+import { readFormats, type FormatsRead, type ReadCall, type ReadProblem } from './read-formats.js';
 import { OpenBraces } from './open-braces.js';
 import { ANGLE, COLON, lastMarkerChar, MARKER, notable, OPEN_BRACE, PROSE_START, SQUARE, TRIGGER, UNDERSCORE } from './stream-chars.js';
 import { problem, type ParseProblem, type ParseResult, type ToolCall } from './types.js';
@@ -82,6 +81,8 @@ class Stream implements ToolCallStream {
   private readonly braces = new OpenBraces();
   /** While something long is open: the length `region` must reach before it is read again. */
   private readAgainAt = 0;
+  /** The format whose open block `region` starts inside (settled at its `resume`; text settled unread does not change it). */
+  private inside: string | undefined;
 
   /** Brings `calm` up to date with one delta: a marker character, or a colon whose key makes JSON call-like. */
   private note(delta: string, kinds: number): void {
@@ -171,7 +172,7 @@ class Stream implements ToolCallStream {
 
   private read(final: boolean): ToolCall[] {
     const { region, from } = this;
-    const read = readFormats(region, this.settings.formats, { partial: !final, atMessageStart: this.atStart, tools: this.settings.tools });
+    const read = readFormats(region, this.settings.formats, { partial: !final, atMessageStart: this.atStart, tools: this.settings.tools, inside: this.inside });
     const fresh: ToolCall[] = [];
     const ordinal = new Map<number, number>();
     for (const found of read.calls) {
@@ -190,7 +191,7 @@ class Stream implements ToolCallStream {
       if (!this.problems.has(key)) this.problems.set(key, { at: shifted.start, problem: shifted });
     }
     if (!final) {
-      const advanced = this.settle(region, read.pending, read.spans, [...read.calls, ...read.problems, ...read.closed]);
+      const advanced = this.settle(region.length, read);
       // Nothing left unfinished: what was read holds no call to come, so only new text can
       // (the markers in the read text no longer count), and the trailing prose is not read again.
       if (read.pending === undefined && read.spans.length === read.calls.length + read.problems.length + read.closed.length) this.calmAfterRead(advanced);
@@ -230,10 +231,12 @@ class Stream implements ToolCallStream {
   }
 
   /** Moves the settled point forward (settle-point.ts); true when it moved (and `keys` and `calm` were worked out again for the rest). */
-  private settle(region: string, pending: number | undefined, spans: readonly Span[], done: readonly Span[]): boolean {
-    const next = settlePoint(region.length, pending, spans, done, TAIL);
-    if (next > 0) this.advance(next);
-    return next > 0;
+  private settle(length: number, read: FormatsRead): boolean {
+    const next = settlePoint(length, read.pending, read.spans, [...read.calls, ...read.problems, ...read.closed], TAIL, read.resumes);
+    if (next.at === 0) return false;
+    this.advance(next.at);
+    this.inside = next.inside;
+    return true;
   }
 
   /**
