@@ -1,5 +1,5 @@
 import { describeKind, ToolchainError } from '../../common/errors.js';
-import { isBuiltIn } from './format-registry.js';
+import { allBuiltIn } from './format-registry.js';
 import { checkParseOptions, type ParseOptions, type ParseSettings } from './parse-options.js';
 import { toPending, toProblem } from './parse-text.js';
 import { RecentDeltas } from './recent-deltas.js';
@@ -125,7 +125,7 @@ class Stream implements ToolCallStream {
   }
 
   constructor(private readonly settings: ParseSettings) {
-    this.builtInOnly = settings.formats.every(isBuiltIn);
+    this.builtInOnly = allBuiltIn(settings.formats);
   }
 
   push(delta: string): ToolCall[] {
