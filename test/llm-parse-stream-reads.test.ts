@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { createToolCallStream, parseToolCalls, toolCallFormats } from '../src/index.js';
 import { readFormats } from '../src/llm/parse/read-formats.js';
+import { CLOSING_TAG, CLOSERS_ONLY } from '../src/llm/parse/stream-chars.js';
 
 // Reads the stream can tell in advance would find nothing new: a tool_code block whose text does
-// not end in a call's `)` (the next call is still being written). Skipping them may never cost a
-// call: whatever the split, each is handed over by the push that completes it, and end() returns
-// what parseToolCalls returns for the whole text.
+// not end in a call's `)` (the next call is still being written), a tag closed inside a call
+// (`</parameter>`), text of nothing but closing tags after the calls. Skipping them may never cost
+// a call: whatever the split, each is handed over by the push that completes it, and end()
+// returns what parseToolCalls returns for the whole text.
 
 const read = (text: string) => readFormats(text, toolCallFormats(), { partial: true, atMessageStart: false, tools: undefined });
 const names = (text: string) => read(text).calls.map((c) => c.name);
@@ -53,6 +55,41 @@ describe('a Python block still arriving is read only when its text can end in a 
       expect(at[1], `deltas of ${size}`).toBeLessThan(text.indexOf('```\nDone') + 3 + size);
       if (ends(first)) expect(at[0], `deltas of ${size}`).toBeLessThan(first + 2);
       if (ends(second)) expect(at[1], `deltas of ${size}`).toBeLessThan(second + 2);
+    }
+  });
+});
+
+describe('which closing tags make the stream read', () => {
+  it('a tag that may end a call or a block reads; a tag inside a call does not', () => {
+    for (const tag of ['</tool_call>', '</function>', '</invoke>', '</minimax:tool_call>', '</\uff5cDSML\uff5cinvoke>', '</function_calls>', '</tool >', '</args>', '</TOOLCALL>', '</think>', '<|call|>', '<|tool_call_end|>', '<|eom_id|>', '<\uff5ctool\u2581call\u2581end\uff5c>']) {
+      expect(CLOSING_TAG.test(tag), tag).toBe(true);
+    }
+    for (const tag of ['</parameter>', '</arg_key>', '</arg_value>', '</tool_name>', '</parameters>', '<tool_call>', '<|tool_call_begin|>']) expect(CLOSING_TAG.test(tag), tag).toBe(false);
+  });
+
+  it('text of nothing but closing tags (then words) is known to hold no call', () => {
+    for (const text of ['\n</tool_call>', '<|call|>\n\nSure', '\n</minimax:tool_call>\n\nSure ', '<|tool_calls_section_end|>\n']) expect(CLOSERS_ONLY.test(text), text).toBe(true);
+    for (const text of ['</tool_call>\n<tool_call>', '<|call|> [TOOL_CALLS]', '</tool_call> {"a": 1}', '<|tool_call|>', '</tool_call> ```']) expect(CLOSERS_ONLY.test(text), text).toBe(false);
+  });
+
+  it('after a block\'s closing tag, a call of another format that follows is still handed over on time', () => {
+    const blocks = [
+      '<tool_call>\n<function=a>\n<parameter=x>\n1\n</parameter>\n</function>\n</tool_call>',
+      '<minimax:tool_call>\n<invoke name="a">\n<parameter name="x">1</parameter>\n</invoke>\n</minimax:tool_call>',
+      '<|start|>assistant<|channel|>commentary to=functions.a <|constrain|>json<|message|>{"x": 1}<|call|>',
+    ];
+    for (const block of blocks) {
+      const text = `Let me look (once).\n${block}\nand then [TOOL_CALLS]b[ARGS]{"y": 2} and {"name": "c", "arguments": {}} done (ok).`;
+      const whole = parseToolCalls(text);
+      expect(whole.calls.map((c) => c.name), block).toEqual(['a', 'b', 'c']);
+      const b = text.indexOf('{"y": 2}') + 8;
+      const c = text.indexOf('{}}') + 3;
+      for (const size of [1, 2, 3, 5, 8, 13]) {
+        const { at, result } = handedOver(text, size);
+        expect(result, `deltas of ${size}`).toEqual(whole);
+        expect(at[1]! >= b && at[1]! < b + size, `${block}, deltas of ${size}`).toBe(true);
+        expect(at[2]! >= c && at[2]! < c + size, `${block}, deltas of ${size}`).toBe(true);
+      }
     }
   });
 });

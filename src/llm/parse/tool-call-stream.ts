@@ -8,7 +8,7 @@ import { ToolUseWatch } from './tool-use-watch.js';
 import { ARGS_KEY, jsonKeys, NAME_KEY } from './scan-json.js';
 import { readFormats, type FormatsRead, type ReadCall, type ReadProblem } from './read-formats.js';
 import { OpenBraces } from './open-braces.js';
-import { ANGLE, COLON, lastMarkerChar, MARKER, notable, OPEN_BRACE, PROSE_START, SQUARE, TRIGGER, UNDERSCORE } from './stream-chars.js';
+import { ANGLE, CLOSERS_ONLY, COLON, lastMarkerChar, MARKER, notable, OPEN_BRACE, PROSE_START, SQUARE, TRIGGER, UNDERSCORE } from './stream-chars.js';
 import { problem, type ParseProblem, type ParseResult, type ToolCall } from './types.js';
 import { textPositions } from './text-position.js';
 
@@ -151,7 +151,10 @@ class Stream implements ToolCallStream {
       if (this.quiet()) return [];
     }
     if (this.region.length < this.readAgainAt) return [];
-    return this.read(false);
+    // Only the block's closing tags since the calls were read (and no block read on inside of): nothing to read.
+    if (!this.builtInOnly || this.inside !== undefined || this.region.length > 64 || !CLOSERS_ONLY.test(this.region)) return this.read(false);
+    this.calmAfterRead(false);
+    return [];
   }
 
   end(): ParseResult {
