@@ -93,3 +93,15 @@ describe('which closing tags make the stream read', () => {
     }
   });
 });
+
+describe('what the calm watches comes back with it', () => {
+  it('a tool_use object after a block read while the stream was not calm is still a call, however the deltas fall', () => {
+    const filler = 'Plain words with a colon: here, and (notes) in parentheses. '.repeat(80);
+    for (const block of ['<tool_call>\n{"name": "a", "arguments": {}}\n</tool_call>', '<|tool_calls_section_begin|><|tool_call_begin|>functions.a:0<|tool_call_argument_begin|>{}<|tool_call_end|><|tool_calls_section_end|>']) {
+      const text = `${filler}${block} my_tool then {"type": "tool_use", "name": "b", "id": "toolu_1"} ${filler}`;
+      const whole = parseToolCalls(text);
+      expect(whole.calls.map((c) => c.name)).toEqual(['a', 'b']);
+      for (const size of [1, 2, 3, 5, 7, 8, 13, 64]) expect(handedOver(text, size).result, `deltas of ${size}`).toEqual(whole);
+    }
+  });
+});

@@ -136,7 +136,8 @@ class Stream implements ToolCallStream {
     const kinds = notable(delta);
     // Only calm text is settled unread: while calls are read, the braces wait for the next calm.
     if (this.calm && ((kinds & OPEN_BRACE) !== 0 || this.braces.inside)) this.braces.feed(delta, this.region.length - delta.length);
-    if (this.toolUse.watching((kinds & UNDERSCORE) !== 0)) this.toolUse.look(delta, this.region.length, this.recent);
+    // Like the braces, watched only while calm (it decides what calm text may be settled unread); a calm that comes back looks again.
+    if (this.calm && this.toolUse.watching((kinds & UNDERSCORE) !== 0)) this.toolUse.look(delta, this.region.length, this.recent);
     if (this.atStart && this.builtInOnly && this.region.length < 256 && PROSE_START.test(this.region)) this.atStart = false;
     // Most deltas hold nothing the stream looks for: nothing to note, nothing that can close a call.
     if ((kinds & ~OPEN_BRACE) === 0 && this.builtInOnly) return [];
@@ -250,7 +251,7 @@ class Stream implements ToolCallStream {
   private calmAfterRead(keysKnown: boolean): void {
     const last = lastMarkerChar(this.region);
     if (!this.builtInOnly || this.atStart || (last !== 0 && last !== 0x3e)) return;
-    if (!keysKnown) this.rescan();
+    if (!keysKnown) this.toolUse.reset(this.region, (this.rescan() & UNDERSCORE) !== 0);
     this.calm = this.keys !== (NAME_KEY | ARGS_KEY);
   }
 
