@@ -4,8 +4,8 @@ import { createToolCallStream, parseToolCalls, toolCallFormats } from '../src/in
 import { readFormats } from '../src/llm/parse/read-formats.js';
 import { settlePoint } from '../src/llm/parse/settle-point.js';
 
-// A Kimi-K2 or DeepSeek section stays open until its end token, and may hold more calls: a stream
-// used to read the whole section again at every trigger until it closed. A format now names a
+// A Kimi-K2 or DeepSeek section, or a fenced JSON block, stays open until its end token, and may
+// hold more calls: a stream used to read the whole block again at every trigger until it closed. A format now names a
 // place inside its open claim, past the calls read so far (`resume`), and the stream settles
 // there, telling the format next time that its text starts inside the block. Whatever sits in the
 // section stays hidden from the formats after it, as in the whole-text parse.
@@ -89,6 +89,39 @@ describe('createToolCallStream: sections read on from past their calls', () => {
     fc.assert(
       fc.property(fc.constantFrom(...messages.map((m) => m[1])), fc.array(fc.integer({ min: 1, max: 24 }), { minLength: 1, maxLength: 40 }), (text, sizes) => {
         expect(streamed(text, sizes).result).toEqual(parseToolCalls(text));
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe('a fenced JSON block read on from past its objects', () => {
+  // Inside a fence a name alone makes a call; outside, an object needs an arguments key too.
+  const text = 'Calling:\n```json\n{"name": "a", "arguments": {"x": 1}}\n{"name": "b"}\n```\nThen {"name": "c"} and {"name": "d", "arguments": {}} (done).';
+
+  it('an open fence is claimed with the place past its last object; told it starts inside, the scan reads loosely up to the fence', () => {
+    const open = text.slice(0, text.indexOf('```\nThen'));
+    const read = readFormats(open, toolCallFormats(), { partial: true, atMessageStart: false, tools: undefined });
+    expect(read.calls.map((c) => c.name)).toEqual(['a', 'b']);
+    expect(read.resumes).toEqual([{ start: open.indexOf('```'), end: open.length, at: open.indexOf('{"name": "b"}') + 13, format: 'json' }]);
+    const rest = '\n{"name": "e"}\n```\nThen {"name": "c"}';
+    const inside = readFormats(rest, toolCallFormats(), { partial: true, atMessageStart: false, tools: undefined, inside: 'json' });
+    expect(inside.calls.map((c) => c.name)).toEqual(['e']);
+    expect(inside.closed).toContainEqual({ start: 0, end: rest.indexOf('```') + 3 });
+  });
+
+  it('streams every call on time and the prose object after the fence never, whatever the split (property)', () => {
+    const whole = parseToolCalls(text);
+    expect(whole.calls.map((c) => c.name)).toEqual(['a', 'b', 'd']);
+    for (const size of [1, 2, 3, 5, 8, 13]) {
+      const { at, result } = streamed(text, [size]);
+      expect(result, `deltas of ${size}`).toEqual(whole);
+      const a = text.indexOf('{"x": 1}}') + 9;
+      expect(at[0]! >= a && at[0]! < a + size, `deltas of ${size}`).toBe(true);
+    }
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 1, max: 24 }), { minLength: 1, maxLength: 40 }), (sizes) => {
+        expect(streamed(text, sizes).result).toEqual(whole);
       }),
       { numRuns: 300 },
     );
