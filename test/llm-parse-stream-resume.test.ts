@@ -127,3 +127,18 @@ describe('a fenced JSON block read on from past its objects', () => {
     );
   });
 });
+
+describe('inside a block the stream reads on in, quiet-looking text is never settled unread', () => {
+  it('a name-only object deep in a long fence is a call, handed over at its brace, whatever the delta size', () => {
+    const filler = 'plain words between the objects, with nothing to read in them at all. '.repeat(4);
+    const text = `Calling:\n\`\`\`json\n{"name": "a", "arguments": {}}\n${filler}{"name": "b"}\n${filler}{"name": "c"}\n${filler}\n\`\`\`\nDone.`;
+    const whole = parseToolCalls(text);
+    expect(whole.calls.map((c) => c.name)).toEqual(['a', 'b', 'c']);
+    const b = text.indexOf('{"name": "b"}') + 13;
+    for (const size of [1, 3, 8, 13, 40]) {
+      const { at, result } = streamed(text, [size]);
+      expect(result, `deltas of ${size}`).toEqual(whole);
+      expect(at[1]! >= b && at[1]! < b + size, `deltas of ${size}`).toBe(true);
+    }
+  });
+});

@@ -238,8 +238,8 @@ class Stream implements ToolCallStream {
   private settle(length: number, read: FormatsRead): boolean {
     const next = settlePoint(length, read.pending, read.spans, [...read.calls, ...read.problems, ...read.closed], TAIL, read.resumes);
     if (next.at === 0) return false;
-    this.advance(next.at);
     this.inside = next.inside;
+    this.advance(next.at);
     return true;
   }
 
@@ -250,7 +250,7 @@ class Stream implements ToolCallStream {
    */
   private calmAfterRead(keysKnown: boolean): void {
     const last = lastMarkerChar(this.region);
-    if (!this.builtInOnly || this.atStart || (last !== 0 && last !== 0x3e)) return;
+    if (!this.builtInOnly || this.atStart || this.inside !== undefined || (last !== 0 && last !== 0x3e)) return;
     if (!keysKnown) this.toolUse.reset(this.region, (this.rescan() & UNDERSCORE) !== 0);
     this.calm = this.keys !== (NAME_KEY | ARGS_KEY);
   }
@@ -288,7 +288,8 @@ class Stream implements ToolCallStream {
     this.from += next;
     const kinds = this.rescan();
     this.toolUse.reset(this.region, (kinds & UNDERSCORE) !== 0);
-    this.calm = (kinds & MARKER) === 0 && this.keys !== (NAME_KEY | ARGS_KEY);
+    // Inside a block (a fence: a name alone makes a call there), quiet-looking text may still hold calls.
+    this.calm = this.inside === undefined && (kinds & MARKER) === 0 && this.keys !== (NAME_KEY | ARGS_KEY);
   }
 }
 
