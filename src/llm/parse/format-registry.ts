@@ -49,7 +49,21 @@ const BUILT_IN: readonly ToolCallFormat[] = [
 
 /** True for the formats this module ships (their markers are known to the streaming parser). */
 export function isBuiltIn(format: ToolCallFormat): boolean {
-  return BUILT_IN.includes(format);
+  return BUILT_IN_SET.has(format);
+}
+
+const BUILT_IN_SET: ReadonlySet<ToolCallFormat> = new Set(BUILT_IN);
+/** Lists are never changed in place (registering replaces the list): answered once per list, not once per stream. */
+const allBuiltInLists = new WeakMap<readonly ToolCallFormat[], boolean>();
+
+/** True when every format of the list ships with this module (a stream then knows what can open and close a call). */
+export function allBuiltIn(formats: readonly ToolCallFormat[]): boolean {
+  let all = allBuiltInLists.get(formats);
+  if (all === undefined) {
+    all = formats.every(isBuiltIn);
+    allBuiltInLists.set(formats, all);
+  }
+  return all;
 }
 
 /** The registry every parseToolCalls and createToolCallStream use unless given `formats`. */

@@ -24,6 +24,12 @@ export interface Claim extends Span {
    * change it, so a stream need not read it again. Left out, it may still grow.
    */
   readonly closed?: boolean;
+  /**
+   * Only on a claim still open, while streaming: a place inside it (past the calls it holds so far)
+   * from which the format reads on when told its text starts inside this block (`context.inside`).
+   * A stream settles there instead of reading the whole block again at its next trigger.
+   */
+  readonly resume?: number;
 }
 
 export interface FoundCall extends Span {
@@ -65,6 +71,11 @@ export interface FormatContext {
    * Formats without a marker (a Llama 3.2 call list) only count at the start of a message.
    */
   readonly atMessageStart: boolean;
+  /**
+   * True when the text starts inside a block this format claimed with a `resume` place in the text
+   * before it (a stream settled there): read on as if the block's opening token came just before.
+   */
+  readonly inside?: boolean;
   /** The tools the model was offered, when the caller passed them. */
   readonly tools: KnownTools | undefined;
   /**

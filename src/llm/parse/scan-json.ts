@@ -91,6 +91,8 @@ export interface JsonScan {
   pending: number | undefined;
   /** Objects read as JSON that held no call (a definition, an envelope): no one may read inside them again. */
   readonly claims?: Claim[];
+  /** The text starts inside a fence (a stream read on from past the objects it held so far). */
+  readonly inside?: boolean;
 }
 
 function nameIn(raw: string): string | undefined {
@@ -122,8 +124,10 @@ class NextToken {
 export function scanJson(st: JsonScan, from: number, end: number, loose: boolean, depth = 0): number {
   const { text, out } = st;
   const before = out.calls.length + out.problems.length;
-  let fenced = false;
-  let fenceAt = -1;
+  let fenced = st.inside === true && depth === 0;
+  let fenceAt = fenced ? 0 : -1;
+  /** Just past the last object read whole inside the open fence: a stream may read on from there. */
+  let readTo = -1;
   /** Set when the rest of the text has no name-like key: no object can be a call any more. */
   let objectsDone = false;
   const ascii = new NextToken(text, '{', from);
@@ -154,10 +158,15 @@ export function scanJson(st: JsonScan, from: number, end: number, loose: boolean
       }
       objectsDone = resume === undefined;
       pos = Math.max(resume ?? at + 1, at + 1);
+      if (fenced && resume !== undefined) readTo = pos;
     }
   }
-  // An open fence changes how what follows reads: while streaming, it must be seen again.
-  if (st.partial && fenced && depth === 0) st.pending = Math.min(st.pending ?? fenceAt, fenceAt);
+  // An open fence changes how what follows reads: while streaming, it is seen again, or claimed
+  // open with the place past its objects, from which the text is read again as inside a fence.
+  if (st.partial && fenced && depth === 0) {
+    if (readTo > fenceAt && st.claims !== undefined) st.claims.push({ start: fenceAt, end, resume: readTo });
+    else st.pending = Math.min(st.pending ?? fenceAt, fenceAt);
+  }
   return out.calls.length + out.problems.length - before;
 }
 

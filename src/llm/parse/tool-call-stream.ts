@@ -1,15 +1,14 @@
 import { describeKind, ToolchainError } from '../../common/errors.js';
-import type { Span } from './format.js';
-import { isBuiltIn } from './format-registry.js';
+import { allBuiltIn } from './format-registry.js';
 import { checkParseOptions, type ParseOptions, type ParseSettings } from './parse-options.js';
 import { toPending, toProblem } from './parse-text.js';
 import { RecentDeltas } from './recent-deltas.js';
 import { settlePoint } from './settle-point.js';
 import { ToolUseWatch } from './tool-use-watch.js';
 import { ARGS_KEY, jsonKeys, NAME_KEY } from './scan-json.js';
-import { readFormats, type ReadCall, type ReadProblem } from './read-formats.js';
+import { readFormats, type FormatsRead, type ReadCall, type ReadProblem } from './read-formats.js';
 import { OpenBraces } from './open-braces.js';
-import { ANGLE, COLON, lastMarkerChar, MARKER, notable, OPEN_BRACE, PROSE_START, SQUARE, TRIGGER, UNDERSCORE } from './stream-chars.js';
+import { ANGLE, CLOSERS_ONLY, COLON, lastMarkerChar, MARKER, notable, OPEN_BRACE, PROSE_START, SQUARE, TRIGGER, UNDERSCORE } from './stream-chars.js';
 import { problem, type ParseProblem, type ParseResult, type ToolCall } from './types.js';
 import { textPositions } from './text-position.js';
 
@@ -82,6 +81,8 @@ class Stream implements ToolCallStream {
   private readonly braces = new OpenBraces();
   /** While something long is open: the length `region` must reach before it is read again. */
   private readAgainAt = 0;
+  /** The format whose open block `region` starts inside (settled at its `resume`; text settled unread does not change it). */
+  private inside: string | undefined;
 
   /** Brings `calm` up to date with one delta: a marker character, or a colon whose key makes JSON call-like. */
   private note(delta: string, kinds: number): void {
@@ -124,7 +125,7 @@ class Stream implements ToolCallStream {
   }
 
   constructor(private readonly settings: ParseSettings) {
-    this.builtInOnly = settings.formats.every(isBuiltIn);
+    this.builtInOnly = allBuiltIn(settings.formats);
   }
 
   push(delta: string): ToolCall[] {
@@ -135,7 +136,8 @@ class Stream implements ToolCallStream {
     const kinds = notable(delta);
     // Only calm text is settled unread: while calls are read, the braces wait for the next calm.
     if (this.calm && ((kinds & OPEN_BRACE) !== 0 || this.braces.inside)) this.braces.feed(delta, this.region.length - delta.length);
-    if (this.toolUse.watching((kinds & UNDERSCORE) !== 0)) this.toolUse.look(delta, this.region.length, this.recent);
+    // Like the braces, watched only while calm (it decides what calm text may be settled unread); a calm that comes back looks again.
+    if (this.calm && this.toolUse.watching((kinds & UNDERSCORE) !== 0)) this.toolUse.look(delta, this.region.length, this.recent);
     if (this.atStart && this.builtInOnly && this.region.length < 256 && PROSE_START.test(this.region)) this.atStart = false;
     // Most deltas hold nothing the stream looks for: nothing to note, nothing that can close a call.
     if ((kinds & ~OPEN_BRACE) === 0 && this.builtInOnly) return [];
@@ -150,7 +152,10 @@ class Stream implements ToolCallStream {
       if (this.quiet()) return [];
     }
     if (this.region.length < this.readAgainAt) return [];
-    return this.read(false);
+    // Only the block's closing tags since the calls were read (and no block read on inside of): nothing to read.
+    if (!this.builtInOnly || this.inside !== undefined || this.region.length > 64 || !CLOSERS_ONLY.test(this.region)) return this.read(false);
+    this.calmAfterRead(false);
+    return [];
   }
 
   end(): ParseResult {
@@ -171,7 +176,7 @@ class Stream implements ToolCallStream {
 
   private read(final: boolean): ToolCall[] {
     const { region, from } = this;
-    const read = readFormats(region, this.settings.formats, { partial: !final, atMessageStart: this.atStart, tools: this.settings.tools });
+    const read = readFormats(region, this.settings.formats, { partial: !final, atMessageStart: this.atStart, tools: this.settings.tools, inside: this.inside });
     const fresh: ToolCall[] = [];
     const ordinal = new Map<number, number>();
     for (const found of read.calls) {
@@ -190,7 +195,7 @@ class Stream implements ToolCallStream {
       if (!this.problems.has(key)) this.problems.set(key, { at: shifted.start, problem: shifted });
     }
     if (!final) {
-      const advanced = this.settle(region, read.pending, read.spans, [...read.calls, ...read.problems, ...read.closed]);
+      const advanced = this.settle(region.length, read);
       // Nothing left unfinished: what was read holds no call to come, so only new text can
       // (the markers in the read text no longer count), and the trailing prose is not read again.
       if (read.pending === undefined && read.spans.length === read.calls.length + read.problems.length + read.closed.length) this.calmAfterRead(advanced);
@@ -230,10 +235,12 @@ class Stream implements ToolCallStream {
   }
 
   /** Moves the settled point forward (settle-point.ts); true when it moved (and `keys` and `calm` were worked out again for the rest). */
-  private settle(region: string, pending: number | undefined, spans: readonly Span[], done: readonly Span[]): boolean {
-    const next = settlePoint(region.length, pending, spans, done, TAIL);
-    if (next > 0) this.advance(next);
-    return next > 0;
+  private settle(length: number, read: FormatsRead): boolean {
+    const next = settlePoint(length, read.pending, read.spans, [...read.calls, ...read.problems, ...read.closed], TAIL, read.resumes);
+    if (next.at === 0) return false;
+    this.inside = next.inside;
+    this.advance(next.at);
+    return true;
   }
 
   /**
@@ -243,8 +250,8 @@ class Stream implements ToolCallStream {
    */
   private calmAfterRead(keysKnown: boolean): void {
     const last = lastMarkerChar(this.region);
-    if (!this.builtInOnly || this.atStart || (last !== 0 && last !== 0x3e)) return;
-    if (!keysKnown) this.rescan();
+    if (!this.builtInOnly || this.atStart || this.inside !== undefined || (last !== 0 && last !== 0x3e)) return;
+    if (!keysKnown) this.toolUse.reset(this.region, (this.rescan() & UNDERSCORE) !== 0);
     this.calm = this.keys !== (NAME_KEY | ARGS_KEY);
   }
 
@@ -281,7 +288,8 @@ class Stream implements ToolCallStream {
     this.from += next;
     const kinds = this.rescan();
     this.toolUse.reset(this.region, (kinds & UNDERSCORE) !== 0);
-    this.calm = (kinds & MARKER) === 0 && this.keys !== (NAME_KEY | ARGS_KEY);
+    // Inside a block (a fence: a name alone makes a call there), quiet-looking text may still hold calls.
+    this.calm = this.inside === undefined && (kinds & MARKER) === 0 && this.keys !== (NAME_KEY | ARGS_KEY);
   }
 }
 

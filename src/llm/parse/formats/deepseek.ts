@@ -1,6 +1,6 @@
 import type { Claim, FormatContext, FormatResult, Span, ToolCallFormat } from '../format.js';
 import { asArguments, formatResult, newFound, readJsonValue } from '../json-calls.js';
-import { Seeker } from './special-tokens.js';
+import { resumable, Seeker } from './special-tokens.js';
 
 // DeepSeek V3, R1 and V3.1. Calls sit between special tokens (full-width bars, `▁` for spaces):
 //
@@ -61,12 +61,13 @@ function parse(text: string, context: FormatContext): FormatResult {
     else found.problems.push({ start: span.start, end: span.end, name, code: 'INVALID_ARGUMENTS', message: `DeepSeek call to '${name}': the arguments are not valid JSON: ${value.ok === false ? value.error : 'unterminated'}` });
   }
   const sections = new Seeker(text, CALLS_BEGIN);
-  for (let open = sections.find(0); open !== undefined; open = sections.find(open.end)) {
+  // Told the text starts inside a section (a stream read on from past its calls), the first one opens at 0.
+  for (let open = context.inside === true ? { at: 0, end: 0 } : sections.find(0); open !== undefined; open = sections.find(open.end)) {
     const shut = callsEnd.find(open.end);
     claims.push(shut === undefined ? { start: open.at, end: text.length } : { start: open.at, end: shut.end, closed: true });
     if (shut === undefined) break;
   }
-  return formatResult(found.calls, found.problems, pending, claims);
+  return formatResult(found.calls, found.problems, pending, context.partial ? resumable(claims, found) : claims);
 }
 
 export const deepseek: ToolCallFormat = {

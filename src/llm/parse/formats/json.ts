@@ -13,7 +13,7 @@ import { scanJson, type JsonScan } from '../scan-json.js';
 
 function parse(text: string, context: FormatContext): FormatResult {
   const found = newFound();
-  const st: JsonScan = { text, out: found, tools: context.tools, partial: context.partial, pending: undefined, claims: [] };
+  const st: JsonScan = { text, out: found, tools: context.tools, partial: context.partial, pending: undefined, claims: [], inside: context.inside === true };
   scanJson(st, 0, text.length, false);
   return formatResult(found.calls, found.problems, st.pending, st.claims);
 }

@@ -1,6 +1,6 @@
 import type { FormatContext, FormatResult, Span, ToolCallFormat } from '../format.js';
 import { asArguments, formatResult, newFound, readJsonValue } from '../json-calls.js';
-import { blockSpans, firstFound, Seeker } from './special-tokens.js';
+import { blockSpans, firstFound, resumable, Seeker } from './special-tokens.js';
 
 // Kimi-K2 (Moonshot). Calls sit in a section, each with an id that carries the name:
 //
@@ -47,8 +47,8 @@ function parse(text: string, context: FormatContext): FormatResult {
     if (value.ok === true) found.calls.push({ start: span.start, end: span.end, name, id, arguments: asArguments(value.value) });
     else found.problems.push({ start: span.start, end: span.end, message: `Kimi-K2 call to '${name}': the arguments are not valid JSON: ${value.ok === false ? value.error : 'unterminated'}`, name, id, code: 'INVALID_ARGUMENTS' });
   }
-  const claims = blockSpans(text, SECTION_BEGIN, SECTION_END);
-  return formatResult(found.calls, found.problems, pending, claims);
+  const claims = blockSpans(text, SECTION_BEGIN, SECTION_END, context.inside === true);
+  return formatResult(found.calls, found.problems, pending, context.partial ? resumable(claims, found) : claims);
 }
 
 export const kimiK2: ToolCallFormat = {

@@ -135,6 +135,22 @@ function readBlock(text: string, block: Block, context: FormatContext, out: { ca
   }
 }
 
+/** What the reader passes over between calls: spaces, tabs, newlines, `;`, `,` and the backslash of a line continuation. */
+const BETWEEN_CALLS = new Set([0x20, 0x09, 0x0a, 0x0d, 0x3b, 0x2c, 0x5c]);
+
+/**
+ * False when a block still arriving cannot end in a finished call: its last character, less what
+ * the reader passes over between calls, is no `)` and no `]`, so reading it would only run out of
+ * text in the call still being written. A stream reads at every `)` of a tool_code block, and
+ * reading the calls before the unfinished one cost more than the rest of such a read.
+ */
+function mayEndInCall(text: string, block: Block): boolean {
+  let i = block.to - 1;
+  while (i >= block.from && BETWEEN_CALLS.has(text.charCodeAt(i))) i--;
+  const c = text.charCodeAt(i);
+  return c === 0x29 || c === 0x5d;
+}
+
 function parse(text: string, context: FormatContext): FormatResult {
   const found = blocks(text, context);
   const out = { calls: [] as FoundCall[], problems: [] as FoundProblem[] };
@@ -142,7 +158,7 @@ function parse(text: string, context: FormatContext): FormatResult {
   const claims: Claim[] = [];
   for (const block of found.blocks) {
     const calls = out.calls.length;
-    const stop = readBlock(text, block, context, out);
+    const stop = context.partial && !block.closed && !mayEndInCall(text, block) ? undefined : readBlock(text, block, context, out);
     if (stop === undefined || (context.partial && !block.closed && out.calls.length === calls)) {
       // Still arriving: what it holds so far is read again once it is complete.
       out.calls.length = calls;

@@ -1,4 +1,4 @@
-import type { Claim } from '../format.js';
+import type { Claim, Span } from '../format.js';
 
 // Searching for the tokens and tags that delimit calls. A format looks for a closing token once
 // per opening one; in hostile text (20,000 opening tags and no closing one) a plain search from
@@ -56,14 +56,28 @@ export function firstFound(seekers: readonly Seeker[], from: number, limit?: num
   return best;
 }
 
-/** Every `begin … end` block (to the end of the text when `end` never comes). */
-export function blockSpans(text: string, begin: string, end: string): Claim[] {
+/** Every `begin … end` block (to the end of the text when `end` never comes); `inside`: the text starts inside one. */
+export function blockSpans(text: string, begin: string, end: string, inside = false): Claim[] {
   const spans: Claim[] = [];
-  for (let at = text.indexOf(begin); at >= 0; at = text.indexOf(begin, at + 1)) {
-    const close = text.indexOf(end, at + begin.length);
+  for (let at = inside ? 0 : text.indexOf(begin); at >= 0; at = text.indexOf(begin, at + 1)) {
+    const close = text.indexOf(end, inside && at === 0 ? 0 : at + begin.length);
     spans.push(close < 0 ? { start: at, end: text.length } : { start: at, end: close + end.length, closed: true });
     if (close < 0) break;
     at = close;
   }
   return spans;
+}
+
+/**
+ * `claims` with a `resume` on the last one when it is still open and calls or problems end inside
+ * it: a stream reads on from past them (told the text starts inside the block) instead of reading
+ * the whole block again.
+ */
+export function resumable(claims: Claim[], found: { readonly calls: readonly Span[]; readonly problems: readonly Span[] }): Claim[] {
+  const last = claims[claims.length - 1];
+  if (last === undefined || last.closed === true) return claims;
+  let resume = last.start;
+  for (const span of [...found.calls, ...found.problems]) if (span.start >= last.start && span.end > resume) resume = span.end;
+  if (resume > last.start) claims[claims.length - 1] = { start: last.start, end: last.end, resume };
+  return claims;
 }
