@@ -1,6 +1,5 @@
 import type { ChainPlan } from '../compiler/plan.js';
-import { RunSlots } from './run-slots.js';
-import type { Slots } from './slots.js';
+import type { RunSlots } from './run-slots.js';
 
 // Which of a run's steps may start: a countdown per step of the steps it waits for (a step is
 // ready the moment its last dependency finishes), a FIFO of ready steps, and the limits — the
@@ -18,19 +17,16 @@ export class ReadyQueue {
   private head = 0;
   private tail = 0;
   private running = 0;
-  private readonly slots: RunSlots | undefined;
 
   constructor(
     private readonly plan: ChainPlan,
     waitCounts: readonly number[],
     private readonly limit: number,
-    /** The engine's slots, and how to wake the run when one is handed over (given only with slots). */
-    slots: Slots | undefined,
-    wake: (() => void) | undefined,
+    /** The run's share of the engine's slots, when the engine has a limit. */
+    private readonly slots: RunSlots | undefined,
   ) {
     this.remaining = waitCounts.slice();
     this.ready = new Array<number>(Math.min(waitCounts.length, 16));
-    this.slots = slots && wake && new RunSlots(slots, wake);
     for (const root of plan.roots) this.ready[this.tail++] = root;
   }
 

@@ -9,6 +9,7 @@ import { newContext } from './run-context.js';
 import { runResult } from './run-result.js';
 import { armStops } from './run-stops.js';
 import { ReadyQueue } from './ready-queue.js';
+import { RunSlots } from './run-slots.js';
 import { stepEvent } from './step-events.js';
 import { childSite, mockedSite } from './step-callees.js';
 import { attemptInput, EMIT, effectsOf, FREE_SLOT, isActive, isFinal, PENDING, RECORD, RELEASE_DEPENDENTS, startInput, STOP_RUN, succeedInput, transition, WRITE_OUTPUT, type SkipReason, type StepInput, type StepRecord, type StepState } from './step-state.js';
@@ -77,7 +78,7 @@ export class Run implements CallOwner, CallWatcher, Stoppable {
     const arrays = host.binder.arrays(plan);
     this.states = arrays.states.slice();
     this.controls = new Array<Abortable | undefined>(plan.steps.length);
-    this.queue = new ReadyQueue(plan, arrays.waitCounts, Math.min(plan.concurrency ?? Infinity, options.concurrency ?? Infinity), host.slots, host.slots && (() => this.pump()));
+    this.queue = new ReadyQueue(plan, arrays.waitCounts, Math.min(plan.concurrency ?? Infinity, options.concurrency ?? Infinity), host.slots && new RunSlots(host.slots, () => this.pump()));
     this.context = newContext(plan.steps.length);
     this.started = options.startedAt ?? host.clock.now();
   }

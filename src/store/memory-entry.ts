@@ -43,7 +43,7 @@ export class Entry implements LiveRun {
 
   /** The run as the store keeps it, changed in place (made on first read). */
   get run(): MutableRun {
-    return (this.stored ??= this.made());
+    return this.stored ?? this.made();
   }
 
   get running(): boolean {
@@ -64,11 +64,6 @@ export class Entry implements LiveRun {
     run.owner = run.lease_until = null;
   }
 
-  add(key: string, record: StepRecord): void {
-    if (this.keys === undefined && key !== record.step) this.keys = this.records.map((r) => r.step);
-    this.records.push(record);
-    this.keys?.push(key);
-  }
 
   /** The step results by key, a later one replacing an earlier one. */
   steps(): Map<string, StepRecord> {
@@ -78,7 +73,9 @@ export class Entry implements LiveRun {
   }
 
   record(key: string, record: StepRecord): void {
-    this.add(key, record);
+    if (this.keys === undefined && key !== record.step) this.keys = this.records.map((r) => r.step);
+    this.records.push(record);
+    this.keys?.push(key);
   }
 
   bind(run: Stoppable): void {
@@ -92,6 +89,7 @@ export class Entry implements LiveRun {
     this.onEnd(this, { status, outputs: status === 'succeeded' ? result.outputs : null, error: result.error ?? null, finished_at: at });
   }
 
+  /** Makes the StoredRun from what `begin` was given and the end heard before, and keeps it. */
   private made(): MutableRun {
     const r = this.given!;
     this.given = undefined;

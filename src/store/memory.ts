@@ -106,8 +106,8 @@ export function createMemoryStore(maxRuns = 100): MemoryRunStore {
       return { created: true, run: { ...create(r, true).run } };
     },
     async claimRun(id: string, claim: Claim): Promise<ClaimOutcome> {
-      const entry = owned(id, claim.expected_epoch);
       const current = find(id);
+      const entry = current?.run.epoch === claim.expected_epoch ? current : undefined;
       if (!entry) return { claimed: false, run: current ? { ...current.run } : undefined };
       Object.assign(entry.run, { status: 'running', owner: claim.owner, lease_until: claim.lease_until, updated_at: claim.now, epoch: entry.run.epoch + 1 });
       Object.assign(entry.run, { cancel_requested: false, finished_at: null, outputs: null, error: null });
@@ -121,7 +121,7 @@ export function createMemoryStore(maxRuns = 100): MemoryRunStore {
         for (const step of batch.steps) {
           if (steps.get(step.key)?.status === 'succeeded') continue;
           steps.set(step.key, step);
-          entry.add(step.key, step);
+          entry.record(step.key, step);
         }
         return 'ok';
       });
