@@ -64,6 +64,25 @@ function active(status: 'validating' | 'running' | 'retrying', startedAt: number
   return new State(status, startedAt, attempt, undefined) as StepState;
 }
 
+/**
+ * The states of a step that started at `at` and is validating, or running its first attempt: the
+ * same for every step started in the same millisecond (a state is never written, and says nothing
+ * of its step), so the steps a turn starts share two objects instead of making two each — at a
+ * width of 10,000 those were 20,000 of the objects the collector copied while the calls ran.
+ */
+let validating = active('validating', -1, undefined) as ActiveState;
+let firstAttempt = active('running', -1, 1) as ActiveState;
+
+function validatingSince(at: number): StepState {
+  if (validating.started_at !== at) validating = active('validating', at, undefined) as ActiveState;
+  return validating;
+}
+
+function firstAttemptSince(at: number): StepState {
+  if (firstAttempt.started_at !== at) firstAttempt = active('running', at, 1) as ActiveState;
+  return firstAttempt;
+}
+
 /** Not frozen: a frozen object has a shape of its own. Nothing writes to a state (the type says so). */
 export const PENDING: StepState = new State('pending', undefined, undefined, undefined) as StepState;
 
@@ -138,7 +157,7 @@ export function isFinal(state: StepState): state is FinalState {
 export function transition(state: StepState, input: StepInput, step: StepRules): StepState | undefined {
   switch (input.type) {
     case 'start':
-      return state.status === 'pending' ? active('validating', input.at, undefined) : undefined;
+      return state.status === 'pending' ? validatingSince(input.at) : undefined;
     case 'skip':
       return state.status === 'pending' ? final(step, 'skipped', input.at, input.at, 0, undefined, undefined, undefined, input.reason) : undefined;
     case 'restore':
@@ -146,7 +165,8 @@ export function transition(state: StepState, input: StepInput, step: StepRules):
     case 'attempt':
       if (!isActive(state)) return undefined;
       // for_each elements report their own attempts: the step counts the most any one needed.
-      return active('running', state.started_at, state.status === 'validating' ? input.attempt : Math.max(input.attempt, state.attempt));
+      if (state.status === 'validating') return input.attempt === 1 ? firstAttemptSince(state.started_at) : active('running', state.started_at, input.attempt);
+      return active('running', state.started_at, Math.max(input.attempt, state.attempt));
     case 'retry':
       if (state.status !== 'running') return undefined;
       // An element retrying leaves its for_each step running.
