@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readEffects, useQueueCluster, type Effect, type WorkerProcess } from './helpers/queue-cluster.js';
+import { readEffects, until, useQueueCluster, type Effect, type WorkerProcess } from './helpers/queue-cluster.js';
 
 // Distributed for_each (SPEC §7.3): the elements of a `distribute: true` for_each are jobs any
 // worker takes; the run waits without a worker slot; max_concurrency bounds the elements in
@@ -63,5 +63,27 @@ describe('distributed for_each', () => {
     const failed = await cluster.engine.run('spread_fail', { n: 6 }, { runId: 'odd-fail' });
     expect(failed).toMatchObject({ status: 'failed', error: { code: 'ODD', message: expect.stringMatching(/^item [135]: [135] is odd$/) } });
     expect(await cluster.engine.runs.get('odd-fail')).toMatchObject({ status: 'failed' });
+  }, 30_000);
+
+  it('a cancel while the run is parked at its elements: those at work are aborted, none starts after it, the run ends cancelled', async () => {
+    const log = join(root, 'cancel.log');
+    const pool = [0, 1].map(() => spawn(['--concurrency', '4'], log));
+    await Promise.all(pool.map((w) => w.ready));
+    // 120 elements of 400 ms, at most 40 in flight and 8 worker slots: about 15 waves, if nothing stops them.
+    const submitted = await cluster.engine.submit('spread', { n: 120, ms: 400 }, { runId: 'cancel-parked' });
+    await until('the first elements done', () => readEffects(log).length >= 8);
+    expect(await cluster.engine.runs.get('cancel-parked')).toMatchObject({ status: 'running' });
+    const asked = Date.now();
+    expect(await cluster.engine.cancel('cancel-parked')).toBe(true);
+    expect(await submitted.result()).toMatchObject({ status: 'failed', error: { code: 'ABORTED' } });
+    expect(Date.now() - asked).toBeLessThan(5_000);
+    expect(await cluster.engine.runs.get('cancel-parked')).toMatchObject({ status: 'cancelled' });
+    // Elements at work when the cancel came were aborted (an aborted call logs nothing), and no element started after it.
+    await new Promise((r) => setTimeout(r, 1_000));
+    const effects = readEffects(log);
+    expect(effects.length).toBeLessThan(40);
+    for (const e of effects) expect(e.t0).toBeLessThan(asked);
+    // Not aborted, an element at work would have finished (and logged) up to 400 ms after the cancel; the cancel reaches the workers far sooner.
+    for (const e of effects) expect(e.t1).toBeLessThan(asked + 150);
   }, 30_000);
 });
