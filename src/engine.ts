@@ -199,7 +199,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
     return { code: 'CHAIN_NOT_FOUND', message: `no chain named '${name}'${suggestionSuffix(suggestion)}` };
   }
 
-  const queued = submitter ? queueMode({ submitter, lookup, unknownChain, newRunId: host.newRunId, refuse: (chain, runId, error, input, o) => failedBeforeStart(host, chain, runId, error, input, o) }) : undefined;
+  const queued = submitter ? queueMode({ submitter, lookup, unknownChain, newRunId: host.newRunId, clock: host.clock, refuse: (chain, runId, error, input, o) => failedBeforeStart(host, chain, runId, error, input, o) }) : undefined;
 
   return {
     // Not async: an async wrapper around the run's own promise would add a promise and two ticks per run.

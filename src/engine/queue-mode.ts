@@ -1,7 +1,9 @@
 import { ToolchainError, type ErrorCode } from '../common/errors.js';
 import type { ChainPlan } from '../compiler/plan.js';
 import type { RunResult } from '../executor/types.js';
-import type { QueueSubmitter, Submission } from '../queue/submit.js';
+import type { Clock } from '../common/clock.js';
+import type { NewsListener, QueueSubmitter, Submission } from '../queue/submit.js';
+import { relayNews } from './queue-relay.js';
 import type { StartOptions } from '../runs/durable-runs.js';
 
 // An engine made with `queue` (SPEC §7.3) executes nothing itself: `run` records the run, enqueues
@@ -17,6 +19,7 @@ export interface QueueModeHost {
   readonly unknownChain: (name: string) => { code: ErrorCode; message: string };
   /** The engine's run ids (unique across the processes that share a store). */
   readonly newRunId: () => string;
+  readonly clock: Clock;
 }
 
 export function queueMode(h: QueueModeHost) {
@@ -24,6 +27,20 @@ export function queueMode(h: QueueModeHost) {
     if (!(error instanceof ToolchainError)) throw error;
     return h.refuse(chain, runId, { code: error.code, message: error.message }, input, options);
   };
+
+  /** Submits, and waits for the result; the run's events reach the caller's listeners as the worker sends them (queue-relay.ts). */
+  async function relayed(runId: string, input: unknown, options: StartOptions, send: (follow?: NewsListener) => Promise<Submission>, chain: string): Promise<RunResult> {
+    const relay = options.onEvent !== undefined || options.onProgress !== undefined ? relayNews(runId, options, h.clock) : undefined;
+    try {
+      const result = await (await send(relay?.listener)).result(options.signal);
+      relay?.end(result, input);
+      return result;
+    } catch (error) {
+      return failed(chain, runId, error, input, options);
+    } finally {
+      if (relay !== undefined) h.submitter.unfollow(runId, relay.listener);
+    }
+  }
 
   async function submit(name: string, input: unknown, options: StartOptions = {}): Promise<Submission> {
     const plan = h.lookup(name);
@@ -35,19 +52,12 @@ export function queueMode(h: QueueModeHost) {
     submit,
     async run(name: string, input: unknown, options: StartOptions): Promise<RunResult> {
       const runId = options.runId ?? h.newRunId();
-      try {
-        return await (await submit(name, input, { ...options, runId })).result(options.signal);
-      } catch (error) {
-        return failed(name, runId, error, input, options);
-      }
+      const plan = h.lookup(name);
+      if (plan === undefined) return failed(name, runId, new ToolchainError(h.unknownChain(name).code, h.unknownChain(name).message), input, options);
+      return relayed(runId, input, options, (follow) => h.submitter.submit(plan, input, runId, follow), name);
     },
-    async resume(runId: string, options: StartOptions): Promise<RunResult> {
-      try {
-        return await (await h.submitter.resume(runId, options.allowChanged === true)).result(options.signal);
-      } catch (error) {
-        return failed('(unknown)', runId, error, undefined, options);
-      }
-    },
+    resume: (runId: string, options: StartOptions): Promise<RunResult> =>
+      relayed(runId, undefined, options, (follow) => h.submitter.resume(runId, options.allowChanged === true, follow), '(unknown)'),
     cancel: async (runId: string): Promise<boolean> => (await h.submitter.cancel(runId))?.status === 'running',
   };
 }

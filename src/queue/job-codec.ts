@@ -18,10 +18,12 @@ export interface RunJob {
   readonly hash: string;
   /** With `resume --allow-changed`: the worker's definition may differ from the recorded one. */
   readonly allowChanged?: boolean;
+  /** Its submitter listens: the worker sends the run's events as the job's progress (run-news.ts). */
+  readonly events?: boolean;
 }
 
 export function encodeJob(job: Omit<RunJob, 'v'>): RunJob {
-  return { v: 1, kind: job.kind, chain: job.chain, hash: job.hash, ...(job.allowChanged ? { allowChanged: true } : {}) };
+  return { v: 1, kind: job.kind, chain: job.chain, hash: job.hash, ...(job.allowChanged ? { allowChanged: true } : {}), ...(job.events ? { events: true } : {}) };
 }
 
 /** A job's data as this version reads it; anything else (a newer toolchain's job) is refused with what was expected. */
@@ -30,7 +32,7 @@ export function decodeJob(data: unknown, jobId: string): RunJob {
   if (d.v !== 1 || (d.kind !== 'run' && d.kind !== 'resume') || typeof d.chain !== 'string' || typeof d.hash !== 'string') {
     throw new ToolchainError('QUEUE_JOB_FAILED', `job ${jobId}: expected { v: 1, kind: 'run' | 'resume', chain, hash }, got ${JSON.stringify(data)?.slice(0, 200)}`);
   }
-  return { v: 1, kind: d.kind, chain: d.chain, hash: d.hash, ...(d.allowChanged === true ? { allowChanged: true } : {}) };
+  return { v: 1, kind: d.kind, chain: d.chain, hash: d.hash, ...(d.allowChanged === true ? { allowChanged: true } : {}), ...(d.events === true ? { events: true } : {}) };
 }
 
 /** BullMQ refuses ids with ':' and all-digit ids (they clash with its own counters). */

@@ -8,6 +8,7 @@ import { asStoreError } from '../runs/group-recorder.js';
 import { storedResult } from '../runs/stored-result.js';
 import type { RunStore, StoredRun } from '../store/types.js';
 import { publishCancel } from './cancel-channel.js';
+import { readNews, type RunNews } from './run-news.js';
 import { importBullMQ, producerConnection, unavailable, workerConnection, type QueueAddress } from './connection.js';
 import { checkRunId, encodeJob, JOB_OPTIONS, type JobKind } from './job-codec.js';
 
@@ -27,6 +28,9 @@ export interface Submission {
   result(signal?: AbortSignal): Promise<RunResult>;
 }
 
+/** Hears a followed run's events (and for_each progress) as its worker sends them. */
+export type NewsListener = (news: RunNews) => void;
+
 interface Waiter {
   /** The run's epoch when it was (re)submitted: a finish under it or an older one is the last execution's. */
   readonly since: number;
@@ -38,6 +42,8 @@ export class QueueSubmitter {
   /** The events' own connection (BullMQ closes only connections it made itself). */
   private eventsRedis: RedisClient | undefined;
   private readonly waiters = new Map<string, Set<Waiter>>();
+  /** Who hears a run's events as its worker sends them (run-news.ts), by run id. */
+  private readonly followers = new Map<string, Set<NewsListener>>();
   private timer: ReturnType<typeof setInterval> | undefined;
 
   private constructor(
@@ -56,20 +62,23 @@ export class QueueSubmitter {
     return new QueueSubmitter(address, queue, redis, store, clock);
   }
 
-  /** Records the run and enqueues it; a run id naming a finished run is answered from the store. */
-  async submit(plan: ChainPlan, input: unknown, runId: string): Promise<Submission> {
+  /**
+   * Records the run and enqueues it; a run id naming a finished run is answered from the store.
+   * With `follow`, the worker sends the run's events, and `follow` hears them until `unfollow`.
+   */
+  async submit(plan: ChainPlan, input: unknown, runId: string, follow?: NewsListener): Promise<Submission> {
     checkRunId(runId);
     const now = this.clock.now();
     const outcome = await this.store.createRun({ id: runId, chain: plan.name, chain_hash: plan.hash, input: jsonCopy(input), owner: QUEUED_OWNER, lease_until: now - 1, now }).catch((e: unknown) => {
       throw asStoreError(e, this.store.url);
     });
     // SPEC §7.2: an id that names a finished run returns its result; one still running is waited for.
-    if (outcome.created || outcome.run.status === 'running') await this.enqueue(runId, 'run', outcome.run.chain, outcome.run.chain_hash, false);
+    if (outcome.created || outcome.run.status === 'running') await this.enqueue(runId, 'run', outcome.run.chain, outcome.run.chain_hash, false, follow);
     return this.submission(runId, 0);
   }
 
   /** Continues (or redrives) a recorded run on the workers. */
-  async resume(runId: string, allowChanged: boolean): Promise<Submission> {
+  async resume(runId: string, allowChanged: boolean, follow?: NewsListener): Promise<Submission> {
     const run = await this.store.getRun(runId).catch((e: unknown) => {
       throw asStoreError(e, this.store.url);
     });
@@ -78,7 +87,7 @@ export class QueueSubmitter {
     // The job of the run's last execution is kept a while (removeOnComplete); a new one needs its id.
     const old = await this.queue.getJob(runId);
     if (old && run.status !== 'running') await old.remove().catch(() => undefined);
-    await this.enqueue(runId, 'resume', run.chain, run.chain_hash, allowChanged);
+    await this.enqueue(runId, 'resume', run.chain, run.chain_hash, allowChanged, follow);
     // Its worker claims it (a new epoch) before it can finish again.
     return this.submission(runId, run.status === 'running' ? 0 : run.epoch);
   }
@@ -99,12 +108,26 @@ export class QueueSubmitter {
     this.redis.disconnect();
   }
 
-  private async enqueue(runId: string, kind: JobKind, chain: string, hash: string, allowChanged: boolean): Promise<void> {
+  private async enqueue(runId: string, kind: JobKind, chain: string, hash: string, allowChanged: boolean, follow: NewsListener | undefined): Promise<void> {
+    if (follow !== undefined) {
+      // Listening before the job exists: a worker may take it and send its first events at once.
+      await this.openEvents();
+      const set = this.followers.get(runId) ?? new Set();
+      this.followers.set(runId, set.add(follow));
+    }
     try {
-      await this.queue.add('run', encodeJob({ kind, chain, hash, allowChanged }), { ...JOB_OPTIONS, jobId: runId });
+      await this.queue.add('run', encodeJob({ kind, chain, hash, allowChanged, events: follow !== undefined }), { ...JOB_OPTIONS, jobId: runId });
     } catch (error) {
+      if (follow !== undefined) this.unfollow(runId, follow);
       throw unavailable(this.address, error);
     }
+  }
+
+  /** `follow` hears no more of the run's events. */
+  unfollow(runId: string, follow: NewsListener): void {
+    const set = this.followers.get(runId);
+    set?.delete(follow);
+    if (set?.size === 0) this.followers.delete(runId);
   }
 
   private submission(runId: string, since: number): Submission {
@@ -132,6 +155,13 @@ export class QueueSubmitter {
 
   /** The queue's events, once, and the store poll that covers what they miss. */
   private async listen(): Promise<void> {
+    await this.openEvents();
+    this.timer ??= setInterval(() => {
+      for (const runId of this.waiters.keys()) void this.check(runId);
+    }, POLL_MS);
+  }
+
+  private async openEvents(): Promise<void> {
     this.events ??= (async () => {
       const { QueueEvents } = await importBullMQ();
       this.eventsRedis = await workerConnection(this.address);
@@ -139,13 +169,14 @@ export class QueueSubmitter {
       events.on('error', () => undefined); // it reconnects; the store poll covers the gap
       events.on('completed', ({ jobId }) => void this.check(jobId));
       events.on('failed', ({ jobId, failedReason }) => void this.check(jobId, failedReason));
+      events.on('progress', ({ jobId, data }) => {
+        const news = this.followers.has(jobId) ? readNews(data) : undefined;
+        if (news !== undefined) for (const follow of this.followers.get(jobId) ?? []) follow(news);
+      });
       await events.waitUntilReady();
       return events;
     })();
     await this.events;
-    this.timer ??= setInterval(() => {
-      for (const runId of this.waiters.keys()) void this.check(runId);
-    }, POLL_MS);
   }
 
   /** Resolves the run's waiters if the store says it finished (or its job failed for good). */

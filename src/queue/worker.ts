@@ -12,6 +12,7 @@ import { importBullMQ, parseQueueUrl, workerConnection } from './connection.js';
 import { decodeJob, type RunJob } from './job-codec.js';
 import { memoryPolicyWarning } from './memory-policy.js';
 import { reconcile } from './reconciler.js';
+import { newsReporter } from './run-news.js';
 import { QUEUED_OWNER } from './submit.js';
 
 // The executing side of SPEC §7.3: a BullMQ worker whose processor executes a job's run with the
@@ -115,7 +116,8 @@ export async function startQueueWorker(engine: WorkerEngine, store: RunStore, cl
     running++;
     try {
       const { distributor, batch } = await parentDistributor(job);
-      const result = await engine.resume(runId, { claimLive: true, distributor, ...(data.allowChanged ? { allowChanged: true } : {}) });
+      const news = data.events === true ? newsReporter(job) : undefined;
+      const result = await engine.resume(runId, { claimLive: true, distributor, ...news, ...(data.allowChanged ? { allowChanged: true } : {}) });
       const parked = batch();
       if (result.error?.code === 'RUN_SUSPENDED' && parked !== undefined) {
         const now = await store.getRun(runId);
