@@ -140,6 +140,21 @@ describe('format markers: the characters that decide which formats are asked', (
     }
   });
 
+  it('formats with many marker characters between them are each asked exactly when one of theirs is there', () => {
+    // 40 formats, one distinct character each (more than the characters told apart by bits), `¶` last.
+    const asked: string[] = [];
+    const others: ToolCallFormat[] = Array.from({ length: 40 }, (_, i) => ({ name: `f${i}`, models: 'test', markers: String.fromCharCode(0x3b1 + i), detect: () => (asked.push(`f${i}`), -1), parse: () => ({ calls: [] }) }));
+    const formats = [...others, pilcrow(asked)];
+    expect(parseToolCalls('then ¶CALL go; done', { formats }).calls).toEqual([{ id: 'call_1', name: 'go', arguments: {} }]);
+    // Only formats past the told-apart characters may be asked without theirs; the first ones never are.
+    expect(asked.filter((name) => ['f0', 'f1', 'f29'].includes(name))).toEqual([]);
+    expect(asked).toContain('then ¶CALL go; done');
+    asked.length = 0;
+    expect(parseToolCalls(`say ${String.fromCharCode(0x3b1 + 2)} then ¶CALL go; done`, { formats }).calls.map((c) => c.name)).toEqual(['go']);
+    expect(asked).toContain('f2');
+    expect(asked).not.toContain('f3');
+  });
+
   it('refuses markers that are not a non-empty string', () => {
     for (const markers of ['', 42]) {
       expect(() => parseToolCalls('x', { formats: [{ name: 'bad', models: 'test', markers, detect: () => -1, parse: () => ({ calls: [] }) } as never] })).toThrow(

@@ -164,6 +164,18 @@ describe('createToolCallStream: calls out of a message while it streams in', () 
     expect(stream.end().problems).toEqual([expect.objectContaining({ code: 'UNKNOWN_TOOL', name: 'get_tme', suggestions: ['get_time'] })]);
   });
 
+  it('a push that completes no call returns an empty read-only list; one that completes a call, a list of its own', () => {
+    const stream = createToolCallStream();
+    const none = stream.push('Let me check. ');
+    expect(none).toEqual([]);
+    expect(Object.isFrozen(none)).toBe(true);
+    expect(stream.push('<tool_call>{"name": "get_time", "arguments": {}}')).toEqual([]);
+    const done = stream.push('</tool_call>');
+    expect(done).toEqual([{ id: 'call_1', name: 'get_time', arguments: {} }]);
+    expect(Object.isFrozen(done)).toBe(false);
+    expect(none).toEqual([]);
+  });
+
   it('streams formats of your own too, and refuses bad use', () => {
     const lines: ToolCallFormat = {
       name: 'lines',

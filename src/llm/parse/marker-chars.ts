@@ -7,11 +7,18 @@ import type { ToolCallFormat } from './format.js';
 // (measured on 4 KB of the benchmark's prose: 0.09 µs for `<`, 0.16 µs for `<tool_call>`, the 24
 // markers of the built-in formats 3.9 µs against 0.8 µs for their 9 characters).
 
-/** For one list of formats: the distinct marker characters, and for each format the indices of its own (undefined: always asked). */
+/**
+ * For one list of formats: the distinct marker characters, and for each format a bit set of its
+ * own (-1: always asked). Bits rather than index lists: a stream reads short texts many times,
+ * and asking twenty formats through lists cost a read some 200 ns, more than its searches.
+ */
 interface Plan {
-  readonly chars: string;
-  readonly of: readonly (readonly number[] | undefined)[];
+  readonly chars: readonly string[];
+  readonly masks: readonly number[];
 }
+
+/** Characters past this many (formats of your own) are not told apart: their formats are always asked. */
+const BITS = 30;
 
 // Derived from a list of formats, which is never changed in place (the registry replaces its list
 // when a format is added): computed once per list instead of once per text.
@@ -20,15 +27,19 @@ const plans = new WeakMap<readonly ToolCallFormat[], Plan>();
 function planFor(formats: readonly ToolCallFormat[]): Plan {
   let plan = plans.get(formats);
   if (plan === undefined) {
-    let chars = '';
-    const of = formats.map((format) => {
-      if (format.markers === undefined) return undefined;
-      return [...format.markers].map((c) => {
-        if (!chars.includes(c)) chars += c;
-        return chars.indexOf(c);
-      });
+    const chars: string[] = [];
+    const masks = formats.map((format) => {
+      if (format.markers === undefined) return -1;
+      let mask = 0;
+      for (const c of format.markers) {
+        if (!chars.includes(c)) chars.push(c);
+        const bit = chars.indexOf(c);
+        if (bit >= BITS) return -1;
+        mask |= 1 << bit;
+      }
+      return mask;
     });
-    plan = { chars, of };
+    plan = { chars, masks };
     plans.set(formats, plan);
   }
   return plan;
@@ -36,24 +47,29 @@ function planFor(formats: readonly ToolCallFormat[]): Plan {
 
 export class MarkerChars {
   private readonly plan: Plan;
-  /** Per distinct character: 0 not looked for yet, 1 in the text, 2 not in it. */
-  private readonly present: Uint8Array;
+  /** The characters looked for so far (bits of `plan.chars`), and those among them in the text. */
+  private looked = 0;
+  private present = 0;
 
   constructor(
     private readonly text: string,
     formats: readonly ToolCallFormat[],
   ) {
     this.plan = planFor(formats);
-    this.present = new Uint8Array(this.plan.chars.length);
   }
 
   /** True when the text holds one of the characters of the format at `index` in the list, or it declares none. */
   any(index: number): boolean {
-    const indices = this.plan.of[index];
-    if (indices === undefined) return true;
-    for (const i of indices) {
-      if (this.present[i] === 0) this.present[i] = this.text.indexOf(this.plan.chars.charAt(i)) >= 0 ? 1 : 2;
-      if (this.present[i] === 1) return true;
+    const mask = this.plan.masks[index] ?? -1;
+    if (mask === -1 || (mask & this.present) !== 0) return true;
+    for (let missing = mask & ~this.looked; missing !== 0; ) {
+      const bit = missing & -missing;
+      missing ^= bit;
+      this.looked |= bit;
+      if (this.text.indexOf(this.plan.chars[31 - Math.clz32(bit)]!) >= 0) {
+        this.present |= bit;
+        return true;
+      }
     }
     return false;
   }

@@ -1,16 +1,15 @@
 import { describeKind, ToolchainError } from '../../common/errors.js';
 import { allBuiltIn } from './format-registry.js';
 import { checkParseOptions, type ParseOptions, type ParseSettings } from './parse-options.js';
-import { toPending, toProblem } from './parse-text.js';
 import { RecentDeltas } from './recent-deltas.js';
 import { settlePoint } from './settle-point.js';
 import { ToolUseWatch } from './tool-use-watch.js';
 import { ARGS_KEY, jsonKeys, NAME_KEY } from './scan-json.js';
-import { readFormats, type FormatsRead, type ReadCall, type ReadProblem } from './read-formats.js';
+import { readFormats, type FormatsRead } from './read-formats.js';
 import { OpenBraces } from './open-braces.js';
 import { ANGLE, CLOSERS_ONLY, COLON, lastMarkerChar, MARKER, notable, OPEN_BRACE, PROSE_START, SQUARE, TRIGGER, UNDERSCORE } from './stream-chars.js';
-import { problem, type ParseProblem, type ParseResult, type ToolCall } from './types.js';
-import { textPositions } from './text-position.js';
+import { StreamFound } from './stream-found.js';
+import type { ParseResult, ToolCall } from './types.js';
 
 // Calls out of a message while it streams in, each handed over the moment it is complete, so an
 // agent can start a tool before the model has finished talking. Text deltas are appended; when
@@ -26,14 +25,16 @@ import { textPositions } from './text-position.js';
 // order — what parseToolCalls would return for the whole text.
 
 export interface ToolCallStream {
-  /** Appends model text; returns the calls it completed (each call is returned once, by one push). */
-  push(delta: string): ToolCall[];
+  /** Appends model text; returns the calls it completed (each call is returned once, by one push), read-only. */
+  push(delta: string): readonly ToolCall[];
   /** The stream is over: every call (those push returned included, same ids) and every problem. */
   end(): ParseResult;
 }
 
 /** Longer than any format's marker (`<|tool_calls_section_begin|>` is 28): a marker being typed at the end is read again. */
 const TAIL = 32;
+/** What most pushes return: one shared empty list, not a new one per delta (a tenth of streaming prose). */
+const NONE: readonly ToolCall[] = Object.freeze([]);
 /**
  * While nothing can hold a call, the settled point moves only once this much text is unsettled
  * (fewer, larger steps: 4096 rather than 1024 took a fifth off streaming 4 KB of prose, bench/llm-parse.ts).
@@ -45,10 +46,6 @@ const SETTLE_BEFORE_MARKER = 128;
 const SHORT_REST = 256;
 /** Unsettled text longer than this is read again only after it has grown by a quarter. */
 const LONG_OPEN = 4096;
-interface Emitted {
-  readonly at: number;
-  readonly call: ToolCall;
-}
 
 class Stream implements ToolCallStream {
   /**
@@ -64,10 +61,7 @@ class Stream implements ToolCallStream {
   private from = 0;
   private atStart = true;
   private ended = false;
-  private readonly emitted = new Map<string, Emitted>();
-  private readonly problems = new Map<string, { at: number; problem: ParseProblem | ReadProblem }>();
-  private readonly usedIds = new Set<string>();
-  private nextId = 1;
+  private readonly found: StreamFound;
 
   private readonly builtInOnly: boolean;
   /** `region` holds no marker character and no call-like JSON (kept up to date push by push). */
@@ -126,9 +120,10 @@ class Stream implements ToolCallStream {
 
   constructor(private readonly settings: ParseSettings) {
     this.builtInOnly = allBuiltIn(settings.formats);
+    this.found = new StreamFound(settings.tools);
   }
 
-  push(delta: string): ToolCall[] {
+  push(delta: string): readonly ToolCall[] {
     if (this.ended) throw new ToolchainError('USAGE', 'ToolCallStream.push: the stream has ended');
     if (typeof delta !== 'string') throw new ToolchainError('USAGE', `ToolCallStream.push: expected a text delta, got ${describeKind(delta)}`);
     this.region += delta;
@@ -140,22 +135,22 @@ class Stream implements ToolCallStream {
     if (this.calm && this.toolUse.watching((kinds & UNDERSCORE) !== 0)) this.toolUse.look(delta, this.region.length, this.recent);
     if (this.atStart && this.builtInOnly && this.region.length < 256 && PROSE_START.test(this.region)) this.atStart = false;
     // Most deltas hold nothing the stream looks for: nothing to note, nothing that can close a call.
-    if ((kinds & ~OPEN_BRACE) === 0 && this.builtInOnly) return [];
+    if ((kinds & ~OPEN_BRACE) === 0 && this.builtInOnly) return NONE;
     this.note(delta, kinds);
     // Formats of your own may end a call with any character: with them, every delta is read.
-    if (this.builtInOnly && (kinds & TRIGGER) === 0 && !((kinds & ANGLE) !== 0 && this.recent.closesTag(delta)) && !((kinds & SQUARE) !== 0 && this.recent.closesList(delta))) return [];
+    if (this.builtInOnly && (kinds & TRIGGER) === 0 && !((kinds & ANGLE) !== 0 && this.recent.closesTag(delta)) && !((kinds & SQUARE) !== 0 && this.recent.closesList(delta))) return NONE;
     // A `tool_use` object just closed is a call (without an arguments key): read it now, not at the next settling.
     if (this.toolUse.found && this.keys === NAME_KEY && (kinds & TRIGGER) !== 0) this.stillQuiet();
     if (this.quiet()) {
       // Nothing here can hold a call: settle, now and then, up to the first object still open, without reading.
       if (this.region.length >= QUIET_BATCH && this.stillQuiet()) this.advance(this.openBefore(this.region.length - TAIL), true);
-      if (this.quiet()) return [];
+      if (this.quiet()) return NONE;
     }
-    if (this.region.length < this.readAgainAt) return [];
+    if (this.region.length < this.readAgainAt) return NONE;
     // Only the block's closing tags since the calls were read (and no block read on inside of): nothing to read.
     if (!this.builtInOnly || this.inside !== undefined || this.region.length > 64 || !CLOSERS_ONLY.test(this.region)) return this.read(false);
     this.calmAfterRead(false);
-    return [];
+    return NONE;
   }
 
   end(): ParseResult {
@@ -163,37 +158,14 @@ class Stream implements ToolCallStream {
     // problem: no marker, no call-like JSON, no object left open.
     if (!this.ended && !(this.quiet() && this.stillQuiet() && this.braces.openAt < 0)) this.read(true);
     this.ended = true;
-    const calls = [...this.emitted.values()].sort((a, b) => a.at - b.at).map((e) => e.call);
-    if (this.problems.size === 0) return { calls, problems: [] };
     // Only a problem needs the whole text (for its line and column).
-    const text = this.settled.map((p) => (p.length === p.text.length ? p.text : p.text.slice(0, p.length))).join('') + this.region;
-    const position = textPositions(text);
-    const problems = [...this.problems.values()]
-      .sort((a, b) => a.at - b.at)
-      .map((p) => ('format' in p.problem && 'start' in p.problem ? toProblem(p.problem, text, position) : p.problem) as ParseProblem);
-    return { calls, problems };
+    return this.found.result(() => this.settled.map((p) => (p.length === p.text.length ? p.text : p.text.slice(0, p.length))).join('') + this.region);
   }
 
   private read(final: boolean): ToolCall[] {
     const { region, from } = this;
     const read = readFormats(region, this.settings.formats, { partial: !final, atMessageStart: this.atStart, tools: this.settings.tools, inside: this.inside });
-    const fresh: ToolCall[] = [];
-    const ordinal = new Map<number, number>();
-    for (const found of read.calls) {
-      const at = from + found.start;
-      const k = ordinal.get(at) ?? 0;
-      ordinal.set(at, k + 1);
-      const key = `${at}#${k}`;
-      if (this.emitted.has(key) || this.problems.has(key)) continue;
-      const call = this.take(found, at, key);
-      if (call !== undefined) fresh.push(call);
-    }
-    for (const found of read.problems) {
-      // Worded at the end, when the whole text gives the line and column.
-      const shifted: ReadProblem = { ...found, start: from + found.start, end: from + found.end, raw: found.raw ?? region.slice(found.start, found.end) };
-      const key = `${shifted.start}:${found.message}`;
-      if (!this.problems.has(key)) this.problems.set(key, { at: shifted.start, problem: shifted });
-    }
+    const fresh = this.found.add(read, region, from);
     if (!final) {
       const advanced = this.settle(region.length, read);
       // Nothing left unfinished: what was read holds no call to come, so only new text can
@@ -204,34 +176,6 @@ class Stream implements ToolCallStream {
       this.readAgainAt = this.region.length > LONG_OPEN ? this.region.length + (this.region.length >> 2) : 0;
     }
     return fresh;
-  }
-
-  /** One complete call: checked like parseToolCalls checks it, given an id, remembered. */
-  private take(found: ReadCall, at: number, key: string): ToolCall | undefined {
-    const entry = toPending(found, { tools: this.settings.tools }, at);
-    if (entry === undefined) return undefined; // not a call (a placeholder, a definition)
-    if ('code' in entry) {
-      this.problems.set(key, { at, problem: entry });
-      return undefined;
-    }
-    const tools = this.settings.tools;
-    if (tools !== undefined && !tools.has(entry.name)) {
-      const suggestions = tools.closest(entry.name);
-      const hint = suggestions.length > 0 ? `; did you mean ${suggestions.map((s) => `'${s}'`).join(', ')}?` : '; no tools were offered';
-      const raw = JSON.stringify({ name: entry.name, arguments: entry.arguments });
-      this.problems.set(key, { at, problem: problem('UNKNOWN_TOOL', `call to '${entry.name}', which is not an offered tool${hint}`, raw, { id: entry.id, name: entry.name, format: entry.format, at, suggestions }) });
-      return undefined;
-    }
-    const id = entry.id ?? this.newId();
-    this.usedIds.add(id);
-    const call: ToolCall = { id, name: entry.name, arguments: entry.arguments };
-    this.emitted.set(key, { at, call });
-    return call;
-  }
-
-  private newId(): string {
-    while (this.usedIds.has(`call_${this.nextId}`)) this.nextId++;
-    return `call_${this.nextId++}`;
   }
 
   /** Moves the settled point forward (settle-point.ts); true when it moved (and `keys` and `calm` were worked out again for the rest). */

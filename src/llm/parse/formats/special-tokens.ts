@@ -13,6 +13,22 @@ export interface Hit {
   readonly match: RegExpExecArray | undefined;
 }
 
+/**
+ * The global copy of each token expression a Seeker searches with, made once: building one per
+ * search of a text cost a streamed message more than its reads' searches (each read of a short
+ * text builds its seekers again). Sharing is safe, as every search sets `lastIndex` before it runs.
+ */
+const globals = new WeakMap<RegExp, RegExp>();
+
+function globalCopy(token: RegExp): RegExp {
+  let re = globals.get(token);
+  if (re === undefined) {
+    re = new RegExp(token.source, token.flags.includes('g') ? token.flags : `${token.flags}g`);
+    globals.set(token, re);
+  }
+  return re;
+}
+
 export class Seeker {
   private from = -1;
   private found: Hit | undefined;
@@ -22,7 +38,7 @@ export class Seeker {
     private readonly text: string,
     private readonly token: string | RegExp,
   ) {
-    this.re = typeof token === 'string' ? undefined : new RegExp(token.source, token.flags.includes('g') ? token.flags : `${token.flags}g`);
+    this.re = typeof token === 'string' ? undefined : globalCopy(token);
   }
 
   /** The first match at or after `from` and before `limit`. */

@@ -1,0 +1,86 @@
+import type { KnownTools } from './known-tools.js';
+import { toPending, toProblem } from './parse-text.js';
+import type { FormatsRead, ReadCall, ReadProblem } from './read-formats.js';
+import { textPositions } from './text-position.js';
+import { problem, type ParseProblem, type ParseResult, type ToolCall } from './types.js';
+
+// What a streamed message's reads have found: the calls handed over (each once, with the id
+// parseToolCalls would give it) and the problems. A read sees the unsettled text again, so it
+// finds again what an earlier read found: each find is known by where it starts in the message.
+// Split from tool-call-stream.ts, which decides when to read.
+
+interface Emitted {
+  readonly at: number;
+  readonly call: ToolCall;
+}
+
+export class StreamFound {
+  private readonly emitted = new Map<string, Emitted>();
+  private readonly problems = new Map<string, { at: number; problem: ParseProblem | ReadProblem }>();
+  private readonly usedIds = new Set<string>();
+  private nextId = 1;
+
+  constructor(private readonly tools: KnownTools | undefined) {}
+
+  /** The calls of a read of `region` (which starts at `from` in the message) not found before; its problems are kept. */
+  add(read: FormatsRead, region: string, from: number): ToolCall[] {
+    const fresh: ToolCall[] = [];
+    const ordinal = new Map<number, number>();
+    for (const found of read.calls) {
+      const at = from + found.start;
+      const k = ordinal.get(at) ?? 0;
+      ordinal.set(at, k + 1);
+      const key = `${at}#${k}`;
+      if (this.emitted.has(key) || this.problems.has(key)) continue;
+      const call = this.take(found, at, key);
+      if (call !== undefined) fresh.push(call);
+    }
+    for (const found of read.problems) {
+      // Worded at the end, when the whole text gives the line and column.
+      const shifted: ReadProblem = { ...found, start: from + found.start, end: from + found.end, raw: found.raw ?? region.slice(found.start, found.end) };
+      const key = `${shifted.start}:${found.message}`;
+      if (!this.problems.has(key)) this.problems.set(key, { at: shifted.start, problem: shifted });
+    }
+    return fresh;
+  }
+
+  /** Every call and problem in text order; `text` gives the whole message, which only a problem needs (for its line and column). */
+  result(text: () => string): ParseResult {
+    const calls = [...this.emitted.values()].sort((a, b) => a.at - b.at).map((e) => e.call);
+    if (this.problems.size === 0) return { calls, problems: [] };
+    const whole = text();
+    const position = textPositions(whole);
+    const problems = [...this.problems.values()]
+      .sort((a, b) => a.at - b.at)
+      .map((p) => ('format' in p.problem && 'start' in p.problem ? toProblem(p.problem, whole, position) : p.problem) as ParseProblem);
+    return { calls, problems };
+  }
+
+  /** One complete call: checked like parseToolCalls checks it, given an id, remembered. */
+  private take(found: ReadCall, at: number, key: string): ToolCall | undefined {
+    const entry = toPending(found, { tools: this.tools }, at);
+    if (entry === undefined) return undefined; // not a call (a placeholder, a definition)
+    if ('code' in entry) {
+      this.problems.set(key, { at, problem: entry });
+      return undefined;
+    }
+    const tools = this.tools;
+    if (tools !== undefined && !tools.has(entry.name)) {
+      const suggestions = tools.closest(entry.name);
+      const hint = suggestions.length > 0 ? `; did you mean ${suggestions.map((s) => `'${s}'`).join(', ')}?` : '; no tools were offered';
+      const raw = JSON.stringify({ name: entry.name, arguments: entry.arguments });
+      this.problems.set(key, { at, problem: problem('UNKNOWN_TOOL', `call to '${entry.name}', which is not an offered tool${hint}`, raw, { id: entry.id, name: entry.name, format: entry.format, at, suggestions }) });
+      return undefined;
+    }
+    const id = entry.id ?? this.newId();
+    this.usedIds.add(id);
+    const call: ToolCall = { id, name: entry.name, arguments: entry.arguments };
+    this.emitted.set(key, { at, call });
+    return call;
+  }
+
+  private newId(): string {
+    while (this.usedIds.has(`call_${this.nextId}`)) this.nextId++;
+    return `call_${this.nextId++}`;
+  }
+}
