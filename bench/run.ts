@@ -1,43 +1,35 @@
-// `npm run bench`: every benchmark of the project, one after another in this process (except the
-// whole-process figures, which start their own). Each prints its figures next to its baseline.
+// `npm run bench`: every benchmark of the project, one after another, each in a fresh process
+// (as issue 15's harness measures every engine). In one shared process a bench's figures depended
+// on the benches before it: their heap counted in the RSS of 10,000 parked runs, and their type
+// feedback slowed the tool-call stream by a fifth. Each prints its figures next to its baseline.
 
-import type { BenchResult } from './harness.js';
-import { benchColdStart } from './cold-start.js';
-import { benchCompiler } from './compiler.js';
-import { benchDurable } from './durable.js';
-import { benchExprPath } from './expr-path.bench.js';
-import { benchExecutor } from './executor.js';
-import { benchExecutorScale } from './executor-scale.js';
-import { benchIsolation } from './isolation.js';
-import { benchLlmMcp } from './llm-mcp.js';
-import { benchLlmParse } from './llm-parse.js';
-import { benchRegistryValidation } from './registry-validation.js';
-import { benchReloadLatency } from './reload-latency.js';
-import { benchReloadMemory } from './reload-memory.js';
-import { benchQueue } from './queue.js';
-import { benchServe } from './serve.js';
-import { benchStore } from './store.js';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
 
-const benches: (() => Promise<BenchResult>)[] = [
-  benchCompiler,
-  benchExprPath,
-  benchExecutor,
-  benchExecutorScale,
-  benchIsolation,
-  benchRegistryValidation,
-  benchReloadLatency,
-  benchReloadMemory,
-  benchColdStart,
-  benchLlmParse,
-  benchLlmMcp,
-  benchServe,
-  benchStore,
-  benchDurable,
-  benchQueue,
+const BENCHES = [
+  'compiler',
+  'expr-path.bench',
+  'executor',
+  'executor-scale',
+  'isolation',
+  'registry-validation',
+  'reload-latency',
+  'reload-memory',
+  'cold-start',
+  'llm-parse',
+  'llm-mcp',
+  'serve',
+  'store',
+  'durable',
+  'queue',
 ];
 
-for (const bench of benches) {
-  const { name, lines } = await bench();
-  console.log(name);
-  for (const line of lines) console.log(`  ${line}`);
+let failed = 0;
+for (const name of BENCHES) {
+  const { status, signal } = spawnSync(process.execPath, ['--expose-gc', join(import.meta.dirname, `${name}.js`)], { stdio: 'inherit' });
+  if (status !== 0) {
+    failed++;
+    console.log(`  (bench ${name} ended with ${signal ?? `exit code ${String(status)}`})`);
+  }
 }
+process.exitCode = failed === 0 ? 0 : 1;
