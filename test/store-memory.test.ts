@@ -79,4 +79,20 @@ describe('memory store', () => {
     const steps = await store.getSteps('run-1');
     expect(steps.map((s) => [s.key, s.output])).toEqual([['a', 4], ['each[0]', 2], ['sub›x', 3]]);
   });
+
+  it('reads stay true as steps keep coming after the first read, through the engine and through recordSteps', async () => {
+    const store = createMemoryStore();
+    const run = store.begin(newRun(2));
+    const rec = (step: string, status: 'succeeded' | 'failed', output: number) => ({ key: step, step, index: 0, status, output, attempts: 1, started_at: 0, duration_ms: 0 });
+    run.record('a', rec('a', 'failed', 1));
+    expect((await store.getSteps('run-2')).map((s) => [s.key, s.status])).toEqual([['a', 'failed']]);
+    run.record('b', rec('b', 'succeeded', 2));
+    expect(await store.recordSteps([{ run_id: 'run-2', epoch: 1, steps: [rec('a', 'succeeded', 3), rec('b', 'succeeded', 9), rec('c', 'succeeded', 4)] }])).toEqual(['ok']);
+    // A failed step recorded again succeeds; a success is never replaced.
+    expect((await store.getSteps('run-2')).map((s) => [s.key, s.status, s.output])).toEqual([
+      ['a', 'succeeded', 3],
+      ['b', 'succeeded', 2],
+      ['c', 'succeeded', 4],
+    ]);
+  });
 });

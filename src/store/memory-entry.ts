@@ -29,6 +29,8 @@ export class Entry implements LiveRun {
   private readonly records: StepRecord[] = [];
   /** Each record's key, once one differs from its step's name (a for_each element, a sub-chain's step): until then the names are the keys. */
   private keys: string[] | undefined = undefined;
+  /** `steps()` once read. */
+  private index: Map<string, StepRecord> | undefined = undefined;
   private stored: MutableRun | undefined = undefined;
   private given: NewRun | undefined;
   private ended: RunEnd | undefined = undefined;
@@ -65,17 +67,24 @@ export class Entry implements LiveRun {
   }
 
 
-  /** The step results by key, a later one replacing an earlier one. */
-  steps(): Map<string, StepRecord> {
-    const steps = new Map<string, StepRecord>();
-    for (let i = 0; i < this.records.length; i++) steps.set(this.keys?.[i] ?? this.records[i]!.step, this.records[i]!);
-    return steps;
+  /**
+   * The step results by key, a later one replacing an earlier one: made on the first read, then
+   * kept up to date by `record` (made anew per read, recording through the store's API — a step
+   * or a group commit at a time — cost each write the whole run so far). Read-only for callers.
+   */
+  steps(): ReadonlyMap<string, StepRecord> {
+    if (this.index === undefined) {
+      this.index = new Map();
+      for (let i = 0; i < this.records.length; i++) this.index.set(this.keys?.[i] ?? this.records[i]!.step, this.records[i]!);
+    }
+    return this.index;
   }
 
   record(key: string, record: StepRecord): void {
     if (this.keys === undefined && key !== record.step) this.keys = this.records.map((r) => r.step);
     this.records.push(record);
     this.keys?.push(key);
+    this.index?.set(key, record);
   }
 
   bind(run: Stoppable): void {

@@ -120,7 +120,6 @@ export function createMemoryStore(maxRuns = 100): MemoryRunStore {
         const steps = entry.steps();
         for (const step of batch.steps) {
           if (steps.get(step.key)?.status === 'succeeded') continue;
-          steps.set(step.key, step);
           entry.record(step.key, step);
         }
         return 'ok';
