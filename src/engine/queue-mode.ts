@@ -42,19 +42,19 @@ export function queueMode(h: QueueModeHost) {
     }
   }
 
-  async function submit(name: string, input: unknown, options: StartOptions = {}): Promise<Submission> {
+  /** The chain to submit; CHAIN_NOT_FOUND (with the closest name) when there is none. */
+  function planNamed(name: string): ChainPlan {
     const plan = h.lookup(name);
-    if (plan === undefined) throw new ToolchainError(h.unknownChain(name).code, h.unknownChain(name).message);
-    return h.submitter.submit(plan, input, options.runId ?? h.newRunId());
+    if (plan !== undefined) return plan;
+    const { code, message } = h.unknownChain(name);
+    throw new ToolchainError(code, message);
   }
 
   return {
-    submit,
-    async run(name: string, input: unknown, options: StartOptions): Promise<RunResult> {
+    submit: async (name: string, input: unknown, options: StartOptions = {}): Promise<Submission> => h.submitter.submit(planNamed(name), input, options.runId ?? h.newRunId()),
+    run(name: string, input: unknown, options: StartOptions): Promise<RunResult> {
       const runId = options.runId ?? h.newRunId();
-      const plan = h.lookup(name);
-      if (plan === undefined) return failed(name, runId, new ToolchainError(h.unknownChain(name).code, h.unknownChain(name).message), input, options);
-      return relayed(runId, input, options, (follow) => h.submitter.submit(plan, input, runId, follow), name);
+      return relayed(runId, input, options, (follow) => h.submitter.submit(planNamed(name), input, runId, follow), name);
     },
     resume: (runId: string, options: StartOptions): Promise<RunResult> =>
       relayed(runId, undefined, options, (follow) => h.submitter.resume(runId, options.allowChanged === true, follow), '(unknown)'),

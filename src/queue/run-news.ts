@@ -12,7 +12,7 @@ import type { ForEachProgress } from '../executor/types.js';
 /** One item of news: an event, or how far a for_each step has come. */
 export type RunNews = { readonly event: RunEvent } | { readonly progress: ForEachProgress };
 
-export const NEWS_LIMIT = 64 * 1024;
+const NEWS_LIMIT = 64 * 1024;
 
 /** What a worker gives the engine for a job whose submitter listens. */
 export function newsReporter(job: Pick<Job, 'updateProgress'>): { onEvent: (e: RunEvent) => void; onProgress: (p: ForEachProgress) => void } {

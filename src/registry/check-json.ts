@@ -160,6 +160,11 @@ export function checkJson(value: unknown): JsonCheck {
     const bytes = flatJsonBytes(value);
     if (bytes !== undefined) return { ok: true, maxBytes: bytes, needsNormalising: false };
   }
+  return walkJson(value);
+}
+
+/** checkJson's general walk, for a value flatJsonBytes has already turned down. */
+export function walkJson(value: unknown): JsonCheck {
   const state: Walk = { bytes: 0, needsNormalising: false, ancestors: [], keys: [] };
   try {
     walk(value, state, false);

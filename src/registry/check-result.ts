@@ -1,7 +1,7 @@
 import { ToolchainError } from '../common/errors.js';
 import { TOP_LEVEL, type ValidateFunction } from './schema-compiler.js';
 import { problemsError, toProblems } from './argument-problems.js';
-import { checkJson, flatJsonBytes } from './check-json.js';
+import { flatJsonBytes, walkJson } from './check-json.js';
 import { truncateResult } from './truncate-result.js';
 
 // A handler's result on its way out: JSON (no undefined, cycles, BigInt, functions), the
@@ -67,7 +67,7 @@ export function checkedValue(result: unknown, rules: ResultRules, text?: JsonTex
     const flat = flatJsonBytes(result);
     if (flat !== undefined) maxBytes = flat;
     else {
-      const check = checkJson(result);
+      const check = walkJson(result);
       if (!check.ok) throw notJsonError(rules.tool, check.path, check.reason);
       maxBytes = check.maxBytes;
       if (check.needsNormalising) {

@@ -66,7 +66,6 @@ export class Entry implements LiveRun {
     run.owner = run.lease_until = null;
   }
 
-
   /**
    * The step results by key, a later one replacing an earlier one: made on the first read, then
    * kept up to date by `record` (made anew per read, recording through the store's API — a step

@@ -1,8 +1,9 @@
+import { unknownTool } from './check-names.js';
 import type { KnownTools } from './known-tools.js';
 import { toPending, toProblem } from './parse-text.js';
 import type { FormatsRead, ReadCall, ReadProblem } from './read-formats.js';
 import { textPositions } from './text-position.js';
-import { problem, type ParseProblem, type ParseResult, type ToolCall } from './types.js';
+import type { ParseProblem, ParseResult, ToolCall } from './types.js';
 
 // What a streamed message's reads have found: the calls handed over (each once, with the id
 // parseToolCalls would give it) and the problems. A read sees the unsettled text again, so it
@@ -64,12 +65,8 @@ export class StreamFound {
       this.problems.set(key, { at, problem: entry });
       return undefined;
     }
-    const tools = this.tools;
-    if (tools !== undefined && !tools.has(entry.name)) {
-      const suggestions = tools.closest(entry.name);
-      const hint = suggestions.length > 0 ? `; did you mean ${suggestions.map((s) => `'${s}'`).join(', ')}?` : '; no tools were offered';
-      const raw = JSON.stringify({ name: entry.name, arguments: entry.arguments });
-      this.problems.set(key, { at, problem: problem('UNKNOWN_TOOL', `call to '${entry.name}', which is not an offered tool${hint}`, raw, { id: entry.id, name: entry.name, format: entry.format, at, suggestions }) });
+    if (this.tools !== undefined && !this.tools.has(entry.name)) {
+      this.problems.set(key, { at, problem: unknownTool({ ...entry, at }, this.tools) });
       return undefined;
     }
     const id = entry.id ?? this.newId();
