@@ -35,14 +35,13 @@ export function settlePoint(length: number, pending: number | undefined, spans: 
   // An unfinished span that reaches the end of the text may still grow: the end is inside it too
   // (settling there would leave a block still open behind, its end token read as no one's).
   const holds = (span: Span, at: number): boolean => span.start < at && (at < span.end || span.end === length);
-  // Built only when a span holds the point, which most reads never come to: building it on every read cost more than the rest of settling.
-  let finished: Set<string> | undefined;
+  // Finished spans are few (a read's calls): looked through, rather than keyed by strings in a set
+  // (building one cost a stream's read of a call more than the rest of settling).
+  const finished = (span: Span): boolean => done.some((d) => d.start === span.start && d.end === span.end);
   for (let moved = true; moved; ) {
     moved = false;
     for (const span of spans) {
-      if (!holds(span, next)) continue;
-      finished ??= new Set(done.map((d) => `${d.start}:${d.end}`));
-      if (finished.has(`${span.start}:${span.end}`)) continue;
+      if (!holds(span, next) || finished(span)) continue;
       // Past the block's finished calls, as past a finished span, even into the tail: no marker spans their end.
       const resume = resumes.find((r) => r.start === span.start && r.end === span.end && r.at <= limit && !spans.some((s) => s !== span && s.start < r.at && r.at < s.end));
       const to = resume?.at ?? span.start;

@@ -26,11 +26,12 @@ export class StreamFound {
   /** The calls of a read of `region` (which starts at `from` in the message) not found before; its problems are kept. */
   add(read: FormatsRead, region: string, from: number): ToolCall[] {
     const fresh: ToolCall[] = [];
-    const ordinal = new Map<number, number>();
-    for (const found of read.calls) {
+    // Several calls found at one place (a list of calls in one block) are told apart by their order there.
+    let k = 0;
+    for (let i = 0; i < read.calls.length; i++) {
+      const found = read.calls[i]!;
       const at = from + found.start;
-      const k = ordinal.get(at) ?? 0;
-      ordinal.set(at, k + 1);
+      k = i > 0 && read.calls[i - 1]!.start === found.start ? k + 1 : 0;
       const key = `${at}#${k}`;
       if (this.emitted.has(key) || this.problems.has(key)) continue;
       const call = this.take(found, at, key);

@@ -77,6 +77,11 @@ class Stream implements ToolCallStream {
   private readAgainAt = 0;
   /** The format whose open block `region` starts inside (settled at its `resume`; text settled unread does not change it). */
   private inside: string | undefined;
+  /**
+   * `keys`, `braces` and `toolUse` were not worked out for `region` (it was settled to text that
+   * cannot be calm): they are only looked at while calm, and are worked out when calm comes back.
+   */
+  private stale = false;
 
   /** Brings `calm` up to date with one delta: a marker character, or a colon whose key makes JSON call-like. */
   private note(delta: string, kinds: number): void {
@@ -180,7 +185,9 @@ class Stream implements ToolCallStream {
 
   /** Moves the settled point forward (settle-point.ts); true when it moved (and `keys` and `calm` were worked out again for the rest). */
   private settle(length: number, read: FormatsRead): boolean {
-    const next = settlePoint(length, read.pending, read.spans, [...read.calls, ...read.problems, ...read.closed], TAIL, read.resumes);
+    // Most reads find calls alone: no copy of them is made then.
+    const done = read.problems.length === 0 && read.closed.length === 0 ? read.calls : [...read.calls, ...read.problems, ...read.closed];
+    const next = settlePoint(length, read.pending, read.spans, done, TAIL, read.resumes);
     if (next.at === 0) return false;
     this.inside = next.inside;
     this.advance(next.at);
@@ -195,12 +202,13 @@ class Stream implements ToolCallStream {
   private calmAfterRead(keysKnown: boolean): void {
     const last = lastMarkerChar(this.region);
     if (!this.builtInOnly || this.atStart || this.inside !== undefined || (last !== 0 && last !== 0x3e)) return;
-    if (!keysKnown) this.toolUse.reset(this.region, (this.rescan() & UNDERSCORE) !== 0);
+    if (!keysKnown || this.stale) this.toolUse.reset(this.region, (this.rescan() & UNDERSCORE) !== 0);
     this.calm = this.keys !== (NAME_KEY | ARGS_KEY);
   }
 
   /** Works out `keys` and the open braces of the unsettled text from scratch; returns its notable kinds. */
   private rescan(): number {
+    this.stale = false;
     const kinds = notable(this.region);
     this.keys = (kinds & COLON) === 0 ? 0 : jsonKeys(this.region);
     this.braces.reset();
@@ -230,10 +238,18 @@ class Stream implements ToolCallStream {
       this.region = region.slice(next);
     }
     this.from += next;
-    const kinds = this.rescan();
-    this.toolUse.reset(this.region, (kinds & UNDERSCORE) !== 0);
     // Inside a block (a fence: a name alone makes a call there), quiet-looking text may still hold calls.
-    this.calm = this.inside === undefined && (kinds & MARKER) === 0 && this.keys !== (NAME_KEY | ARGS_KEY);
+    // Text that cannot be calm (a marker, a block) is not walked for keys, braces and `tool_use`:
+    // only calm text needs them, and most reads settle at a call's marker (a fifth of a read).
+    const kinds = this.inside === undefined ? notable(this.region) : MARKER;
+    if ((kinds & MARKER) !== 0) {
+      this.stale = true;
+      this.calm = false;
+      return;
+    }
+    this.rescan();
+    this.toolUse.reset(this.region, (kinds & UNDERSCORE) !== 0);
+    this.calm = this.keys !== (NAME_KEY | ARGS_KEY);
   }
 }
 
