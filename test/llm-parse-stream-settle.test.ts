@@ -91,4 +91,16 @@ describe('createToolCallStream: settling past closed blocks and calming after th
       for (const size of [1, 8, 100]) expect(streamed(text, size).result, `deltas of ${size}`).toEqual(whole);
     }
   });
+
+  // A read that settles at a call's marker leaves the keys, open braces and `tool_use` of the text
+  // after it to be worked out when calm comes back: what comes after the calls must still count.
+  it('after calls read at their markers, JSON calls in the prose that follows are still handed over on time', () => {
+    const hermes = '<tool_call>\n{"name": "a", "arguments": {"x": 1}}\n</tool_call>';
+    const tail = 'Note {"name": "b", "arguments": {"y": 2}} and then {"type": "tool_use", "name": "c", "input": {}} done.';
+    expectHandedOverOnTime(`Sure.\n${hermes}\n${tail}`, ['a', 'b', 'c'], ['</tool_call>', '"y": 2}}', '"input": {}}']);
+    // The keys right after the block's end tag, in the delta that ends it.
+    expectHandedOverOnTime(`Sure.\n${hermes}{"name": "b", "arguments": {}} then`, ['a', 'b'], ['</tool_call>', '"arguments": {}}']);
+    const kimi = '<|tool_calls_section_begin|><|tool_call_begin|>functions.a:0<|tool_call_argument_begin|>{"x": 1}<|tool_call_end|><|tool_calls_section_end|>';
+    expectHandedOverOnTime(`Sure. ${kimi} ${tail}`, ['a', 'b', 'c'], ['<|tool_call_end|>', '"y": 2}}', '"input": {}}']);
+  });
 });
