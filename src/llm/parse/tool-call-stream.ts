@@ -7,13 +7,13 @@ import { ToolUseWatch } from './tool-use-watch.js';
 import { ARGS_KEY, jsonKeys, NAME_KEY } from './scan-json.js';
 import { readFormats, type FormatsRead } from './read-formats.js';
 import { OpenBraces } from './open-braces.js';
-import { ANGLE, CLOSERS_ONLY, COLON, lastMarkerChar, MARKER, notable, OPEN_BRACE, PROSE_START, SQUARE, TRIGGER, UNDERSCORE } from './stream-chars.js';
+import { ANGLE, BACKTICK, CLOSERS_ONLY, CODE_BLOCK, COLON, lastMarkerChar, MARKER, notable, OPEN_BRACE, PROSE_START, SQUARE, TRIGGER, UNDERSCORE } from './stream-chars.js';
 import { StreamFound } from './stream-found.js';
 import type { ParseResult, ToolCall } from './types.js';
 
 // Calls out of a message while it streams in, each handed over the moment it is complete, so an
 // agent can start a tool before the model has finished talking. Text deltas are appended; when
-// one could close a call (it holds `>`, `}`, `]`, `)` or a backtick), the formats read the text
+// one could close a call (it holds `>`, `}`, `]`, `)` or the fence that closes a tool_code block), the formats read the text
 // from the last settled point in streaming mode (`partial`: report only finished calls, say where
 // an unfinished one starts). Everything before the earliest unfinished construct — less a tail
 // long enough to hold a marker still being typed, and past calls and blocks a format reports
@@ -143,7 +143,7 @@ class Stream implements ToolCallStream {
     if ((kinds & ~OPEN_BRACE) === 0 && this.builtInOnly) return NONE;
     this.note(delta, kinds);
     // Formats of your own may end a call with any character: with them, every delta is read.
-    if (this.builtInOnly && (kinds & TRIGGER) === 0 && !((kinds & ANGLE) !== 0 && this.recent.closesTag(delta)) && !((kinds & SQUARE) !== 0 && this.recent.closesList(delta))) return NONE;
+    if (this.builtInOnly && !this.mayClose(delta, kinds)) return NONE;
     // A `tool_use` object just closed is a call (without an arguments key): read it now, not at the next settling.
     if (this.toolUse.found && this.keys === NAME_KEY && (kinds & TRIGGER) !== 0) this.stillQuiet();
     if (this.quiet()) {
@@ -156,6 +156,18 @@ class Stream implements ToolCallStream {
     if (!this.builtInOnly || this.inside !== undefined || this.region.length > 64 || !CLOSERS_ONLY.test(this.region)) return this.read(false);
     this.calmAfterRead(false);
     return NONE;
+  }
+
+  /**
+   * Whether the delta may complete a call of a built-in format: a `}` or `)`, a closing tag, a `]`
+   * that ends no marker token, or the fence that closes a tool_code block (the unsettled text
+   * holds its start: the block is never settled past while open).
+   */
+  private mayClose(delta: string, kinds: number): boolean {
+    if ((kinds & TRIGGER) !== 0) return true;
+    if ((kinds & ANGLE) !== 0 && this.recent.closesTag(delta)) return true;
+    if ((kinds & SQUARE) !== 0 && this.recent.closesList(delta)) return true;
+    return (kinds & BACKTICK) !== 0 && this.recent.completesFence(delta) && this.region.includes(CODE_BLOCK);
   }
 
   end(): ParseResult {
