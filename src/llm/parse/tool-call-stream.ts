@@ -134,6 +134,15 @@ class Stream implements ToolCallStream {
     this.region += delta;
     this.recent.add(delta);
     const kinds = notable(delta);
+    // Most deltas hold no character the stream looks for, and come while nothing it watches is half
+    // way through (an object, a `tool_use`, the start): they are done with here, in a method small
+    // enough to be inlined whole (checking the rest for them cost streamed prose a tenth more).
+    if (kinds === 0 && this.builtInOnly && !this.atStart && !(this.calm && (this.braces.inside || this.toolUse.watching(false)))) return NONE;
+    return this.notice(delta, kinds);
+  }
+
+  /** The rest of push, for a delta the stream must look at. */
+  private notice(delta: string, kinds: number): readonly ToolCall[] {
     // Only calm text is settled unread: while calls are read, the braces wait for the next calm.
     if (this.calm && ((kinds & OPEN_BRACE) !== 0 || this.braces.inside)) this.braces.feed(delta, this.region.length - delta.length);
     // Like the braces, watched only while calm (it decides what calm text may be settled unread); a calm that comes back looks again.
