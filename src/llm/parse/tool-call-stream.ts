@@ -83,8 +83,13 @@ class Stream implements ToolCallStream {
    */
   private stale = false;
 
-  /** Brings `calm` up to date with one delta: a marker character, or a colon whose key makes JSON call-like. */
-  private note(delta: string, kinds: number): void {
+  /**
+   * Brings `calm` up to date with one delta: a marker character, or a colon whose key makes JSON
+   * call-like. `open`: an object was open before the delta. A colon outside every object (`Note:`,
+   * `10:30`, `https:`) is no key of one, since a JSON call is read from its brace: only the colons
+   * of a delta inside an object or opening one are looked at.
+   */
+  private note(delta: string, kinds: number, open: boolean): void {
     if (!this.calm) return;
     if ((kinds & MARKER) !== 0) {
       // The quiet prose before the first marker is settled now, unread: the reads that follow start near the marker.
@@ -92,7 +97,7 @@ class Stream implements ToolCallStream {
       if (before >= SETTLE_BEFORE_MARKER && this.quiet() && this.stillQuiet()) this.advance(this.openBefore(before), true);
       this.calm = false;
     }
-    else if ((kinds & COLON) !== 0) {
+    else if ((kinds & COLON) !== 0 && (open || (kinds & OPEN_BRACE) !== 0)) {
       // Only this delta's colons are new.
       this.keys = this.recent.colonKeys(delta, this.keys);
       this.calm = this.keys !== (NAME_KEY | ARGS_KEY);
@@ -144,13 +149,14 @@ class Stream implements ToolCallStream {
   /** The rest of push, for a delta the stream must look at. */
   private notice(delta: string, kinds: number): readonly ToolCall[] {
     // Only calm text is settled unread: while calls are read, the braces wait for the next calm.
-    if (this.calm && ((kinds & OPEN_BRACE) !== 0 || this.braces.inside)) this.braces.feed(delta, this.region.length - delta.length);
+    const open = this.braces.inside;
+    if (this.calm && ((kinds & OPEN_BRACE) !== 0 || open)) this.braces.feed(delta, this.region.length - delta.length);
     // Like the braces, watched only while calm (it decides what calm text may be settled unread); a calm that comes back looks again.
     if (this.calm && this.toolUse.watching((kinds & UNDERSCORE) !== 0)) this.toolUse.look(delta, this.region.length, this.recent);
     if (this.atStart && this.builtInOnly && this.region.length < 256 && PROSE_START.test(this.region)) this.atStart = false;
     // Most deltas hold nothing the stream looks for: nothing to note, nothing that can close a call.
     if ((kinds & ~OPEN_BRACE) === 0 && this.builtInOnly) return NONE;
-    this.note(delta, kinds);
+    this.note(delta, kinds, open);
     // Formats of your own may end a call with any character: with them, every delta is read.
     if (this.builtInOnly && !this.mayClose(delta, kinds)) return NONE;
     // A `tool_use` object just closed is a call (without an arguments key): read it now, not at the next settling.

@@ -2,11 +2,15 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createToolCallStream, parseToolCalls, toolCallFormats, type ToolCallFormat } from '../src/index.js';
 import { pythonic } from '../src/llm/parse/formats/pythonic.js';
 
-// A backtick makes the stream read only when it completes the ``` that closes a tool_code block:
-// a JSON fence's objects are read as each one closes (at its `}`), so reading at the fence's
-// backticks, opening or closing, finds nothing. Skipping those reads may never cost a call: each
-// is still handed over by the push that completes it, the push at which a stream that reads at
-// every delta hands it over, and end() returns what parseToolCalls returns for the whole text.
+// Reads and checks the stream can tell in advance would find nothing:
+// - A backtick makes the stream read only when it completes the ``` that closes a tool_code
+//   block: a JSON fence's objects are read as each one closes (at its `}`), so reading at the
+//   fence's backticks, opening or closing, finds nothing.
+// - A colon outside every object is no key of a JSON call (one is read from its brace): prose
+//   with `name:` and `arguments:` in it stays calm, and its closing characters read nothing.
+// Skipping them may never cost a call: each is still handed over by the push that completes it,
+// the push at which a stream that reads at every delta hands it over, and end() returns what
+// parseToolCalls returns for the whole text.
 
 const PROSE = 'Sure — let me work this out (step by step). Note that {placeholders} are not calls, nor is {"name": "Alice", "age": 31}. ';
 
@@ -22,6 +26,9 @@ const MESSAGES: readonly string[] = [
   '```tool_code\nprint(default_api.find_city(text="Osaka"))\n```\n```json\n{"name": "b"}\n```',
   '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>find_city\n```json\n{"text": "Osaka"}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>',
   '<tool_call>\n```json\n{"name": "find_city", "arguments": {"text": "Osaka"}}\n```\n</tool_call>',
+  // Keys outside objects, then calls whose keys and colons arrive apart, quoted or not.
+  'Note: name: x, arguments: y (z). Then {"name": "a", "arguments": {"k": "v: w"}} and {name: "b", arguments: {}} at 10:30 (ok).',
+  'x {"name"\n: "c", "input"\n:\n{}} y {"type": "tool_use", "name": "d", "id": "toolu_1"} z',
 ];
 
 /** The built-in formats as copies: not built in, so a stream given them reads at every delta. */
@@ -35,7 +42,7 @@ function handedOver(text: string, size: number, formats?: readonly ToolCallForma
   return { at, result: stream.end() };
 }
 
-describe('fences and the reads of a stream', () => {
+describe('reads a stream skips', () => {
   it('hands every call over at the push a stream reading at every delta does, whatever the delta size', () => {
     for (const calls of MESSAGES) {
       const text = `${PROSE.repeat(3)}\n\n${calls}\n\n${PROSE.repeat(2)}`;
@@ -79,6 +86,12 @@ describe('fences and the reads of a stream', () => {
         expect(at.length, `deltas of ${size}`).toBeGreaterThan(0);
         for (const delta of at) expect(delta === 'end' || delta.includes('}'), `deltas of ${size}: read at ${JSON.stringify(delta)}`).toBe(true);
       }
+    });
+
+    it('prose with key words before colons outside any object is not read at its closing characters', () => {
+      const text = `${'Notes (draft) — name: Alice, arguments: none (really), tool: none {placeholder}. '.repeat(4)}Done.`;
+      expect(parseToolCalls(text)).toEqual({ calls: [], problems: [] });
+      for (let size = 1; size <= 13; size++) expect(readAt(text, size), `deltas of ${size}`).toEqual([]);
     });
 
     it('a tool_code block is read at the fence that closes it, not at the one that opens it', () => {
