@@ -45,6 +45,8 @@ export interface ReadSettings {
   readonly inside?: string;
 }
 
+const byStart = (a: Span, b: Span): number => a.start - b.start;
+
 function clamp(span: Span, length: number): Span {
   const start = Number.isFinite(span.start) ? Math.max(0, Math.min(length, Math.trunc(span.start))) : 0;
   const end = Number.isFinite(span.end) ? Math.max(start, Math.min(length, Math.trunc(span.end))) : start;
@@ -71,7 +73,8 @@ export function readFormats(text: string, formats: readonly ToolCallFormat[], se
   for (let index = 0; index < formats.length; index++) {
     const format = formats[index]!;
     // The block the text starts inside was found by its opening token, which is no longer in the text.
-    const inside = format.name === settings.inside;
+    // Asked only when there is one: each format object has a shape of its own, and reading a field of twenty such costs a read more than its searches.
+    const inside = settings.inside !== undefined && format.name === settings.inside;
     let result: FormatResult;
     try {
       if (!inside && (!markers.any(index) || format.detect(visible) < 0)) continue;
@@ -104,8 +107,11 @@ export function readFormats(text: string, formats: readonly ToolCallFormat[], se
       pending = Math.min(pending ?? at.start, at.start);
       spans.push(at);
     }
-    if (spans.length > before) visible = maskSpans(visible, spans.slice(before));
+    // Hidden from the formats after this one: after the last (the catch-all json), no one would look.
+    if (spans.length > before && index < formats.length - 1) visible = maskSpans(visible, spans.slice(before));
   }
-  const byStart = (a: Span, b: Span): number => a.start - b.start;
-  return { calls: calls.sort(byStart), problems: problems.sort(byStart), spans, closed, pending, resumes };
+  // Most reads find one call or none: nothing to sort then.
+  if (calls.length > 1) calls.sort(byStart);
+  if (problems.length > 1) problems.sort(byStart);
+  return { calls, problems, spans, closed, pending, resumes };
 }

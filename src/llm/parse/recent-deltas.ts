@@ -40,6 +40,16 @@ export class RecentDeltas {
     return false;
   }
 
+  /** True when a backtick in the newest delta is the third (or a later one) of a run: a fence, not inline code. */
+  completesFence(delta: string): boolean {
+    const near = this.text(delta.length + 2);
+    const base = near.length - delta.length;
+    for (let bt = delta.indexOf('`'); bt >= 0; bt = delta.indexOf('`', bt + 1)) {
+      if (near.charCodeAt(base + bt - 1) === 0x60 && near.charCodeAt(base + bt - 2) === 0x60) return true;
+    }
+    return false;
+  }
+
   /** True when a `>` in the newest delta ends a closing tag or an end token. */
   closesTag(delta: string): boolean {
     const near = this.text(delta.length + 40);

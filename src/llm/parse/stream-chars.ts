@@ -10,12 +10,20 @@ export const MARKER = 2;
 export const COLON = 4;
 /** A `>`: it ends a call only when it ends a closing tag or an end token (built-in formats). */
 export const ANGLE = 8;
+/**
+ * A backtick: it ends a call only when it completes the ```` ``` ```` that closes a ```` ```tool_code ````
+ * block (Python calls are read when their block closes). A JSON fence's objects are read as each
+ * one closes (its `}`), and its opening and closing fence complete nothing.
+ */
+export const BACKTICK = 16;
 /** A `]`: it ends a call unless it ends a marker token (`[TOOL_CALLS]`, `[ARGS]`, `[CALL_ID]`). */
 export const SQUARE = 32;
 /** A `_`: the stream looks for a `tool_use` around it (tool-use-watch.ts). */
 export const UNDERSCORE = 64;
 /** A `{` or `｛`: where an object may open (the stream keeps track of the first one still open). */
 export const OPEN_BRACE = 128;
+/** The block whose closing ```` ``` ```` completes calls (pythonic.ts reads a block still open only when it ends in a call). */
+export const CODE_BLOCK = '```tool_code';
 /** A marker token a `]` ends. */
 export const MARKER_TOKEN = /\[[A-Z_]+\]$/;
 /**
@@ -43,7 +51,7 @@ for (const c of '})\uff5d') KINDS[c.charCodeAt(0)] = TRIGGER;
 KINDS[0x5d] = SQUARE;
 for (const c of '<[=\uff5c\u2581') KINDS[c.charCodeAt(0)] = MARKER;
 for (const c of ':\uff1a') KINDS[c.charCodeAt(0)] = COLON;
-KINDS[0x60] = TRIGGER | MARKER; // ` closes and opens fences
+KINDS[0x60] = BACKTICK | MARKER; // ` opens fences, and closes a tool_code block
 KINDS[0x3e] = ANGLE | MARKER; // > closes tags and opens Functionary's >>>
 KINDS[0xff5b] = OPEN_BRACE;
 KINDS[0x7b] = OPEN_BRACE;

@@ -7,13 +7,13 @@ import { ToolUseWatch } from './tool-use-watch.js';
 import { ARGS_KEY, jsonKeys, NAME_KEY } from './scan-json.js';
 import { readFormats, type FormatsRead } from './read-formats.js';
 import { OpenBraces } from './open-braces.js';
-import { ANGLE, CLOSERS_ONLY, COLON, lastMarkerChar, MARKER, notable, OPEN_BRACE, PROSE_START, SQUARE, TRIGGER, UNDERSCORE } from './stream-chars.js';
+import { ANGLE, BACKTICK, CLOSERS_ONLY, CODE_BLOCK, COLON, lastMarkerChar, MARKER, notable, OPEN_BRACE, PROSE_START, SQUARE, TRIGGER, UNDERSCORE } from './stream-chars.js';
 import { StreamFound } from './stream-found.js';
 import type { ParseResult, ToolCall } from './types.js';
 
 // Calls out of a message while it streams in, each handed over the moment it is complete, so an
 // agent can start a tool before the model has finished talking. Text deltas are appended; when
-// one could close a call (it holds `>`, `}`, `]`, `)` or a backtick), the formats read the text
+// one could close a call (it holds `>`, `}`, `]`, `)` or the fence that closes a tool_code block), the formats read the text
 // from the last settled point in streaming mode (`partial`: report only finished calls, say where
 // an unfinished one starts). Everything before the earliest unfinished construct — less a tail
 // long enough to hold a marker still being typed, and past calls and blocks a format reports
@@ -83,8 +83,13 @@ class Stream implements ToolCallStream {
    */
   private stale = false;
 
-  /** Brings `calm` up to date with one delta: a marker character, or a colon whose key makes JSON call-like. */
-  private note(delta: string, kinds: number): void {
+  /**
+   * Brings `calm` up to date with one delta: a marker character, or a colon whose key makes JSON
+   * call-like. `open`: an object was open before the delta. A colon outside every object (`Note:`,
+   * `10:30`, `https:`) is no key of one, since a JSON call is read from its brace: only the colons
+   * of a delta inside an object or opening one are looked at.
+   */
+  private note(delta: string, kinds: number, open: boolean): void {
     if (!this.calm) return;
     if ((kinds & MARKER) !== 0) {
       // The quiet prose before the first marker is settled now, unread: the reads that follow start near the marker.
@@ -92,7 +97,7 @@ class Stream implements ToolCallStream {
       if (before >= SETTLE_BEFORE_MARKER && this.quiet() && this.stillQuiet()) this.advance(this.openBefore(before), true);
       this.calm = false;
     }
-    else if ((kinds & COLON) !== 0) {
+    else if ((kinds & COLON) !== 0 && (open || (kinds & OPEN_BRACE) !== 0)) {
       // Only this delta's colons are new.
       this.keys = this.recent.colonKeys(delta, this.keys);
       this.calm = this.keys !== (NAME_KEY | ARGS_KEY);
@@ -134,16 +139,26 @@ class Stream implements ToolCallStream {
     this.region += delta;
     this.recent.add(delta);
     const kinds = notable(delta);
+    // Most deltas hold no character the stream looks for, and come while nothing it watches is half
+    // way through (an object, a `tool_use`, the start): they are done with here, in a method small
+    // enough to be inlined whole (checking the rest for them cost streamed prose a tenth more).
+    if (kinds === 0 && this.builtInOnly && !this.atStart && !(this.calm && (this.braces.inside || this.toolUse.watching(false)))) return NONE;
+    return this.notice(delta, kinds);
+  }
+
+  /** The rest of push, for a delta the stream must look at. */
+  private notice(delta: string, kinds: number): readonly ToolCall[] {
     // Only calm text is settled unread: while calls are read, the braces wait for the next calm.
-    if (this.calm && ((kinds & OPEN_BRACE) !== 0 || this.braces.inside)) this.braces.feed(delta, this.region.length - delta.length);
+    const open = this.braces.inside;
+    if (this.calm && ((kinds & OPEN_BRACE) !== 0 || open)) this.braces.feed(delta, this.region.length - delta.length);
     // Like the braces, watched only while calm (it decides what calm text may be settled unread); a calm that comes back looks again.
     if (this.calm && this.toolUse.watching((kinds & UNDERSCORE) !== 0)) this.toolUse.look(delta, this.region.length, this.recent);
     if (this.atStart && this.builtInOnly && this.region.length < 256 && PROSE_START.test(this.region)) this.atStart = false;
     // Most deltas hold nothing the stream looks for: nothing to note, nothing that can close a call.
     if ((kinds & ~OPEN_BRACE) === 0 && this.builtInOnly) return NONE;
-    this.note(delta, kinds);
+    this.note(delta, kinds, open);
     // Formats of your own may end a call with any character: with them, every delta is read.
-    if (this.builtInOnly && (kinds & TRIGGER) === 0 && !((kinds & ANGLE) !== 0 && this.recent.closesTag(delta)) && !((kinds & SQUARE) !== 0 && this.recent.closesList(delta))) return NONE;
+    if (this.builtInOnly && !this.mayClose(delta, kinds)) return NONE;
     // A `tool_use` object just closed is a call (without an arguments key): read it now, not at the next settling.
     if (this.toolUse.found && this.keys === NAME_KEY && (kinds & TRIGGER) !== 0) this.stillQuiet();
     if (this.quiet()) {
@@ -156,6 +171,18 @@ class Stream implements ToolCallStream {
     if (!this.builtInOnly || this.inside !== undefined || this.region.length > 64 || !CLOSERS_ONLY.test(this.region)) return this.read(false);
     this.calmAfterRead(false);
     return NONE;
+  }
+
+  /**
+   * Whether the delta may complete a call of a built-in format: a `}` or `)`, a closing tag, a `]`
+   * that ends no marker token, or the fence that closes a tool_code block (the unsettled text
+   * holds its start: the block is never settled past while open).
+   */
+  private mayClose(delta: string, kinds: number): boolean {
+    if ((kinds & TRIGGER) !== 0) return true;
+    if ((kinds & ANGLE) !== 0 && this.recent.closesTag(delta)) return true;
+    if ((kinds & SQUARE) !== 0 && this.recent.closesList(delta)) return true;
+    return (kinds & BACKTICK) !== 0 && this.recent.completesFence(delta) && this.region.includes(CODE_BLOCK);
   }
 
   end(): ParseResult {
