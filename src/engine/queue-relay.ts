@@ -1,4 +1,5 @@
 import type { Clock } from '../common/clock.js';
+import { emitRunBounds } from '../executor/events.js';
 import type { RunOptions, RunResult } from '../executor/types.js';
 import type { NewsListener } from '../queue/submit.js';
 
@@ -17,30 +18,20 @@ export interface Relay {
 export function relayNews(runId: string, options: RunOptions, clock: Clock): Relay {
   let started = false;
   const emit = options.onEvent;
-  const safely = (fn: () => void): void => {
-    try {
-      fn();
-    } catch {
-      // A listener's exception is its own problem.
-    }
-  };
   return {
-    listener: (news) =>
-      safely(() => {
+    listener: (news) => {
+      try {
         if ('progress' in news) return options.onProgress?.(news.progress);
         const e = news.event;
         if (e.run_id === runId && (e.type === 'run:finished' || (e.type === 'run:started' && started))) return;
         if (e.run_id === runId && e.type === 'run:started') started = true;
         emit?.(e);
-      }),
+      } catch {
+        // A listener's exception is its own problem.
+      }
+    },
     end(result, input) {
-      if (emit === undefined) return;
-      const { run_id, chain, status, duration_ms, outputs, error } = result;
-      const timestamp = clock.now();
-      safely(() => {
-        if (!started) emit({ type: 'run:started', run_id, chain, timestamp: timestamp - duration_ms, input });
-        emit({ type: 'run:finished', run_id, chain, timestamp, status, duration_ms, outputs, ...(error !== undefined ? { error } : {}) });
-      });
+      if (emit !== undefined) emitRunBounds(emit, result, input, clock.now(), started);
     },
   };
 }

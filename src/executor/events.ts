@@ -2,6 +2,7 @@ import type { FallbackKind } from '../call/index.js';
 import type { StepError } from '../common/errors.js';
 import type { TokenUsage } from './agent-step.js';
 import type { SkipReason, StepRecord } from './step-state.js';
+import type { RunResult } from './types.js';
 
 // The events of SPEC §8 as one typed union. They are built only when someone listens (`onEvent`),
 // from the step transitions (step-state.ts) at the moment they happen, so their order is the
@@ -169,4 +170,19 @@ export interface RunError extends StepError {
 export function toStepRecord(event: StepFinishedEvent): StepRecord {
   const { step, index, status, attempts, output, error, started_at, duration_ms, fallback, reason } = event;
   return { step, index, status, attempts, output, error, started_at, duration_ms, fallback, reason };
+}
+
+/**
+ * The `run:started` (unless one was sent already) and `run:finished` of a run known only by its
+ * result, finished at `at`: one that could not start, or one a queue's worker executed. A
+ * listener's exception is its own problem.
+ */
+export function emitRunBounds(emit: EventListener, result: RunResult, input: unknown, at: number, started = false): void {
+  const { run_id, chain, status, duration_ms, outputs, error } = result;
+  try {
+    if (!started) emit({ type: 'run:started', run_id, chain, timestamp: at - duration_ms, input });
+    emit({ type: 'run:finished', run_id, chain, timestamp: at, status, duration_ms, outputs, ...(error !== undefined ? { error } : {}) });
+  } catch {
+    // ignored on purpose
+  }
 }

@@ -14,7 +14,7 @@ export { createSlots, type Slots } from './slots.js';
 export { createInputChecker, type CheckInput, type InputResult } from './run-inputs.js';
 export { createBinder, type Binder, type BoundPlan } from './call-sites.js';
 export { chainCallee } from './step-callees.js';
-export { toStepRecord } from './events.js';
+export { emitRunBounds, toStepRecord } from './events.js';
 export { transition, effectsOf, PENDING, type StepState, type StepInput, type StepRecord, type StepStatus, type FinalStatus, type SkipReason } from './step-state.js';
 export type {
   AgentEvent,

@@ -77,11 +77,6 @@ class Stream implements ToolCallStream {
   private readAgainAt = 0;
   /** The format whose open block `region` starts inside (settled at its `resume`; text settled unread does not change it). */
   private inside: string | undefined;
-  /**
-   * `keys`, `braces` and `toolUse` were not worked out for `region` (it was settled to text that
-   * cannot be calm): they are only looked at while calm, and are worked out when calm comes back.
-   */
-  private stale = false;
 
   /**
    * Brings `calm` up to date with one delta: a marker character, or a colon whose key makes JSON
@@ -210,15 +205,14 @@ class Stream implements ToolCallStream {
     return fresh;
   }
 
-  /** Moves the settled point forward (settle-point.ts); true when it moved (and `keys` and `calm` were worked out again for the rest). */
+  /** Moves the settled point forward (settle-point.ts); true when it moved and `keys` were worked out again for the rest. */
   private settle(length: number, read: FormatsRead): boolean {
     // Most reads find calls alone: no copy of them is made then.
     const done = read.problems.length === 0 && read.closed.length === 0 ? read.calls : [...read.calls, ...read.problems, ...read.closed];
     const next = settlePoint(length, read.pending, read.spans, done, TAIL, read.resumes);
     if (next.at === 0) return false;
     this.inside = next.inside;
-    this.advance(next.at);
-    return true;
+    return this.advance(next.at);
   }
 
   /**
@@ -229,13 +223,12 @@ class Stream implements ToolCallStream {
   private calmAfterRead(keysKnown: boolean): void {
     const last = lastMarkerChar(this.region);
     if (!this.builtInOnly || this.atStart || this.inside !== undefined || (last !== 0 && last !== 0x3e)) return;
-    if (!keysKnown || this.stale) this.toolUse.reset(this.region, (this.rescan() & UNDERSCORE) !== 0);
+    if (!keysKnown) this.toolUse.reset(this.region, (this.rescan() & UNDERSCORE) !== 0);
     this.calm = this.keys !== (NAME_KEY | ARGS_KEY);
   }
 
   /** Works out `keys` and the open braces of the unsettled text from scratch; returns its notable kinds. */
   private rescan(): number {
-    this.stale = false;
     const kinds = notable(this.region);
     this.keys = (kinds & COLON) === 0 ? 0 : jsonKeys(this.region);
     this.braces.reset();
@@ -249,9 +242,12 @@ class Stream implements ToolCallStream {
     return open >= 0 && open < at ? open : at;
   }
 
-  /** `unread`: the text was never read (so never copied into one piece), and a short rest comes from the last deltas. */
-  private advance(next: number, unread = false): void {
-    if (next <= 0) return;
+  /**
+   * `unread`: the text was never read (so never copied into one piece), and a short rest comes from
+   * the last deltas. True when `keys`, `braces` and `toolUse` were worked out for the rest.
+   */
+  private advance(next: number, unread = false): boolean {
+    if (next <= 0) return false;
     const { region } = this;
     if (this.atStart && region.slice(0, next).trim() !== '') this.atStart = false;
     // Cutting text never read would copy all of it into one piece.
@@ -269,14 +265,15 @@ class Stream implements ToolCallStream {
     // Text that cannot be calm (a marker, a block) is not walked for keys, braces and `tool_use`:
     // only calm text needs them, and most reads settle at a call's marker (a fifth of a read).
     const kinds = this.inside === undefined ? notable(this.region) : MARKER;
+    // They are worked out when calm may come back (calmAfterRead).
     if ((kinds & MARKER) !== 0) {
-      this.stale = true;
       this.calm = false;
-      return;
+      return false;
     }
     this.rescan();
     this.toolUse.reset(this.region, (kinds & UNDERSCORE) !== 0);
     this.calm = this.keys !== (NAME_KEY | ARGS_KEY);
+    return true;
   }
 }
 
