@@ -4,6 +4,25 @@ import { cpus, totalmem, type } from 'node:os';
 // a heading of its own, with the date, the Node version and the machine they were taken on, so
 // that a reader knows what the figures are worth on another day and another machine.
 
+/** Each bench and the heading its figures get on the performance page (other pages link to the anchors). */
+export const BENCHES: readonly { readonly name: string; readonly title: string }[] = [
+  { name: 'compiler', title: 'Compiling chains' },
+  { name: 'expr-path.bench', title: 'JSONPaths' },
+  { name: 'executor', title: 'The executor' },
+  { name: 'executor-scale', title: 'The executor at scale' },
+  { name: 'isolation', title: 'Plugin isolation' },
+  { name: 'registry-validation', title: 'Argument validation' },
+  { name: 'reload-latency', title: 'Hot reload latency' },
+  { name: 'reload-memory', title: 'Hot reload memory' },
+  { name: 'cold-start', title: 'Cold start' },
+  { name: 'llm-parse', title: 'Calls in text' },
+  { name: 'llm-mcp', title: 'MCP' },
+  { name: 'serve', title: 'The HTTP server' },
+  { name: 'store', title: 'Run stores' },
+  { name: 'durable', title: 'Durable runs' },
+  { name: 'queue', title: 'Workers on one Redis' },
+];
+
 export interface BenchOutput {
   /** The bench's file name in bench/ (without .ts). */
   readonly name: string;

@@ -8,26 +8,8 @@
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { performancePage, thisMachine, type BenchOutput } from './performance-page.js';
+import { BENCHES, performancePage, thisMachine, type BenchOutput } from './performance-page.js';
 
-/** Each bench and the heading its figures get on the performance page (other pages link to the anchors). */
-const BENCHES: readonly { readonly name: string; readonly title: string }[] = [
-  { name: 'compiler', title: 'Compiling chains' },
-  { name: 'expr-path.bench', title: 'JSONPaths' },
-  { name: 'executor', title: 'The executor' },
-  { name: 'executor-scale', title: 'The executor at scale' },
-  { name: 'isolation', title: 'Plugin isolation' },
-  { name: 'registry-validation', title: 'Argument validation' },
-  { name: 'reload-latency', title: 'Hot reload latency' },
-  { name: 'reload-memory', title: 'Hot reload memory' },
-  { name: 'cold-start', title: 'Cold start' },
-  { name: 'llm-parse', title: 'Calls in text' },
-  { name: 'llm-mcp', title: 'MCP' },
-  { name: 'serve', title: 'The HTTP server' },
-  { name: 'store', title: 'Run stores' },
-  { name: 'durable', title: 'Durable runs' },
-  { name: 'queue', title: 'Workers on one Redis' },
-];
 
 /** A bench that runs longer has hung (the longest takes about five minutes): it is ended and named, and the rest run. */
 const TIMEOUT_MS = 20 * 60_000;
