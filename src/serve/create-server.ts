@@ -7,7 +7,7 @@ import type { Engine } from '../engine.js';
 import { ToolchainError } from '../common/errors.js';
 import { createObserver, type Observer } from '../observe/observe.js';
 import type { ApprovalRequest, ApproveCallback } from '../registry/types.js';
-import { installAuth, isLoopbackHost } from './auth.js';
+import { checkListenHost, installAuth } from './auth.js';
 import { installErrorHandlers } from './http-errors.js';
 import { builtInspector, inspectorFilesIn } from './inspector-files.js';
 import { createMemoryRunService } from './memory-run-service.js';
@@ -107,9 +107,7 @@ export async function createServer(engine: Engine, options: ServerOptions = {}):
     metrics: () => observer.metrics(),
     async listen(listen: ListenOptions = {}) {
       const host = listen.host ?? '127.0.0.1';
-      if (options.token === undefined && !isLoopbackHost(host)) {
-        throw new ToolchainError('USAGE', `refusing to listen on ${host} without a token: anyone who can reach it could run chains; pass --token (or set TOOLCHAIN_TOKEN), or listen on 127.0.0.1`);
-      }
+      checkListenHost(host, options.token);
       return app.listen({ host, port: listen.port ?? 7300 });
     },
     async close(graceMs = 10_000) {
