@@ -88,7 +88,7 @@ export function storedResult(run: StoredRun, steps: readonly StoredStep[]): RunR
   return {
     run_id: run.id,
     chain: run.chain,
-    status: run.status === 'succeeded' ? 'succeeded' : 'failed',
+    status: run.status === 'running' ? 'failed' : run.status,
     outputs: run.status === 'succeeded' ? run.outputs : null,
     error: run.error ?? undefined,
     steps: summaries,
@@ -96,8 +96,7 @@ export function storedResult(run: StoredRun, steps: readonly StoredStep[]): RunR
   };
 }
 
-/** How a run ended, as the store says it: an ABORTED run was cancelled. */
+/** How a run ended, as the store says it. */
 export function endStatus(result: RunResult): Exclude<RunStatus, 'running'> {
-  if (result.status === 'succeeded') return 'succeeded';
-  return result.error?.code === 'ABORTED' ? 'cancelled' : 'failed';
+  return result.status;
 }

@@ -1,6 +1,5 @@
 import type { ChainPlan } from '../compiler/plan.js';
 import type { RunEvent } from '../executor/events.js';
-import { isCancellation } from '../observe/run-outcome.js';
 import type { AttemptRecord, RunDetail, RunStatus, RunSummary, StepDetail } from './run-service.js';
 
 // A run as the inspector and `runs show` see it, folded from its events one at a time. The
@@ -67,7 +66,7 @@ export class RunView {
       this.duration_ms = e.duration_ms;
       this.outputs = e.outputs;
       this.error = e.error;
-      this.status = e.status === 'succeeded' ? 'succeeded' : this.cancelRequested || isCancellation(e.error) ? 'cancelled' : 'failed';
+      this.status = e.status === 'failed' && this.cancelRequested ? 'cancelled' : e.status;
       return;
     }
     if (e.type === 'agent:turn' || e.type === 'agent:tool_call') return;
