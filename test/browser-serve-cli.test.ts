@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ARTIFACTS, launchChromium } from './helpers/browser.js';
+import { startHeldRun } from './helpers/killed-run.js';
 import { REPO } from './helpers/run-cli.js';
 import { startServe, type ServeProcess } from './helpers/serve-cli.js';
 
@@ -11,12 +12,14 @@ import { startServe, type ServeProcess } from './helpers/serve-cli.js';
 // bundle, not the sources), opened in real headless Chromium.
 
 const FIXTURE = join(REPO, 'test', 'fixtures', 'durable');
+const DIRS = ['--chains', join(FIXTURE, 'chains'), '--plugins', join(FIXTURE, 'plugins')];
 const root = mkdtempSync(join(tmpdir(), 'toolchain-serve-cli-'));
+const STORE = `sqlite:${join(root, 'runs.db')}`;
 let serve: ServeProcess;
 let browser: Browser;
 
 beforeAll(async () => {
-  serve = await startServe({ cwd: root, globals: ['--chains', join(FIXTURE, 'chains'), '--plugins', join(FIXTURE, 'plugins')], args: ['--no-watch'], env: { TOOLCHAIN_STORE: `sqlite:${join(root, 'runs.db')}` } });
+  serve = await startServe({ cwd: root, globals: DIRS, args: ['--no-watch'], env: { TOOLCHAIN_STORE: STORE } });
   browser = await launchChromium();
 }, 30_000);
 afterAll(async () => {
@@ -57,4 +60,30 @@ describe('toolchain serve from bin/', () => {
       expect((await fetch(`${serve.url}/${source}`)).status, source).toBe(404);
     }
   });
+
+  it('shows a run whose process was killed with kill -9 as interrupted, and resumes it with the Resume button', async () => {
+    const held = await startHeldRun([...DIRS, 'run', 'line', '--input', 'ms=150', '--run-id', 'killed-web'], { cwd: root, env: { TOOLCHAIN_STORE: STORE } });
+    await held.runId;
+    await new Promise((r) => setTimeout(r, 600));
+    held.kill9();
+    held.release();
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await page.goto(`${serve.url}/`);
+    await page.locator('tr[data-run="killed-web"][data-interrupted="true"]').waitFor({ timeout: 10_000 });
+    expect(await page.locator('tr[data-run="killed-web"] .badge').textContent()).toContain('interrupted');
+    await page.goto(`${serve.url}/#/runs/killed-web`);
+    await page.locator('section.run[data-interrupted="true"]').waitFor({ timeout: 10_000 });
+    expect(await page.locator('.run-head .badge').textContent()).toContain('interrupted');
+    expect(await page.locator('.notice.interrupted').textContent()).toContain('toolchain resume killed-web');
+    expect(await page.locator('g.node[data-status="interrupted"]').count()).toBe(1);
+    expect(await page.locator('.gantt-row .bar.interrupted').count()).toBe(1);
+    expect(await page.getByRole('button', { name: 'Cancel' }).isDisabled()).toBe(true);
+    await page.screenshot({ path: join(ARTIFACTS, 'serve-cli-interrupted.png') });
+    const resume = page.getByRole('button', { name: 'Resume' });
+    expect(await resume.isDisabled()).toBe(false);
+    await resume.click();
+    await page.locator('section.run[data-status="succeeded"]').waitFor({ timeout: 15_000 });
+    expect(await page.locator('section.run').getAttribute('data-interrupted')).toBeNull();
+    await page.close();
+  }, 60_000);
 });

@@ -187,8 +187,10 @@ function storedSummary(r: StoredSummary): RunSummary {
     run_id: r.run_id,
     chain: r.chain,
     status: r.status,
-    started_at: r.created_at,
-    ...(r.finished_at !== null ? { finished_at: r.finished_at, duration_ms: r.duration_ms } : {}),
+    started_at: r.started_at,
+    ...(r.finished_at !== null || r.interrupted ? { duration_ms: r.duration_ms } : {}),
+    ...(r.finished_at !== null ? { finished_at: r.finished_at } : {}),
+    interrupted: r.interrupted,
     ...(r.error ? { error: r.error } : {}),
   };
 }

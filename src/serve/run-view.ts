@@ -31,6 +31,8 @@ export class RunView {
   error: RunDetail['error'];
   /** Set by the service when the run was cancelled through it. */
   cancelRequested = false;
+  /** Running, with its owner gone (a stored run): it ended, unfinished, this long after its start. */
+  private interruptedMs: number | undefined;
   private readonly steps = new Map<string, MutableStep>();
   /** Key prefix of each sub-chain run (`first›`); '' for the run itself. */
   private readonly prefixes = new Map<string, string>();
@@ -132,24 +134,33 @@ export class RunView {
     }
   }
 
+  /** A stored run whose owner is gone: its steps at work are interrupted, its time stopped `ms` after its start. */
+  interruptedAfter(ms: number): void {
+    this.interruptedMs = ms;
+  }
+
   summary(): RunSummary {
+    const interrupted = this.status === 'running' && this.interruptedMs !== undefined;
+    const duration = this.duration_ms ?? (interrupted ? this.interruptedMs : undefined);
     return {
       run_id: this.run_id,
       chain: this.chain,
       status: this.status,
       started_at: this.started_at,
       ...(this.finished_at !== undefined ? { finished_at: this.finished_at } : {}),
-      ...(this.duration_ms !== undefined ? { duration_ms: this.duration_ms } : {}),
+      ...(duration !== undefined ? { duration_ms: duration } : {}),
+      interrupted,
       ...(this.error !== undefined ? { error: this.error } : {}),
     };
   }
 
   detail(): RunDetail {
+    const summary = this.summary();
     const steps: Record<string, StepDetail> = {};
     for (const [key, s] of this.steps) {
       const input = s.status === 'pending' || s.status === 'skipped' ? undefined : this.resolveInput(s);
       steps[key] = {
-        status: s.status,
+        status: s.status === 'running' && summary.interrupted ? 'interrupted' : s.status,
         attempts: s.attempts,
         duration_ms: s.duration_ms,
         ...(s.started_at !== undefined ? { started_at: s.started_at } : {}),
@@ -160,7 +171,7 @@ export class RunView {
         timeline: s.timeline,
       };
     }
-    return { ...this.summary(), input: this.input, outputs: this.outputs, steps };
+    return { ...summary, input: this.input, outputs: this.outputs, steps };
   }
 
   /** The step's input_map against its run's context (inputs and earlier outputs); for_each steps show their list. */

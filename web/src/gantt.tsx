@@ -6,7 +6,9 @@ import { formatDuration, type RunDetail } from './api.js';
 
 export function Gantt({ run, now, selected, onSelect }: { run: RunDetail; now: number; selected: string | undefined; onSelect: (step: string) => void }) {
   const start = run.started_at;
-  const end = Math.max(run.finished_at ?? now, start + 1);
+  // An interrupted run's time stopped with its owner: its open attempts end there too.
+  const stop = run.finished_at ?? (run.interrupted ? start + (run.duration_ms ?? 0) : now);
+  const end = Math.max(stop, start + 1);
   const span = end - start;
   const rows = Object.entries(run.steps)
     .filter(([, s]) => s.started_at !== undefined)
@@ -35,11 +37,11 @@ export function Gantt({ run, now, selected, onSelect }: { run: RunDetail; now: n
             <span class="gantt-track" role="cell">
               {step.status === 'skipped' && <span class="bar skipped" style={{ left: pct(step.started_at!), width: '2px' }} title="skipped" />}
               {step.timeline.map((a) => {
-                const to = a.duration_ms !== undefined ? a.started_at + a.duration_ms : now;
+                const to = a.duration_ms !== undefined ? a.started_at + a.duration_ms : stop;
                 const label = `${key} attempt ${a.attempt}${a.fallback ? ` (fallback: ${a.fallback})` : ''}${a.item !== undefined ? ` item ${a.item}` : ''}: ${a.status}, ${formatDuration(to - a.started_at)}${a.error ? `, ${a.error.code}` : ''}`;
                 return (
                   <span
-                    class={`bar ${a.status}${a.fallback ? ' fallback' : ''}${a.item !== undefined ? ' item' : ''}`}
+                    class={`bar ${a.status === 'running' && step.status === 'interrupted' ? 'interrupted' : a.status}${a.fallback ? ' fallback' : ''}${a.item !== undefined ? ' item' : ''}`}
                     style={{ left: pct(a.started_at), width: `max(3px, calc(${pct(to)} - ${pct(a.started_at)}))` }}
                     title={label}
                     aria-label={label}
