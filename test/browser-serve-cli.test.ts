@@ -1,11 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ARTIFACTS, launchChromium } from './helpers/browser.js';
 import { startHeldRun } from './helpers/killed-run.js';
-import { REPO } from './helpers/run-cli.js';
+import { REPO, runCli } from './helpers/run-cli.js';
 import { startServe, type ServeProcess } from './helpers/serve-cli.js';
 
 // The run inspector as a user gets it from a clone: `node bin/toolchain.js serve` (the built CLI
@@ -85,5 +85,61 @@ describe('toolchain serve from bin/', () => {
     await page.locator('section.run[data-status="succeeded"]').waitFor({ timeout: 15_000 });
     expect(await page.locator('section.run').getAttribute('data-interrupted')).toBeNull();
     await page.close();
+  }, 60_000);
+
+  it('after a resume over HTTP, the API, the CLI and the page tell one history', async () => {
+    const gate = join(root, 'gate-open');
+    const post = (path: string, body?: unknown): Promise<Response> =>
+      fetch(`${serve.url}${path}`, { method: 'POST', ...(body !== undefined ? { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) } : {}) });
+    const failed = (await (await post('/api/runs?wait=true', { chain: 'gated', input: { gate }, run_id: 'redrive-1' })).json()) as { status: string };
+    expect(failed).toMatchObject({ status: 'failed', error: { code: 'GATE' } });
+    await new Promise((r) => setTimeout(r, 300));
+    writeFileSync(gate, '');
+    expect((await post('/api/runs/redrive-1/resume')).status).toBe(202);
+    type Detail = { status: string; started_at: number; duration_ms: number; resumes: number[]; steps: Record<string, { status: string; attempts: number; timeline?: { status: string }[]; earlier?: unknown[] }> };
+    let api: Detail;
+    for (;;) {
+      api = (await (await fetch(`${serve.url}/api/runs/redrive-1`)).json()) as Detail;
+      if (api.status !== 'running') break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(api.status).toBe('succeeded');
+    const shown = await runCli([...DIRS, 'runs', 'show', 'redrive-1', '--json'], { cwd: root, env: { TOOLCHAIN_STORE: STORE } });
+    const cli = JSON.parse(shown.stdout) as Detail;
+    // One vocabulary, one first start, one resume, every attempt of the step that ran again.
+    expect(cli).not.toHaveProperty('created_at');
+    expect(cli.started_at).toBe(api.started_at);
+    expect(api.resumes).toHaveLength(1);
+    expect(cli.resumes).toHaveLength(1);
+    expect(api.resumes[0]!).toBeGreaterThan(api.started_at);
+    for (const d of [api, cli]) {
+      expect(d.duration_ms).toBeGreaterThan(d.resumes[0]! - d.started_at);
+      expect(d.steps.b).toMatchObject({ status: 'succeeded', attempts: 2 });
+      expect(d.steps.a).toMatchObject({ status: 'succeeded', attempts: 1 });
+    }
+    expect(api.steps.b!.timeline!.map((a) => a.status)).toEqual(['failed', 'succeeded']);
+    expect(cli.steps.b!.earlier).toEqual([expect.objectContaining({ status: 'failed', attempts: 1, error: expect.objectContaining({ code: 'GATE' }) })]);
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await page.goto(`${serve.url}/#/runs/redrive-1`);
+    await page.locator('section.run[data-status="succeeded"]').waitFor({ timeout: 10_000 });
+    expect(await page.locator('.gantt-row[data-step="b"] .bar').evaluateAll((bars) => bars.map((b) => b.className))).toEqual(['bar failed', 'bar succeeded']);
+    expect(await page.locator('.gantt-row[data-step="b"] .resume-mark').count()).toBe(1);
+    // On one time axis: the failed attempt, then the resume, then the attempt that succeeded.
+    const lefts = await page.locator('.gantt-row[data-step="b"] .bar, .gantt-row[data-step="b"] .resume-mark').evaluateAll((spans) => spans.map((e) => [e.className, e.getBoundingClientRect().left] as const));
+    const x = Object.fromEntries(lefts);
+    expect(x['bar failed']!).toBeLessThan(x['resume-mark']!);
+    expect(x['resume-mark']!).toBeLessThanOrEqual(x['bar succeeded']!);
+    await page.screenshot({ path: join(ARTIFACTS, 'serve-cli-resumed.png') });
+    await page.close();
+    // A server started again reads the same history from the store.
+    const again = await startServe({ cwd: root, globals: DIRS, args: ['--no-watch'], env: { TOOLCHAIN_STORE: STORE } });
+    try {
+      const stored = (await (await fetch(`${again.url}/api/runs/redrive-1`)).json()) as Detail;
+      expect(stored).toMatchObject({ started_at: api.started_at, resumes: cli.resumes });
+      expect(stored.steps.b).toMatchObject({ status: 'succeeded', attempts: 2 });
+      expect(stored.steps.b!.timeline!.map((a) => a.status)).toEqual(['failed', 'succeeded']);
+    } finally {
+      await again.stop();
+    }
   }, 60_000);
 });

@@ -7,6 +7,7 @@ import { isMemoryStore, type MemoryRunStore } from '../store/memory.js';
 import { storedStep } from '../store/stored-step.js';
 import type { RunFilter, RunStore, StoredRun } from '../store/types.js';
 import { asStoreError, fenced, GroupRecorder } from './group-recorder.js';
+import { resumption, withHistory, type Resumption } from './attempt-history.js';
 import { newOwnerId, ownerAlive } from './owner.js';
 import { endStatus, runDetail, runSummary, storedResult, type RunDetail, type RunSummary } from './stored-result.js';
 
@@ -143,14 +144,15 @@ export class DurableRuns {
       const claim = await this.s.store.claimRun(run.id, { owner: this.owner, lease_until: now + this.s.leaseMs, now, expected_epoch: run.epoch });
       if (!claim.claimed) return refuse('RUN_IN_PROGRESS', `run ${run.id} was taken over by another owner at the same moment`);
       const restored = new Map<string, StepRecord>();
-      for (const step of await this.s.store.getSteps(run.id)) if (step.status === 'succeeded') restored.set(step.key, step);
-      return this.execute(plan, claim.run, run.input, options, restored);
+      const recorded = await this.s.store.getSteps(run.id);
+      for (const step of recorded) if (step.status === 'succeeded') restored.set(step.key, step);
+      return this.execute(plan, claim.run, run.input, options, restored, resumption(now, recorded));
     } catch (error) {
       return refuse(asStoreError(error, this.s.store.url).code, asStoreError(error, this.s.store.url).message);
     }
   }
 
-  private async execute(plan: ChainPlan, run: StoredRun, input: unknown, options: StartOptions, restored: ReadonlyMap<string, StepRecord> | undefined): Promise<RunResult> {
+  private async execute(plan: ChainPlan, run: StoredRun, input: unknown, options: StartOptions, restored: ReadonlyMap<string, StepRecord> | undefined, resumed?: Resumption): Promise<RunResult> {
     const { id, epoch } = run;
     const active = new Active(epoch);
     this.active.set(id, active);
@@ -158,7 +160,10 @@ export class DurableRuns {
     this.keepLeases();
     let result: RunResult;
     try {
-      const recorder = { record: (key: string, record: StepRecord) => this.recorder.record(id, storedStep(key, record)) };
+      const recorder =
+        resumed === undefined
+          ? { record: (key: string, record: StepRecord) => this.recorder.record(id, storedStep(key, record)) }
+          : { record: (key: string, record: StepRecord) => this.recorder.record(id, withHistory(storedStep(key, record), resumed)) };
       result = await this.s.execute(plan, input, runOptions(options, id, recorder, active, restored));
     } finally {
       this.active.delete(id);

@@ -1,7 +1,8 @@
 import type { ChainPlan, PlanStep } from '../compiler/plan.js';
 import type { RunError } from '../executor/events.js';
 import type { RunResult, StepSummary } from '../executor/types.js';
-import type { RunStatus, StoredRun, StoredStep } from '../store/types.js';
+import type { EarlierResult, RunStatus, StoredRun, StoredStep } from '../store/types.js';
+import { allAttempts, resumeTimes } from './attempt-history.js';
 import { isInterrupted } from './owner.js';
 
 // What the store knows of a run, in the shapes callers know: the RunResult of a finished run
@@ -18,6 +19,8 @@ export interface StepDetail extends Omit<StepSummary, 'status'> {
   readonly output?: unknown;
   readonly started_at?: number;
   readonly fallback?: string;
+  /** What the step did in earlier executions of the run (it ran again after a resume), oldest first; `attempts` counts them too. */
+  readonly earlier?: readonly EarlierResult[];
 }
 
 export interface RunDetail extends RunSummary {
@@ -28,6 +31,8 @@ export interface RunDetail extends RunSummary {
   readonly steps: Readonly<Record<string, StepDetail>>;
   /** Who runs it now, while it runs. */
   readonly owner: string | null;
+  /** When the run was resumed (oldest first); empty for a run that never was. */
+  readonly resumes: readonly number[];
 }
 
 /** A row of `runs list`. */
@@ -73,12 +78,13 @@ export function runDetail(run: StoredRun, steps: readonly StoredStep[], plan: Ch
   for (const s of steps) {
     out[s.key] = {
       status: s.status,
-      attempts: s.attempts,
+      attempts: allAttempts(s),
       duration_ms: s.duration_ms,
       started_at: s.started_at,
       ...(s.error ? { error: s.error } : {}),
       ...(s.output !== undefined ? { output: s.output } : {}),
       ...(s.fallback ? { fallback: s.fallback } : {}),
+      ...(s.earlier?.length ? { earlier: s.earlier } : {}),
     };
   }
   const planned = plan?.hash === run.chain_hash ? plan.steps : [];
@@ -86,7 +92,7 @@ export function runDetail(run: StoredRun, steps: readonly StoredStep[], plan: Ch
     if (out[step.name] !== undefined) continue;
     out[step.name] = run.status === 'running' ? unrecorded(step, planned, out, steps, summary) : { status: 'pending', attempts: 0, duration_ms: 0 };
   }
-  return { ...summary, chain_hash: run.chain_hash, input: run.input, outputs: run.outputs, steps: out, owner: run.owner };
+  return { ...summary, chain_hash: run.chain_hash, input: run.input, outputs: run.outputs, steps: out, owner: run.owner, resumes: resumeTimes(steps) };
 }
 
 /**

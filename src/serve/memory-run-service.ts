@@ -33,6 +33,12 @@ const REQUEST_CODES: ReadonlyMap<string, 400 | 404 | 409> = new Map([
   ['CHAIN_CHANGED', 409],
 ]);
 
+interface Resumed {
+  readonly seed: readonly RunEvent[];
+  readonly startedAt: number;
+  readonly resumes: readonly number[];
+}
+
 interface Entry {
   readonly view: RunView;
   readonly feed: EventFeed;
@@ -57,7 +63,8 @@ export function createMemoryRunService(engine: Engine, options: MemoryRunService
     }
   }
 
-  async function start(chain: string, input: unknown, opts: StartOptions, resumeId?: string, seed: readonly RunEvent[] = []): Promise<StartOutcome> {
+  /** `resumed`: the run taken up again, with what the store knows of it (its steps' events, its first start, its earlier resumes). */
+  async function start(chain: string, input: unknown, opts: StartOptions, resumeId?: string, resumed?: Resumed): Promise<StartOutcome> {
     if (closing) throw new ServiceError(503, 'SHUTTING_DOWN', 'the server is shutting down and takes no new runs');
     // With a queue the workers execute it; the server reads it from the store like any run elsewhere.
     if (engine.queued) return resumeId !== undefined ? resumeQueued(engine, resumeId) : submitQueued(engine, chain, input, opts.runId, opts.wait === true);
@@ -75,7 +82,10 @@ export function createMemoryRunService(engine: Engine, options: MemoryRunService
     }
     const id = known ?? randomUUID();
     const abort = new AbortController();
-    const view = new RunView(id, chain, input, Date.now(), (name) => engine.chain(name));
+    const view = new RunView(id, chain, input, resumed?.startedAt ?? Date.now(), (name) => engine.chain(name));
+    // One history: a resumed run keeps its first start, its earlier resumes, and marks this one.
+    for (const at of resumed?.resumes ?? []) view.resumedAt(at);
+    if (resumed !== undefined) view.resumedAt(Date.now());
     let follow!: (run: Promise<RunResult>) => void;
     const entry: Entry = { view, feed: new EventFeed(id), abort, done: new Promise<RunResult>((resolve) => (follow = resolve)) };
     // Events wait until the run is known to be a run: its first step moved, or it ended. A
@@ -84,8 +94,9 @@ export function createMemoryRunService(engine: Engine, options: MemoryRunService
     const held: RunEvent[] = [];
     let accepted = false;
     let refused = false;
-    // A resumed run's recorded successes are not run again (no events): they come from the store.
-    for (const e of seed) view.apply(e), entry.feed.push(e);
+    // A resumed run's recorded steps come from the store: its successes do not run again (no
+    // events), and what its failed steps did before stays on the timeline.
+    for (const e of resumed?.seed ?? []) view.apply(e), entry.feed.push(e);
     let decide!: (refusal: ServiceError | undefined) => void;
     const decided = new Promise<ServiceError | undefined>((resolve) => (decide = resolve));
     const deliver = (e: RunEvent): void => {
@@ -161,9 +172,10 @@ export function createMemoryRunService(engine: Engine, options: MemoryRunService
     async resume(runId: string): Promise<StartOutcome> {
       const stored = await engine.runs.get(runId);
       if (stored === undefined) throw new ServiceError(404, 'RUN_NOT_FOUND', `no run with id '${runId}'`);
-      const restored = storedEvents(stored, engine.chain(stored.chain)).filter((e) => e.type.startsWith('step:') && (e.type === 'step:started' || e.type === 'step:succeeded') && stored.steps[(e as { step: string }).step]?.status === 'succeeded');
+      // Steps at work when the run stopped have no record: they start again, from nothing.
+      const seed = storedEvents(stored, engine.chain(stored.chain)).filter((e) => 'step' in e && stored.steps[e.step]?.status !== 'running' && stored.steps[e.step]?.status !== 'interrupted');
       entries.delete(runId);
-      return start(stored.chain, stored.input, { wait: false }, runId, restored);
+      return start(stored.chain, stored.input, { wait: false }, runId, { seed, startedAt: stored.started_at, resumes: stored.resumes });
     },
     async close(graceMs = 10_000): Promise<void> {
       closing = true;

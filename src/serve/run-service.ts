@@ -75,6 +75,8 @@ export interface RunDetail extends RunSummary {
   readonly input: unknown;
   readonly outputs: unknown;
   readonly steps: Readonly<Record<string, StepDetail>>;
+  /** When the run was resumed (epoch milliseconds, oldest first); empty for a run that never was. */
+  readonly resumes: readonly number[];
 }
 
 export interface RunService {

@@ -20,6 +20,8 @@ interface MutableStep {
   /** The run (top-level or sub-chain) the step belongs to. */
   run_id: string;
   timeline: AttemptRecord[];
+  /** Attempts made in earlier executions of the run (before a resume ran the step again). */
+  base: number;
 }
 
 export class RunView {
@@ -33,6 +35,8 @@ export class RunView {
   cancelRequested = false;
   /** Running, with its owner gone (a stored run): it ended, unfinished, this long after its start. */
   private interruptedMs: number | undefined;
+  /** When the run was resumed, oldest first. */
+  private readonly resumes: number[] = [];
   private readonly steps = new Map<string, MutableStep>();
   /** Key prefix of each sub-chain run (`first›`); '' for the run itself. */
   private readonly prefixes = new Map<string, string>();
@@ -65,7 +69,8 @@ export class RunView {
     if (e.type === 'run:finished') {
       if (e.parent !== undefined) return;
       this.finished_at = e.timestamp;
-      this.duration_ms = e.duration_ms;
+      // A resumed run's time counts from its first start, not from the last resume.
+      this.duration_ms = this.resumes.length > 0 ? Math.max(0, e.timestamp - this.started_at) : e.duration_ms;
       this.outputs = e.outputs;
       this.error = e.error;
       this.status = e.status === 'failed' && this.cancelRequested ? 'cancelled' : e.status;
@@ -78,25 +83,32 @@ export class RunView {
     const last = step.timeline[step.timeline.length - 1];
     switch (e.type) {
       case 'step:started':
+        // A step that ended before and starts again runs in a resumed execution: its earlier attempts stay.
+        // (An agent's calls of one tool share a key, each call a start of its own: not that.)
+        if (step.status !== 'pending' && step.status !== 'running' && e.call === undefined) {
+          step.base = step.attempts;
+          delete step.error;
+          delete step.skip_reason;
+        }
         step.status = 'running';
         step.started_at = e.timestamp;
-        step.attempts = 1;
-        step.timeline.push({ attempt: 1, started_at: e.timestamp, status: 'running' });
+        step.attempts = step.base + 1;
+        step.timeline.push({ attempt: step.base + 1, started_at: e.timestamp, status: 'running' });
         return;
       case 'step:retrying':
         if (last && last.status === 'running' && e.item === undefined) {
           step.timeline[step.timeline.length - 1] = { ...last, status: 'failed', duration_ms: e.duration_ms, error: e.error };
-          step.timeline.push({ attempt: e.attempt + 1, started_at: e.timestamp + e.delay_ms, status: 'running', ...(e.fallback ? { fallback: e.fallback } : {}) });
-          step.attempts = Math.max(step.attempts, e.attempt + 1);
+          step.timeline.push({ attempt: step.base + e.attempt + 1, started_at: e.timestamp + e.delay_ms, status: 'running', ...(e.fallback ? { fallback: e.fallback } : {}) });
+          step.attempts = Math.max(step.attempts, step.base + e.attempt + 1);
         } else if (e.item !== undefined) {
           // A for_each element failed an attempt: shown as a failed sliver inside the step's bar.
-          step.timeline.push({ attempt: e.attempt, started_at: e.timestamp - e.duration_ms, duration_ms: e.duration_ms, status: 'failed', error: e.error, item: e.item });
+          step.timeline.push({ attempt: step.base + e.attempt, started_at: e.timestamp - e.duration_ms, duration_ms: e.duration_ms, status: 'failed', error: e.error, item: e.item });
         }
         return;
       case 'step:succeeded':
       case 'step:failed': {
         step.status = e.status;
-        step.attempts = e.attempts;
+        step.attempts = step.base + e.attempts;
         step.duration_ms = e.duration_ms;
         step.started_at ??= e.started_at;
         if (e.type === 'step:succeeded') step.output = e.output;
@@ -132,6 +144,11 @@ export class RunView {
         step.started_at = e.timestamp;
         return;
     }
+  }
+
+  /** The run was taken up again at `at` (a resume): marked on the timeline; its time counts from its first start. */
+  resumedAt(at: number): void {
+    if (!this.resumes.includes(at)) this.resumes.push(at), this.resumes.sort((a, b) => a - b);
   }
 
   /** A stored run whose owner is gone: its steps at work are interrupted, its time stopped `ms` after its start. */
@@ -171,7 +188,7 @@ export class RunView {
         timeline: s.timeline,
       };
     }
-    return { ...summary, input: this.input, outputs: this.outputs, steps };
+    return { ...summary, input: this.input, outputs: this.outputs, steps, resumes: [...this.resumes] };
   }
 
   /** The step's input_map against its run's context (inputs and earlier outputs); for_each steps show their list. */
@@ -189,7 +206,7 @@ export class RunView {
 }
 
 function blankStep(index: number, run_id: string): MutableStep {
-  return { status: 'pending', attempts: 0, duration_ms: 0, index, run_id, timeline: [] };
+  return { status: 'pending', attempts: 0, duration_ms: 0, index, run_id, timeline: [], base: 0 };
 }
 
 /** The run's inputs with their declared defaults, as the run's steps saw them. */

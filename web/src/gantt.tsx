@@ -16,11 +16,14 @@ export function Gantt({ run, now, selected, onSelect }: { run: RunDetail; now: n
   if (rows.length === 0) return <p class="muted">No step has started yet.</p>;
   const pct = (t: number): string => `${(Math.min(Math.max((t - start) / span, 0), 1) * 100).toFixed(3)}%`;
   const ticks = [0, 0.25, 0.5, 0.75, 1];
+  // Where the run was resumed: a line across every row.
+  const marks = (run.resumes ?? []).map((t) => <span class="resume-mark" style={{ left: pct(t) }} title={`resumed at ${new Date(t).toLocaleTimeString()}`} aria-label="resumed" />);
   return (
     <div class="gantt" role="table" aria-label="Attempts of each step over time">
       <div class="gantt-row gantt-axis" role="row">
         <span class="gantt-label" role="columnheader">step</span>
         <span class="gantt-track" role="columnheader">
+          {marks}
           {ticks.map((t) => (
             <span class="tick" style={{ left: `${t * 100}%` }}>{formatDuration(t * span)}</span>
           ))}
@@ -35,6 +38,7 @@ export function Gantt({ run, now, selected, onSelect }: { run: RunDetail; now: n
               </button>
             </span>
             <span class="gantt-track" role="cell">
+              {marks}
               {step.status === 'skipped' && <span class="bar skipped" style={{ left: pct(step.started_at!), width: '2px' }} title="skipped" />}
               {step.timeline.map((a) => {
                 const to = a.duration_ms !== undefined ? a.started_at + a.duration_ms : stop;

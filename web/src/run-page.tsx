@@ -156,5 +156,6 @@ function mergeLive(liveDetail: RunDetail, fetched: RunDetail | undefined): RunDe
     const input = fetched.steps[key]?.input;
     if (input !== undefined && s.input === undefined) steps[key] = { ...s, input };
   }
-  return { ...liveDetail, steps };
+  // The page's own view started from the fetched record: the resumes it knew of are the server's.
+  return { ...liveDetail, steps, resumes: liveDetail.resumes.length ? liveDetail.resumes : fetched.resumes };
 }
