@@ -3,6 +3,7 @@ import { ToolchainError, type ErrorCode } from '../common/errors.js';
 import type { ChainPlan } from '../compiler/plan.js';
 import type { StepRecord } from '../executor/step-state.js';
 import type { RunControl, RunOptions, RunResult, StepRecorder, Stoppable } from '../executor/types.js';
+import type { CheckInput } from '../executor/run-inputs.js';
 import { isMemoryStore, type MemoryRunStore } from '../store/memory.js';
 import { storedStep } from '../store/stored-step.js';
 import type { RunFilter, RunStore, StoredRun } from '../store/types.js';
@@ -26,6 +27,8 @@ export interface DurableSettings {
   readonly clock: Clock;
   readonly newRunId: () => string;
   readonly chain: (name: string) => ChainPlan | undefined;
+  /** The run's input against its chain's `inputs`: defaults filled, strings coerced, or why not. */
+  readonly checkInput: CheckInput;
   /** Executes a plan with the engine's tools. */
   readonly execute: (plan: ChainPlan, input: unknown, options: RunOptions) => Promise<RunResult>;
   /** The result (and events) of a run that could not start. */
@@ -70,7 +73,12 @@ export class DurableRuns {
     this.recorder = new GroupRecorder(s.store, s.inProcess, (runId, error) => this.active.get(runId)?.stop(error));
   }
 
-  start(plan: ChainPlan, input: unknown, options: StartOptions): Promise<RunResult> {
+  start(plan: ChainPlan, given: unknown, options: StartOptions): Promise<RunResult> {
+    // An input the chain refuses makes no run: nothing is recorded. The input recorded is the
+    // one the steps see (`--input ms=1500` is the number 1500 where the schema says integer).
+    const checked = this.s.checkInput(plan, given);
+    if (!checked.ok) return this.refuseInput(plan, given, options, checked.message);
+    const input = checked.input;
     const store = this.s.store;
     if (isMemoryStore(store) && options.runId === undefined) return this.startInMemory(store, plan, input, options);
     return this.startStored(plan, input, options);
@@ -93,6 +101,18 @@ export class DurableRuns {
     // SPEC §7.2: the id names a run already — answer from the store, refuse, or take it over.
     if (run.status !== 'running') return storedResult(run, await this.s.store.getSteps(id));
     return this.takeOver(run, { ...options, allowChanged: options.allowChanged ?? false });
+  }
+
+  /** A run id chosen by the caller may name a run already, which is answered as ever; else the input is refused. */
+  private async refuseInput(plan: ChainPlan, input: unknown, options: StartOptions, message: string): Promise<RunResult> {
+    const refusal = (): RunResult => this.s.refuse(plan.name, options.runId, { code: 'INPUT_INVALID', message }, input, options);
+    if (options.runId === undefined) return refusal();
+    try {
+      if ((await this.s.store.getRun(options.runId)) === undefined) return refusal();
+    } catch {
+      return refusal();
+    }
+    return this.startStored(plan, input, options);
   }
 
   /**
