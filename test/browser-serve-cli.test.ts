@@ -142,4 +142,23 @@ describe('toolchain serve from bin/', () => {
       await again.stop();
     }
   }, 60_000);
+
+  it('puts for_each elements on the timeline under their step, ends long names with an ellipsis, and labels each tick once', async () => {
+    const ran = (await (await fetch(`${serve.url}/api/runs?wait=true`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ chain: 'long_and_many' }) })).json()) as { run_id: string; status: string };
+    expect(ran.status).toBe('succeeded');
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await page.goto(`${serve.url}/#/runs/${ran.run_id}`);
+    await page.locator('section.run[data-status="succeeded"]').waitFor({ timeout: 10_000 });
+    const rows = await page.locator('.gantt-rows .gantt-row').evaluateAll((r) => r.map((e) => e.getAttribute('data-step')));
+    expect(rows.slice(1)).toEqual(['each', 'each[0]', 'each[1]', 'each[2]']);
+    expect(await page.locator('.gantt-row[data-step="each[1]"] .bar.succeeded').count()).toBe(1);
+    const label = page.locator('.gantt-row[data-step^="a_step_whose"] button');
+    const clipped = await label.evaluate((b) => ({ overflow: (globalThis as unknown as { getComputedStyle(e: unknown): { textOverflow: string } }).getComputedStyle(b).textOverflow, clipped: b.scrollWidth > b.clientWidth }));
+    expect(clipped).toEqual({ overflow: 'ellipsis', clipped: true });
+    const ticks = await page.locator('.gantt-axis .tick').allTextContents();
+    expect(ticks.length).toBeGreaterThanOrEqual(2);
+    expect(new Set(ticks).size).toBe(ticks.length);
+    await page.screenshot({ path: join(ARTIFACTS, 'serve-cli-elements.png') });
+    await page.close();
+  }, 60_000);
 });

@@ -4,10 +4,10 @@ import type { RunEvent, RunOptions, RunResult } from '../executor/index.js';
 import type { ApproveCallback } from '../registry/types.js';
 import { EventFeed } from './event-feed.js';
 import { RunView } from './run-view.js';
-import { ServiceError, type ListQuery, type RunDetail, type RunService, type RunSummary, type StartOptions, type StartOutcome } from './run-service.js';
+import { ServiceError, type ListQuery, type RunDetail, type RunService, type RunSummary, type StartOptions, type StartOutcome, type StepDetail } from './run-service.js';
 import { resumeQueued, submitQueued } from './queued-starts.js';
 import { storedEvents, storedEventStream, storedRunDetail } from './stored-events.js';
-import type { RunSummary as StoredSummary } from '../runs/stored-result.js';
+import type { RunDetail as StoredDetail, RunSummary as StoredSummary } from '../runs/stored-result.js';
 
 // The RunService of a server over one engine. The runs this server starts (and resumes) are
 // followed event by event, the newest `maxRuns` kept in memory (finished runs are dropped oldest
@@ -148,7 +148,9 @@ export function createMemoryRunService(engine: Engine, options: MemoryRunService
       return stored.map((r) => entries.get(r.run_id)?.view.summary() ?? storedSummary(r));
     },
     async get(runId: string): Promise<RunDetail | undefined> {
-      return entries.get(runId)?.view.detail() ?? storedRunDetail(engine, runId);
+      const entry = entries.get(runId);
+      if (entry === undefined) return storedRunDetail(engine, runId);
+      return withElements(entry.view.detail(), await engine.runs.get(runId).catch(() => undefined));
     },
     async events(runId: string) {
       return entries.get(runId)?.feed.read() ?? storedEventStream(engine, runId);
@@ -205,4 +207,28 @@ function storedSummary(r: StoredSummary): RunSummary {
     interrupted: r.interrupted,
     ...(r.error ? { error: r.error } : {}),
   };
+}
+
+/**
+ * A for_each step's elements have no events of their own, only records: the ones the store has so
+ * far join the live view, keyed `step[i]` as in `runs show`, each with its one bar on the timeline.
+ */
+function withElements(detail: RunDetail, stored: StoredDetail | undefined): RunDetail {
+  if (stored === undefined) return detail;
+  let steps: Record<string, StepDetail> | undefined;
+  for (const [key, s] of Object.entries(stored.steps)) {
+    if (!key.endsWith(']') || detail.steps[key] !== undefined || s.started_at === undefined) continue;
+    if (s.status !== 'succeeded' && s.status !== 'failed') continue;
+    steps ??= { ...detail.steps };
+    steps[key] = {
+      status: s.status,
+      attempts: s.attempts,
+      duration_ms: s.duration_ms,
+      started_at: s.started_at,
+      ...(s.output !== undefined ? { output: s.output } : {}),
+      ...(s.error !== undefined ? { error: s.error } : {}),
+      timeline: [{ attempt: s.attempts, started_at: s.started_at, duration_ms: s.duration_ms, status: s.status, ...(s.error !== undefined ? { error: s.error } : {}) }],
+    };
+  }
+  return steps === undefined ? detail : { ...detail, steps };
 }

@@ -26,7 +26,8 @@ interface MutableStep {
 
 export class RunView {
   status: RunStatus = 'running';
-  readonly started_at: number;
+  /** The run's start: when its executor began it (a resumed run: its first start, from the store). */
+  started_at: number;
   finished_at: number | undefined;
   duration_ms: number | undefined;
   outputs: unknown = null;
@@ -59,7 +60,11 @@ export class RunView {
 
   apply(e: RunEvent): void {
     if (e.type === 'run:started') {
-      if (e.parent === undefined) return;
+      if (e.parent === undefined) {
+        // The view is made before the run is created in the store; the run began here.
+        if (this.resumes.length === 0) this.started_at = e.timestamp;
+        return;
+      }
       const prefix = `${this.prefixes.get(e.parent.run_id) ?? ''}${e.parent.step}›`;
       this.prefixes.set(e.run_id, prefix);
       const plan = this.planOf(e.chain);
