@@ -40,15 +40,23 @@ function member(value: unknown, name: string): unknown {
 export function simpleGetter(keys: readonly Key[]): Getter {
   if (keys.length === 0) return plainRoot; // `$` itself: flattened when layered, so no member is lost
   if (!keys.every((k) => typeof k === 'string')) return generalGetter(keys);
-  // Specialised closures for the common short paths of names: no loop, no array reads per run.
+  // Specialised closures for the common short paths of names, written out: no loop, no calls.
   const [k0, k1, k2] = keys as readonly string[];
   switch (keys.length) {
     case 1:
       return (ctx) => rootMember(ctx, k0!);
     case 2:
-      return (ctx) => member(rootMember(ctx, k0!), k1!);
+      return (ctx) => {
+        const a = rootMember(ctx, k0!);
+        return typeof a === 'object' && a !== null && !Array.isArray(a) && Object.hasOwn(a, k1!) ? (a as Bag)[k1!] : undefined;
+      };
     case 3:
-      return (ctx) => member(member(rootMember(ctx, k0!), k1!), k2!);
+      return (ctx) => {
+        const a = rootMember(ctx, k0!);
+        if (typeof a !== 'object' || a === null || Array.isArray(a) || !Object.hasOwn(a, k1!)) return undefined;
+        const b = (a as Bag)[k1!];
+        return typeof b === 'object' && b !== null && !Array.isArray(b) && Object.hasOwn(b, k2!) ? (b as Bag)[k2!] : undefined;
+      };
     default:
       return generalGetter(keys);
   }
