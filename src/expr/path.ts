@@ -15,13 +15,14 @@ import type { CompiledPath, Getter } from './types.js';
 /** Compiles a path; throws ExprSyntaxError (with the offset) when it is not valid. */
 export function compilePath(source: string): CompiledPath {
   const parsed = parsePath(source);
-  const base = { source, root: parsed.root, filterRoots: Object.freeze([...parsed.filterRoots]) };
+  const { root } = parsed;
+  const filterRoots = Object.freeze(parsed.filterRoots);
   if (parsed.simple) {
     const keys: Key[] = parsed.query.segments.map((s) => {
       const selector = s.selectors[0]!;
       return selector.kind === 'name' ? selector.name : selector.kind === 'index' ? selector.index : '';
     });
-    return Object.freeze({ ...base, simple: true, multi: false, get: simpleGetter(keys) });
+    return Object.freeze({ source, root, filterRoots, simple: true, multi: false, get: simpleGetter(keys) });
   }
   const nodes = compileNodes(parsed.query);
   // The general evaluator reads own members only, so a layered for_each context is flattened.
@@ -29,5 +30,5 @@ export function compilePath(source: string): CompiledPath {
     const root = plainRoot(ctx);
     return nodes(root, root);
   };
-  return Object.freeze({ ...base, simple: false, multi: true, get });
+  return Object.freeze({ source, root, filterRoots, simple: false, multi: true, get });
 }
