@@ -189,6 +189,39 @@ describe('compilePath: general paths', () => {
   });
 });
 
+describe('compilePath: RFC 9535 details', () => {
+  it('compares strings by code point and counts length in characters', () => {
+    const data = { words: ['\uffff', '😀', 'b'] };
+    // JavaScript's < on UTF-16 units puts 😀 (D83D DE00) before U+FFFF; code points do not.
+    expect(get("$.words[?@ > '\uffff']", data)).toEqual(['😀']);
+    expect(get('$.words[?length(@) == 1]', data)).toEqual(['\uffff', '😀', 'b']);
+  });
+
+  it('walks a document of any depth with .. and without recursion', () => {
+    let deep: Record<string, unknown> = { x: 'bottom' };
+    for (let i = 0; i < 100_000; i++) deep = { a: deep };
+    expect(get('$..x', { deep })).toEqual(['bottom']);
+  });
+
+  it('reads I-Regexp and nothing beyond it', () => {
+    const data = { s: ['a.c', 'abc', 'A1', 'ж', '$5', '^x', 'a\nb'] };
+    const matching = (re: string): unknown => get(`$.s[?match(@, ${JSON.stringify(re)})]`, data);
+    expect(matching('a[.]c')).toEqual(['a.c']);
+    expect(matching('a.c')).toEqual(['a.c', 'abc']);
+    expect(matching('\\p{Lu}\\p{Nd}')).toEqual(['A1']);
+    expect(matching('\\P{L}.*')).toEqual(['$5', '^x']);
+    expect(matching('[$][0-9]')).toEqual(['$5']);
+    expect(matching('\\^x')).toEqual(['^x']);
+    expect(matching('a.b')).toEqual([]); // '.' is not a line feed
+    expect(matching('(a|ab)(c|bcd)')).toEqual(['abc']);
+    expect(matching('a{1,2}.c')).toEqual(['a.c', 'abc']);
+    // Outside I-Regexp: no match at all, rather than JavaScript's meaning.
+    for (const re of ['\\d', 'a(?=b)', '(a)\\1', 'a+?', '[z-a]', 'a{2,1}', '\\p{IsBasicLatin}', '(', 'a{1001}']) {
+      expect(get(`$.s[?search(@, ${JSON.stringify(re)})]`, data), re).toEqual([]);
+    }
+  });
+});
+
 describe('compilePath: syntax errors', () => {
   const cases: [string, number][] = [
     ['a.b', 0],
