@@ -84,7 +84,7 @@ describe('compilePath: simple paths', () => {
     expect(get("$.obj['0']", data)).toBe('zero');
     expect(get("$.list['0']", data)).toBeUndefined(); // a name never reads an array element
     expect(get('$.s[0]', data)).toBeUndefined(); // strings are not arrays
-    expect(get('$[0]', ['first'])).toBe('first');
+    expect(get('$[0]', ['first'] as unknown as RunContext)).toBe('first');
     expect(get('$ .list [ -1 ]', data)).toBe('b'); // blanks between segments and in brackets
     expect(compilePath('$ .list [ -1 ]')).toMatchObject({ simple: true, multi: false, root: 'list' });
   });

@@ -204,6 +204,21 @@ steps:
     await e.close();
   });
 
+  it('stops a path whose work grows faster than the document, failing the step instead of the engine', async () => {
+    // $..*..* visits every node below every node: for 30,000 numbers at the bottom of a list nested
+    // 500 deep, each of the 500 levels visits the 30,000 again: 15 million visits.
+    let deep: unknown = Array.from({ length: 30_000 }, (_, i) => i);
+    for (let i = 0; i < 500; i++) deep = [deep];
+    const e = await engineWith(
+      [echo, { name: 'deep', handler: async () => ({ deep }) }],
+      ['name: c\nsteps:\n  - { name: d, tool: deep }\n  - { name: e, tool: echo, input_map: { all: "$.d..*..*", fine: "$.d..*" } }\n'],
+    );
+    const result = await e.run('c', {});
+    expect(result.error).toMatchObject({ code: 'VALIDATION_FAILED', step: 'e' });
+    expect(result.error?.message).toContain('more than 10,000,000 steps of work');
+    await e.close();
+  });
+
   it('refuses a path nested past the limit instead of overflowing the stack', () => {
     const deep = `$.a[?${'('.repeat(10_000)}@.x${')'.repeat(10_000)}]`;
     const text = `name: c\nsteps:\n  - { name: s, tool: t, input_map: { a: "${deep}" } }\n`;

@@ -6,20 +6,22 @@
 //   named "0" of an object.
 // - `..` visits a node and everything below it, parents before children, without recursion, so
 //   a deep document cannot exhaust the stack.
+// - Every evaluation spends from a budget (jsonpath-budget.ts), so no path runs away on big data.
 // Nodes are plain values; Nothing (no node, no value) is `undefined`, which no JSON value is.
 
 import type { Query, Segment, Selector } from './jsonpath-ast.js';
 import { isSingular } from './jsonpath-ast.js';
+import { spend, type Budget } from './jsonpath-budget.js';
 import { compileTest, type QueryCompiler, type Test } from './jsonpath-filter-eval.js';
 
 /** The nodes a query selects, given the root and the current node (`@`, in filters). */
-export type NodesFn = (root: unknown, current: unknown) => unknown[];
+export type NodesFn = (root: unknown, current: unknown, budget: Budget) => unknown[];
 
 /** A singular query's value, or undefined when it selects nothing. */
 export type ValueFn = (root: unknown, current: unknown) => unknown;
 
-type Select = (node: unknown, root: unknown, out: unknown[]) => void;
-type Step = (nodes: unknown[], root: unknown) => unknown[];
+type Select = (node: unknown, root: unknown, out: unknown[], budget: Budget) => void;
+type Step = (nodes: unknown[], root: unknown, budget: Budget) => unknown[];
 
 export type Bag = Record<string, unknown>;
 
@@ -31,9 +33,9 @@ export function compileNodes(query: Query): NodesFn {
   const steps = query.segments.map(compileSegment);
   const fromRoot = query.origin === '$';
   const n = steps.length;
-  return (root, current) => {
+  return (root, current, budget) => {
     let nodes: unknown[] = [fromRoot ? root : current];
-    for (let i = 0; i < n && nodes.length > 0; i++) nodes = (steps[i] as Step)(nodes, root);
+    for (let i = 0; i < n && nodes.length > 0; i++) nodes = (steps[i] as Step)(nodes, root, budget);
     return nodes;
   };
 }
@@ -67,24 +69,30 @@ const QUERIES: QueryCompiler = { nodes: compileNodes, singular: compileSingular 
 function compileSegment(segment: Segment): Step {
   const selects = segment.selectors.map(compileSelector);
   const one = selects.length === 1 ? selects[0] : undefined;
-  const apply: Select = one ?? ((node, root, out) => {
-    for (const select of selects) select(node, root, out);
+  const apply: Select = one ?? ((node, root, out, budget) => {
+    for (const select of selects) select(node, root, out, budget);
   });
   if (!segment.descendant) {
-    return (nodes, root) => {
+    return (nodes, root, budget) => {
       const out: unknown[] = [];
-      for (const node of nodes) apply(node, root, out);
+      for (const node of nodes) apply(node, root, out, budget);
+      spend(budget, out.length);
       return out;
     };
   }
-  return (nodes, root) => {
+  return (nodes, root, budget) => {
     const out: unknown[] = [];
+    let visits = 0;
     for (const node of nodes) {
       // Depth first, the node before its children, children in order: the stack holds them reversed.
       const stack: unknown[] = [node];
       while (stack.length > 0) {
         const visited = stack.pop();
-        apply(visited, root, out);
+        if (++visits === 1024) {
+          spend(budget, visits);
+          visits = 0;
+        }
+        apply(visited, root, out, budget);
         const children = childrenOf(visited);
         for (let i = children.length - 1; i >= 0; i--) {
           const child = children[i];
@@ -92,6 +100,7 @@ function compileSegment(segment: Segment): Step {
         }
       }
     }
+    spend(budget, visits + out.length);
     return out;
   };
 }
@@ -126,9 +135,11 @@ function compileSelector(selector: Selector): Select {
       return compileSlice(selector.start, selector.end, selector.step ?? 1);
     case 'filter': {
       const test: Test = compileTest(selector.expr, QUERIES);
-      return (node, root, out) => {
+      return (node, root, out, budget) => {
         if (typeof node !== 'object' || node === null) return;
-        for (const child of childrenOf(node)) if (test(root, child)) out.push(child);
+        const children = childrenOf(node);
+        spend(budget, children.length);
+        for (const child of children) if (test(root, child, budget)) out.push(child);
       };
     }
   }

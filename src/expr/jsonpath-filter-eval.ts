@@ -7,12 +7,13 @@
 
 import type { Comparable, FunctionArg, FunctionCall, LogicalExpr, Query } from './jsonpath-ast.js';
 import { isSingular } from './jsonpath-ast.js';
+import { spend, type Budget } from './jsonpath-budget.js';
 import { comparator } from './jsonpath-compare.js';
 import { compileIRegexp, type RegexpTest } from './iregexp.js';
 
-export type Test = (root: unknown, current: unknown) => boolean;
-type Value = (root: unknown, current: unknown) => unknown;
-type Nodes = (root: unknown, current: unknown) => unknown[];
+export type Test = (root: unknown, current: unknown, budget: Budget) => boolean;
+type Value = (root: unknown, current: unknown, budget: Budget) => unknown;
+type Nodes = (root: unknown, current: unknown, budget: Budget) => unknown[];
 
 /** How queries inside a filter are compiled (jsonpath-eval.ts, passed in to keep the files apart). */
 export interface QueryCompiler {
@@ -24,23 +25,23 @@ export function compileTest(expr: LogicalExpr, q: QueryCompiler): Test {
   switch (expr.kind) {
     case 'or': {
       const tests = expr.operands.map((e) => compileTest(e, q));
-      return (root, current) => tests.some((t) => t(root, current));
+      return (root, current, budget) => tests.some((t) => t(root, current, budget));
     }
     case 'and': {
       const tests = expr.operands.map((e) => compileTest(e, q));
-      return (root, current) => tests.every((t) => t(root, current));
+      return (root, current, budget) => tests.every((t) => t(root, current, budget));
     }
     case 'not': {
       const test = compileTest(expr.operand, q);
-      return (root, current) => !test(root, current);
+      return (root, current, budget) => !test(root, current, budget);
     }
     case 'exists': {
       if (isSingular(expr.query)) {
         const value = q.singular(expr.query);
-        return (root, current) => value(root, current) !== undefined;
+        return (root, current, budget) => value(root, current, budget) !== undefined;
       }
       const nodes = q.nodes(expr.query);
-      return (root, current) => nodes(root, current).length > 0;
+      return (root, current, budget) => nodes(root, current, budget).length > 0;
     }
     case 'call':
       return compileLogicalCall(expr.call, q);
@@ -48,7 +49,7 @@ export function compileTest(expr: LogicalExpr, q: QueryCompiler): Test {
       const left = compileComparable(expr.left, q);
       const right = compileComparable(expr.right, q);
       const op = comparator(expr.op);
-      return (root, current) => op(left(root, current), right(root, current));
+      return (root, current, budget) => op(left(root, current, budget), right(root, current, budget));
     }
   }
 }
@@ -92,16 +93,16 @@ function compileValueCall(call: FunctionCall, q: QueryCompiler): Value {
   switch (call.name) {
     case 'length': {
       const v = valueArg(a, q);
-      return (root, current) => lengthOf(v(root, current));
+      return (root, current, budget) => lengthOf(v(root, current, budget));
     }
     case 'count': {
       const nodes = nodesArg(a, q);
-      return (root, current) => nodes(root, current).length;
+      return (root, current, budget) => nodes(root, current, budget).length;
     }
     case 'value': {
       const nodes = nodesArg(a, q);
-      return (root, current) => {
-        const found = nodes(root, current);
+      return (root, current, budget) => {
+        const found = nodes(root, current, budget);
         return found.length === 1 ? found[0] : undefined;
       };
     }
@@ -138,19 +139,22 @@ function compileLogicalCall(call: FunctionCall, q: QueryCompiler): Test {
     // The usual case: the pattern is known now, so it is translated and compiled once.
     const test = typeof b.value === 'string' ? compileIRegexp(b.value, mode) : undefined;
     if (!test) return () => false;
-    return (root, current) => {
-      const s = subject(root, current);
-      return typeof s === 'string' && test(s);
+    return (root, current, budget) => {
+      const s = subject(root, current, budget);
+      if (typeof s !== 'string') return false;
+      spend(budget, 1 + (s.length >> 6));
+      return test(s);
     };
   }
   const pattern = valueArg(b, q);
   // A pattern read from the document: compiled when met. The last one is kept, since a filter
   // usually meets the same pattern at every node; it depends on the pattern text alone.
   let last: { readonly pattern: string; readonly test: RegexpTest | undefined } | undefined;
-  return (root, current) => {
-    const s = subject(root, current);
-    const p = pattern(root, current);
+  return (root, current, budget) => {
+    const s = subject(root, current, budget);
+    const p = pattern(root, current, budget);
     if (typeof s !== 'string' || typeof p !== 'string') return false;
+    spend(budget, 1 + ((s.length + p.length) >> 6));
     if (last?.pattern !== p) last = { pattern: p, test: compileIRegexp(p, mode) };
     return last.test !== undefined && last.test(s);
   };

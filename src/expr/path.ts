@@ -7,6 +7,7 @@
 // possibly empty.
 
 import { plainRoot } from './context.js';
+import { newBudget } from './jsonpath-budget.js';
 import { compileNodes } from './jsonpath-eval.js';
 import { parsePath } from './path-parse.js';
 import { simpleGetter, type Key } from './path-simple.js';
@@ -28,7 +29,7 @@ export function compilePath(source: string): CompiledPath {
   // The general evaluator reads own members only, so a layered for_each context is flattened.
   const get: Getter = (ctx) => {
     const root = plainRoot(ctx);
-    return nodes(root, root);
+    return nodes(root, root, newBudget());
   };
   return Object.freeze({ source, root, filterRoots, simple: false, multi: true, get });
 }
