@@ -25,7 +25,7 @@ const CTS = JSON.parse(readFileSync(new URL('./fixtures/jsonpath-cts/cts.json', 
 
 /**
  * Cases a chain cannot express as the suite means them, each for a reason of the chain format:
- * a value that does not start with `$` is a literal string (SPEC's value rule), so " $" (a
+ * a value that does not start with `$` is a literal string (the rule for chain values), so " $" (a
  * selector with a leading blank, which the RFC refuses) reaches no JSONPath parser at all.
  */
 const NOT_A_PATH_IN_A_CHAIN = new Set(['basic, no leading whitespace']);
