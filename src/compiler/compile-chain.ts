@@ -136,7 +136,7 @@ export function compileDocument(doc: LoadedYaml, hash: string): CompiledFile {
   let outputs: CompiledValue | undefined;
   if (isRecord(raw.outputs)) {
     const { value, problems } = compileValue(raw.outputs, '/outputs');
-    for (const p of problems) sink.error(p.code, `/outputs${p.pointer}`, p.message);
+    for (const p of problems) sink.error(p.code, `/outputs${p.pointer}`, p.message, p.offset !== undefined ? { offset: p.offset } : {});
     for (const ref of value.refs) {
       const r = { ...ref, pointer: `/outputs${ref.pointer}` };
       if (r.root !== undefined && !stepIndex.has(r.root) && !inputNames.has(r.root)) unknownReference(r, 'outputs', stepIndex, inputNames, sink);

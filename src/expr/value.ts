@@ -16,7 +16,7 @@ import { compilePath } from './path.js';
 import { childPointer } from '../common/json-pointer.js';
 import { ExprSyntaxError } from './syntax-error.js';
 import { compileTemplate, isTemplate } from './template.js';
-import type { CompiledValue, ExprProblem, Getter, PathRef } from './types.js';
+import type { CompiledPath, CompiledValue, ExprProblem, Getter, PathRef } from './types.js';
 
 interface Node {
   readonly get: Getter;
@@ -86,7 +86,7 @@ function compileString(text: string, pointer: string, out: Collector): Node {
   if (text.startsWith('$')) {
     try {
       const path = compilePath(text);
-      out.refs.push(Object.freeze({ root: path.root, source: text, pointer }));
+      pushRefs(out.refs, path, pointer);
       return { get: path.get, constant: false, value: undefined };
     } catch (error) {
       if (!(error instanceof ExprSyntaxError)) throw error;
@@ -94,6 +94,7 @@ function compileString(text: string, pointer: string, out: Collector): Node {
         code: 'BAD_JSONPATH',
         message: `bad JSONPath '${text}' at character ${error.index + 1}: ${error.message}`,
         pointer,
+        offset: error.index,
       });
       return { get: NOTHING, constant: false, value: undefined };
     }
@@ -101,14 +102,20 @@ function compileString(text: string, pointer: string, out: Collector): Node {
   if (isTemplate(text)) {
     const template = compileTemplate(text);
     for (const path of template.paths) {
-      if (path.source !== '') out.refs.push(Object.freeze({ root: path.root, source: path.source, pointer }));
+      if (path.source !== '') pushRefs(out.refs, path, pointer);
     }
     for (const problem of template.problems) {
-      out.problems.push({ code: 'BAD_TEMPLATE', message: `bad template '${text}': ${problem.message}`, pointer });
+      out.problems.push({ code: 'BAD_TEMPLATE', message: `bad template '${text}': ${problem.message}`, pointer, offset: problem.offset });
     }
     return { get: template.get, constant: false, value: undefined };
   }
   return constant(text);
+}
+
+/** The path's own root, then those its filters' absolute queries read (`$.a[?@.x == $.b.y]` reads b). */
+export function pushRefs(refs: PathRef[], path: CompiledPath, pointer: string): void {
+  refs.push(Object.freeze({ root: path.root, source: path.source, pointer }));
+  for (const root of path.filterRoots) refs.push(Object.freeze({ root, source: path.source, pointer }));
 }
 
 function compileArray(items: readonly unknown[], pointer: string, out: Collector): Node {
