@@ -5,7 +5,7 @@ import { TOP_LEVEL, type CompiledSchema, type SchemaCompiler, type SchemaUse } f
 import { toProblems } from './argument-problems.js';
 import { createCircuitBreaker } from './circuit-breaker.js';
 import { planCopy, planFreshCopy } from './copy-args.js';
-import { durationMs } from './duration-ms.js';
+import { parseDuration } from '../expr/duration.js';
 import { createDirect, createInvoke } from './invoke-tool.js';
 import { restrictEnv } from './restrict-env.js';
 import { createResultCache } from './result-cache.js';
@@ -72,9 +72,10 @@ function compile(name: string, schema: unknown, key: 'parameters' | 'returns', u
   return { get: () => compiled.validate, warnings: compiled.warnings };
 }
 
+/** A manifest duration means what a chain's does (a number is seconds, a string carries its unit; never zero). */
 function optionalMs(name: string, value: unknown, key: string): number | undefined {
   if (value === undefined) return undefined;
-  const ms = durationMs(value);
+  const ms = parseDuration(value);
   if (ms === undefined) fail(`tool '${name}': \`${key}\` must be a positive number of seconds or a string like 250ms, 2s, 10m`, `/${key.replace('.', '/')}`);
   return ms;
 }
