@@ -4,6 +4,7 @@ import type { Readable } from 'node:stream';
 import { ToolchainError } from '../common/errors.js';
 import type { ChainPlan } from '../compiler/plan.js';
 import type { CliIO } from './io.js';
+import { defineOwn } from '../common/define-own.js';
 
 // A run's input from the command line (SPEC §5): --input-file, then --input-json over it, then
 // each --input KEY=VALUE over both (the more specific source wins). One key given twice with
@@ -34,14 +35,10 @@ export async function readInput(io: CliIO, flags: InputFlags, plan: ChainPlan | 
     // Scalars stay strings (the engine coerces them to the declared type); objects and arrays
     // cannot be coerced from text, so for those the value is read as JSON.
     const type = Object.hasOwn(properties, key) ? properties[key]?.type : undefined;
-    setKey(input, key, type === 'object' || type === 'array' ? parseJson(value, `--input ${key}`) : value);
+    // `__proto__` stays an ordinary (and then rejected) key instead of a prototype change.
+    defineOwn(input, key, type === 'object' || type === 'array' ? parseJson(value, `--input ${key}`) : value);
   }
   return input;
-}
-
-function setKey(target: Record<string, unknown>, key: string, value: unknown): void {
-  // Keeps `__proto__` an ordinary (and then rejected) key instead of a prototype change.
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 /** Inputs are small; a FIFO, /dev/zero or an endless pipe must not grow the process without bound. */

@@ -1,4 +1,5 @@
 import type { RunContext } from './types.js';
+import { defineOwn } from '../common/define-own.js';
 
 /**
  * The run context as one plain object. Inside `for_each` the executor passes an object whose
@@ -17,13 +18,7 @@ export function plainRoot(ctx: RunContext): RunContext {
   // so `item` on the outer object shadows an `item` in the context, as property access would.
   for (const key in ctx) {
     if (Object.hasOwn(flat, key)) continue;
-    const value = ctx[key];
-    if (key === '__proto__') {
-      // Plain assignment would set the prototype instead of adding a member.
-      Object.defineProperty(flat, key, { value, enumerable: true, writable: true, configurable: true });
-    } else {
-      flat[key] = value;
-    }
+    defineOwn(flat, key, ctx[key]);
   }
   return flat;
 }
