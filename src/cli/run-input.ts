@@ -5,6 +5,7 @@ import { ToolchainError } from '../common/errors.js';
 import type { ChainPlan } from '../compiler/plan.js';
 import type { CliIO } from './io.js';
 import { defineOwn } from '../common/define-own.js';
+import { isRecord } from '../common/json.js';
 
 // A run's input from the command line (SPEC §5): --input-file, then --input-json over it, then
 // each --input KEY=VALUE over both (the more specific source wins). One key given twice with
@@ -87,9 +88,7 @@ function parseJson(text: string, where: string): unknown {
 
 function parseObject(text: string, where: string): Record<string, unknown> {
   const value = parseJson(text, where);
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new ToolchainError('INPUT_INVALID', `${where} must hold a JSON object of inputs`);
-  }
-  return value as Record<string, unknown>;
+  if (!isRecord(value)) throw new ToolchainError('INPUT_INVALID', `${where} must hold a JSON object of inputs`);
+  return value;
 }
 

@@ -12,6 +12,7 @@
 // as undefined.
 
 import { defineOwn } from '../common/define-own.js';
+import { isRecord } from '../common/json.js';
 import { compilePath } from './path.js';
 import { childPointer } from '../common/json-pointer.js';
 import { ExprSyntaxError } from './syntax-error.js';
@@ -177,7 +178,7 @@ function compileObject(object: Readonly<Record<string, unknown>>, pointer: strin
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  if (!isRecord(value)) return false;
   const proto: unknown = Object.getPrototypeOf(value);
   return proto === Object.prototype || proto === null;
 }

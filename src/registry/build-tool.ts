@@ -1,4 +1,4 @@
-import type { JsonSchema } from '../common/json.js';
+import { isRecord, type JsonSchema } from '../common/json.js';
 import { type Diagnostic, ToolchainError } from '../common/errors.js';
 import type { ValidateFunction } from 'ajv';
 import { TOP_LEVEL, type CompiledSchema, type SchemaCompiler, type SchemaUse } from './schema-compiler.js';
@@ -49,7 +49,7 @@ interface SchemaHandle {
 }
 
 function compile(name: string, schema: unknown, key: 'parameters' | 'returns', use: SchemaUse, settings: BuildSettings): SchemaHandle {
-  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
+  if (!isRecord(schema)) {
     fail(`tool '${name}': \`${key}\` must be a JSON Schema object`, `/${key}`);
   }
   const invalid = (error: unknown): never => fail(`tool '${name}': \`${key}\` is not a valid JSON Schema: ${(error as Error).message}`, `/${key}`);
@@ -106,7 +106,7 @@ export function buildTool(def: ToolDefinition, owner: ToolOwner | undefined, set
   const copyArgs = planCopy(parameters);
   const copyFresh = planFreshCopy(parameters);
   const prepare = (args: Record<string, unknown>, fresh?: boolean): PrepareResult => {
-    if (typeof args !== 'object' || args === null || Array.isArray(args)) return NOT_AN_OBJECT;
+    if (!isRecord(args)) return NOT_AN_OBJECT;
     const copy = fresh === true ? copyFresh(args) : copyArgs(args);
     validate ??= params.get();
     if (validate(copy, TOP_LEVEL)) return { ok: true, args: copy };
