@@ -1,5 +1,6 @@
 import type { RunContext } from './types.js';
 import { defineOwn } from '../common/define-own.js';
+import { isRecord } from '../common/json.js';
 
 /**
  * The run context as one plain object. Inside `for_each` the executor passes an object whose
@@ -10,7 +11,7 @@ import { defineOwn } from '../common/define-own.js';
  */
 export function plainRoot(ctx: RunContext): RunContext {
   // A path compiled on its own may be handed any JSON value as its root: only layered objects flatten.
-  if (typeof ctx !== 'object' || ctx === null || Array.isArray(ctx)) return ctx;
+  if (!isRecord(ctx)) return ctx;
   const proto: unknown = Object.getPrototypeOf(ctx);
   if (proto === null || proto === Object.prototype) return ctx;
   const flat: Record<string, unknown> = {};
