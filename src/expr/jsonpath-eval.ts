@@ -9,6 +9,7 @@
 // - Every evaluation spends from a budget (jsonpath-budget.ts), so no path runs away on big data.
 // Nodes are plain values; Nothing (no node, no value) is `undefined`, which no JSON value is.
 
+import { isRecord } from '../common/json.js';
 import type { Query, Segment, Selector } from './jsonpath-ast.js';
 import { isSingular } from './jsonpath-ast.js';
 import { spend, type Budget } from './jsonpath-budget.js';
@@ -24,10 +25,6 @@ type Select = (node: unknown, root: unknown, out: unknown[], budget: Budget) => 
 type Step = (nodes: unknown[], root: unknown, budget: Budget) => unknown[];
 
 export type Bag = Record<string, unknown>;
-
-export function isMemberBag(value: unknown): value is Bag {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 export function compileNodes(query: Query): NodesFn {
   const steps = query.segments.map(compileSegment);
@@ -51,7 +48,7 @@ export function compileSingular(query: Query): ValueFn {
     for (let i = 0; i < n; i++) {
       const key = keys[i] as Selector;
       if (key.kind === 'name') {
-        if (!isMemberBag(v) || !Object.hasOwn(v, key.name)) return undefined;
+        if (!isRecord(v) || !Object.hasOwn(v, key.name)) return undefined;
         v = v[key.name];
       } else if (key.kind === 'index') {
         if (!Array.isArray(v)) return undefined;
@@ -116,7 +113,7 @@ function compileSelector(selector: Selector): Select {
     case 'name': {
       const { name } = selector;
       return (node, _root, out) => {
-        if (isMemberBag(node) && Object.hasOwn(node, name)) out.push(node[name]);
+        if (isRecord(node) && Object.hasOwn(node, name)) out.push(node[name]);
       };
     }
     case 'index': {

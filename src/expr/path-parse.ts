@@ -8,7 +8,7 @@
 import type { FunctionArg, LogicalExpr, Query, Selector } from './jsonpath-ast.js';
 import { isSingular } from './jsonpath-ast.js';
 import { parseQuery } from './jsonpath-parse.js';
-import { FORBIDDEN_MEMBERS } from './forbidden.js';
+import { FORBIDDEN_KEYS } from '../common/forbidden-keys.js';
 import { ExprSyntaxError } from './syntax-error.js';
 
 export interface ParsedPath {
@@ -44,7 +44,7 @@ function visitQuery(query: Query, roots: (string | undefined)[], inFilter: boole
 }
 
 function visitSelector(selector: Selector, roots: (string | undefined)[]): void {
-  if (selector.kind === 'name' && FORBIDDEN_MEMBERS.has(selector.name)) {
+  if (selector.kind === 'name' && FORBIDDEN_KEYS.has(selector.name)) {
     throw new ExprSyntaxError(`the member name '${selector.name}' is not allowed in a path (it names JavaScript's object machinery, not data)`, selector.at);
   }
   if (selector.kind === 'filter') visitExpr(selector.expr, roots);

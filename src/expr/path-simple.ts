@@ -9,6 +9,7 @@
 // (for_each's `item`/`index`) works unchanged; an inherited method there (`$.toString`) is no
 // member, and gives undefined.
 
+import { isRecord } from '../common/json.js';
 import { plainRoot } from './context.js';
 import type { Getter, RunContext } from './types.js';
 
@@ -17,12 +18,8 @@ export type Key = string | number;
 
 type Bag = Record<string, unknown>;
 
-function isBag(value: unknown): value is Bag {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function rootMember(ctx: RunContext, name: string): unknown {
-  if (!isBag(ctx)) return undefined;
+  if (!isRecord(ctx)) return undefined;
   const v = (ctx as Bag)[name];
   return typeof v === 'function' ? undefined : v;
 }
@@ -34,7 +31,7 @@ function element(value: unknown, index: number): unknown {
 }
 
 function member(value: unknown, name: string): unknown {
-  return isBag(value) && Object.hasOwn(value, name) ? value[name] : undefined;
+  return isRecord(value) && Object.hasOwn(value, name) ? value[name] : undefined;
 }
 
 export function simpleGetter(keys: readonly Key[]): Getter {

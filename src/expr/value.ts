@@ -11,7 +11,8 @@
 // Problems are collected for every bad string, not only the first; the parts that failed read
 // as undefined.
 
-import { setMember } from './member.js';
+import { defineOwn } from '../common/define-own.js';
+import { isRecord } from '../common/json.js';
 import { compilePath } from './path.js';
 import { childPointer } from '../common/json-pointer.js';
 import { ExprSyntaxError } from './syntax-error.js';
@@ -44,7 +45,7 @@ export function compileValue(value: unknown, pointer = ''): { value: CompiledVal
   if (isPlainObject(value)) {
     for (const key of Object.keys(value)) {
       const source = stringSource(value[key]);
-      if (source !== undefined) setMember(sources, key, source);
+      if (source !== undefined) defineOwn(sources, key, source);
     }
   }
   const compiled: CompiledValue = Object.freeze({
@@ -141,7 +142,7 @@ function compileObject(object: Readonly<Record<string, unknown>>, pointer: strin
     const result: Record<string, unknown> = {};
     keys.forEach((key, i) => {
       const v = nodes[i]?.value;
-      if (v !== undefined) setMember(result, key, v);
+      if (v !== undefined) defineOwn(result, key, v);
     });
     return folded(result);
   }
@@ -167,7 +168,7 @@ function compileObject(object: Readonly<Record<string, unknown>>, pointer: strin
       const result: Record<string, unknown> = {};
       for (let i = 0; i < n; i++) {
         const v = (getters[i] as Getter)(ctx);
-        if (v !== undefined) setMember(result, keys[i] as string, v);
+        if (v !== undefined) defineOwn(result, keys[i] as string, v);
       }
       return result;
     },
@@ -177,7 +178,7 @@ function compileObject(object: Readonly<Record<string, unknown>>, pointer: strin
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  if (!isRecord(value)) return false;
   const proto: unknown = Object.getPrototypeOf(value);
   return proto === Object.prototype || proto === null;
 }
