@@ -46,9 +46,9 @@ async function testCommand(ctx: CommandContext, files: string[], flags: TestFlag
   try {
     const approve = approvedBy(flags.approve);
     for (const file of named) {
-      let suite;
+      let result;
       try {
-        suite = await loadTestFile(file);
+        result = await testChain(engine, await loadTestFile(file), { approve: async (req) => approve(req) });
       } catch (error) {
         if (!(error instanceof ToolchainError)) throw error;
         invalid++;
@@ -56,7 +56,7 @@ async function testCommand(ctx: CommandContext, files: string[], flags: TestFlag
         for (const line of lines) io.stderr.write(`${line}\n`);
         continue;
       }
-      const result = await testChain(engine, suite, { approve: async (req) => approve(req) });
+      for (const d of result.warnings) io.stderr.write(`${showDiagnostic(io.cwd, d)}\n`);
       results.push(result);
       if (!flags.json) printSuite(io.stdout, io.cwd, result);
     }
