@@ -43,6 +43,8 @@ export const ERROR_KINDS = {
   UNKNOWN_CHAIN: 'definition',
   // data flow (SPEC §10): what a step gives a tool against what the tool takes
   UNKNOWN_PARAMETER: 'definition',
+  /** A warning: a key the tool's schema does not declare, which it lets through (additionalProperties open). */
+  UNDECLARED_PARAMETER: 'definition',
   MISSING_PARAMETER: 'definition',
   TYPE_MISMATCH: 'definition',
   UNKNOWN_FIELD: 'definition',
