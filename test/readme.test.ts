@@ -1,6 +1,7 @@
 import { exec } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO, STACK_LINE } from './helpers/run-cli.js';
@@ -37,11 +38,15 @@ function sh(command: string): Promise<{ code: number; stdout: string; stderr: st
   });
 }
 
+// fetch_and_extract's example URL names port 8765, which the reader may well be serving on (the
+// README suggests it): the page is served on a free port, and the commands are run with that one.
+const EXAMPLE_HOST = '127.0.0.1:8765';
 let server: Server;
+let host = EXAMPLE_HOST;
 beforeAll(async () => {
-  // fetch_and_extract's example URL.
   server = createServer((_req, res) => res.end('<html><head><title>Hello from the README</title></head></html>'));
-  await new Promise<void>((resolve) => server.listen(8765, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  host = `127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
@@ -53,7 +58,7 @@ describe('the commands in the README', () => {
   for (const command of commands) {
     if (ELSEWHERE[command]) continue;
     it(command, async () => {
-      const { code, stdout, stderr } = await sh(command);
+      const { code, stdout, stderr } = await sh(command.replaceAll(EXAMPLE_HOST, host));
       expect(stderr).not.toMatch(STACK_LINE);
       if (command.includes('test/fixtures/bad/')) {
         // The README shows this one's output.
