@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -34,6 +34,32 @@ describe('the package', () => {
     expect(files).toContain('LICENSE');
     expect(files).toContain('dist/index.js');
     expect(files).toContain('schemas/chain.schema.json');
+    // The shipped plugins, each with the package.json that names the packages it imports.
+    for (const plugin of ['files', 'geo', 'http', 'shell', 'text']) expect(files).toContain(`plugins/${plugin}/plugin.yaml`);
+    expect(files).toContain('plugins/geo/package.json');
+    expect(files.filter((f) => f.startsWith('plugins/') && f.includes('node_modules'))).toEqual([]);
+  });
+
+  it('declares, for each shipped plugin, every package its code imports, in a package.json of its own, in the range the engine installs', () => {
+    const engine = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    const BUILTIN = /^node:/;
+    for (const plugin of readdirSync(join(REPO, 'plugins'))) {
+      const dir = join(REPO, 'plugins', plugin);
+      const sources = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => /\.[cm]?[jt]s$/.test(f));
+      const imported = new Set<string>();
+      for (const file of sources) {
+        const text = readFileSync(join(dir, file), 'utf8');
+        // Value imports and requires (type-only imports are erased).
+        for (const m of text.matchAll(/^\s*import\s+(?!type\b)[^'"]*?from\s+['"]([^'"]+)['"]|require\(\s*['"]([^'"]+)['"]\s*\)|createRequire\([^)]*\)\(\s*(?:['"]([^'"]+)['"]|DATA)/gm)) {
+          const id = m[1] ?? m[2] ?? m[3] ?? (/const DATA = '([^']+)'/.exec(text)?.[1] as string);
+          if (id.startsWith('.') || BUILTIN.test(id)) continue;
+          imported.add(id.startsWith('@') ? id.split('/').slice(0, 2).join('/') : id.split('/')[0]!);
+        }
+      }
+      const declared = existsSync(join(dir, 'package.json')) ? (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> }).dependencies ?? {} : {};
+      expect({ plugin, imports: [...imported].sort() }).toEqual({ plugin, imports: Object.keys(declared).sort() });
+      for (const [name, range] of Object.entries(declared)) expect({ plugin, name, range }).toEqual({ plugin, name, range: engine.dependencies[name] });
+    }
   });
 
   it('loads with require() and with import from another project', async () => {
