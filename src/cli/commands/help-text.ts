@@ -19,7 +19,7 @@ const EXAMPLES: Readonly<Record<string, readonly string[]>> = {
   list: ['toolchain list chains', 'toolchain list tools --json'],
   tools: ['toolchain tools export --format openai', 'toolchain tools export --format mcp --chains-only'],
   test: ['toolchain test', 'toolchain test chains/city_brief.test.yaml --json'],
-  init: ['toolchain init', 'toolchain --chains my/chains --plugins my/plugins init'],
+  init: ['toolchain init', 'toolchain init --shipped geo,text', 'toolchain init --shipped all --no-starter', 'toolchain --chains my/chains --plugins my/plugins init'],
   watch: ['toolchain watch'],
   serve: ['toolchain serve', 'TOOLCHAIN_TOKEN=$(openssl rand -hex 16) toolchain serve --host 0.0.0.0', 'toolchain serve --queue redis://127.0.0.1:6379'],
   mcp: ['toolchain mcp', 'toolchain mcp --approve write_file'],
