@@ -178,6 +178,19 @@ describe('toolchain test', () => {
     expect(stdout).toContain('✓ mocks a population the real tool would not return');
   });
 
+  it('--help shows its examples and its own exit codes once each', async () => {
+    const { code, stdout } = await runCli(['test', '--help']);
+    expect(code).toBe(0);
+    expect(stdout.split('Examples:').length - 1).toBe(1);
+    expect(stdout.split('Exit codes:').length - 1).toBe(1);
+    expect(stdout).toContain('Exit codes:\n  0    every case passed\n  1    a case failed\n  2    a test file is invalid');
+    expect(stdout).not.toContain('a run failed');
+    // Every other page still has the shared codes, once: a nested command's too.
+    const nested = await runCli(['runs', 'show', '--help']);
+    expect(nested.stdout.split('Exit codes:').length - 1).toBe(1);
+    expect(nested.stdout).toContain('1    a run failed');
+  });
+
   it('exits 2 for an invalid test file, naming the line', async () => {
     const { code, stderr } = await runCli(['test', 'test/fixtures/chain-tests/invalid.test.yaml']);
     expect(code).toBe(2);

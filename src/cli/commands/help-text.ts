@@ -32,11 +32,22 @@ Exit codes:
   2    bad usage, bad input, an unknown or invalid chain or tool
   130  cancelled (Ctrl-C)`;
 
-/** Adds examples to each command that has some, and the exit codes to every help page. */
+/** Commands whose exit codes say something else than a run's. */
+const OWN_EXIT_CODES: Readonly<Record<string, string>> = {
+  test: `
+Exit codes:
+  0    every case passed
+  1    a case failed
+  2    a test file is invalid (a mock of a step the chain does not have, say), or none was found`,
+};
+
+/** Adds examples to each command that has some, and the exit codes to every help page, once. */
 export function addHelpTexts(program: Command): void {
   for (const command of program.commands) {
     const examples = EXAMPLES[command.name()];
     if (examples) command.addHelpText('after', `\nExamples:\n${examples.map((e) => `  $ ${e}`).join('\n')}`);
+    const codes = OWN_EXIT_CODES[command.name()] ?? EXIT_CODES;
+    for (const page of [command, ...command.commands]) page.addHelpText('after', codes);
   }
-  program.addHelpText('afterAll', EXIT_CODES);
+  program.addHelpText('after', EXIT_CODES);
 }

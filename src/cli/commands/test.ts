@@ -26,7 +26,6 @@ export function registerTest(program: Command, ctx: CommandContext): void {
     .argument('[files...]', 'test files; default: every *.test.yaml in --chains')
     .option('--json', 'print the results as one JSON object', false)
     .option('--approve <tool>', 'allow calls of this dangerous tool when a step is not mocked (repeatable)', collect, [])
-    .addHelpText('after', '\nExamples:\n  toolchain test\n  toolchain test chains/city_brief.test.yaml --json\n\nExit codes: 0 every case passed, 1 a case failed, 2 a test file is invalid or none was found.')
     .action(async (files: string[], flags: TestFlags) => {
       ctx.exit(await testCommand(ctx, files, flags));
     });
