@@ -50,6 +50,20 @@ describe('toolchain list', () => {
     expect(prow.map((p) => [p.name, p.status])).toEqual([['files', 'ok'], ['geo', 'ok'], ['http', 'ok'], ['shell', 'ok'], ['text', 'ok']]);
   });
 
+  it('cuts a description at the end of its first sentence, not at the first dot', async () => {
+    const tools = await runCli(['list', 'tools']);
+    expect(tools.stdout).toContain(
+      'text/json_query              Evaluate a JSONPath (jsonpath-plus syntax, e.g. $.items[*].name or $[?(@.size > 100)]) over a JSON value and return every match, optionally reduced by an aggregate (sum, min, max, avg, count, first, last).\n',
+    );
+    const dir = await project();
+    await writeFile(
+      join(dir, 'plugins', 'hello', 'plugin.yaml'),
+      'name: hello\nversion: 0.1.0\ntools:\n  - name: greet\n    description: |\n      Greets in v1.2 style, i.e. politely\n      (see "Mr. Smith."). Then waves.\n    parameters: { type: object }\n',
+    );
+    const mine = await runCli(['list', 'tools'], { cwd: dir });
+    expect(mine.stdout).toBe('hello/greet                  Greets in v1.2 style, i.e. politely (see "Mr. Smith.").\n');
+  });
+
   it('shows a broken plugin with its error', async () => {
     const dir = await project();
     await writeFile(join(dir, 'plugins', 'hello', 'plugin.yaml'), 'name: hello\nversion: not-semver\ntools: []\n');

@@ -1,4 +1,5 @@
 import { Argument, type Command } from 'commander';
+import { firstSentence } from '../first-sentence.js';
 import { loadProject, type Project } from '../load-project.js';
 import { EXIT_OK, type CliIO } from '../io.js';
 import type { CommandContext } from '../main.js';
@@ -68,9 +69,3 @@ const TEXT = {
   tools: (r: ReturnType<typeof toolRows>[number]) =>
     `${`${r.plugin}/${r.name}`.padEnd(28)} ${r.status === 'ok' ? '' : `(${r.status}) `}${r.dangerous ? '[dangerous] ' : ''}${firstSentence(r.description)}`,
 };
-
-function firstSentence(text: string): string {
-  const line = text.split('\n')[0] ?? '';
-  const end = line.search(/\.\s/);
-  return end > 0 ? line.slice(0, end + 1) : line;
-}
