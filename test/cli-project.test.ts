@@ -64,6 +64,19 @@ describe('toolchain list', () => {
     expect(mine.stdout).toBe('hello/greet                  Greets in v1.2 style, i.e. politely (see "Mr. Smith.").\n');
   });
 
+  it('shows a plugin whose tools have no handler as partial or error, naming the tools that do not load', async () => {
+    const dir = await project();
+    const manifest = (extra: string): string => `name: hello\nversion: 0.1.0\ntools:\n  - name: greet\n    description: Greets.\n    parameters: { type: object }\n${extra}`;
+    await writeFile(join(dir, 'plugins', 'hello', 'plugin.yaml'), manifest('  - name: wave\n    description: Waves.\n    parameters: { type: object }\n'));
+    const partial = await runCli(['list', 'plugins'], { cwd: dir });
+    expect(partial.stdout.split('\n')[0]).toBe('hello            0.1.0     partial   greet, wave (does not load)');
+    const tools = await runCli(['list', 'tools', '--json'], { cwd: dir });
+    expect((JSON.parse(tools.stdout) as { name: string; status: string }[]).map((t) => [t.name, t.status])).toEqual([['greet', 'ok'], ['wave', 'error']]);
+    await rename(join(dir, 'plugins', 'hello', 'tools', 'greet.ts'), join(dir, 'plugins', 'hello', 'tools', 'greet.txt'));
+    const none = await runCli(['list', 'plugins', '--json'], { cwd: dir });
+    expect(JSON.parse(none.stdout)).toEqual([expect.objectContaining({ name: 'hello', status: 'error', tools: [], failed_tools: ['greet', 'wave'] })]);
+  });
+
   it('shows a broken plugin with its error', async () => {
     const dir = await project();
     await writeFile(join(dir, 'plugins', 'hello', 'plugin.yaml'), 'name: hello\nversion: not-semver\ntools: []\n');

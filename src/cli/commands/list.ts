@@ -47,14 +47,17 @@ function pluginRows(project: Project, io: CliIO) {
     dir: relativeTo(io.cwd, p.dir),
     status: p.status,
     tools: p.tools.map((t) => t.name),
+    failed_tools: p.failedTools.map((t) => t.name),
     errors: p.diagnostics.map((d) => showDiagnostic(io.cwd, d)),
   }));
 }
 
 function toolRows(project: Project) {
-  return project.plugins.plugins.flatMap((p) =>
-    p.tools.map((t) => ({ name: t.name, plugin: p.name, version: p.version ?? null, status: p.status, dangerous: t.dangerous, description: t.description })),
-  );
+  return project.plugins.plugins.flatMap((p) => [
+    ...p.tools.map((t) => ({ name: t.name, plugin: p.name, version: p.version ?? null, status: p.status === 'partial' ? 'ok' : p.status, dangerous: t.dangerous, description: t.description })),
+    // Declared, but its handler does not load: listed, with why.
+    ...p.failedTools.map((t) => ({ name: t.name, plugin: p.name, version: p.version ?? null, status: 'error', dangerous: false, description: t.reason })),
+  ]);
 }
 
 const ROWS = { chains: chainRows, plugins: pluginRows, tools: toolRows } as const;
@@ -65,7 +68,7 @@ const TEXT = {
     return `${(r.name ?? '?').padEnd(24)} ${status.padEnd(14)} ${r.description ?? r.file}`;
   },
   plugins: (r: ReturnType<typeof pluginRows>[number]) =>
-    `${r.name.padEnd(16)} ${(r.version ?? '-').padEnd(9)} ${r.status.padEnd(9)} ${r.tools.join(', ')}${r.errors.length ? `\n  ${r.errors.join('\n  ')}` : ''}`,
+    `${r.name.padEnd(16)} ${(r.version ?? '-').padEnd(9)} ${r.status.padEnd(9)} ${[...r.tools, ...r.failed_tools.map((t) => `${t} (does not load)`)].join(', ')}${r.errors.length ? `\n  ${r.errors.join('\n  ')}` : ''}`,
   tools: (r: ReturnType<typeof toolRows>[number]) =>
     `${`${r.plugin}/${r.name}`.padEnd(28)} ${r.status === 'ok' ? '' : `(${r.status}) `}${r.dangerous ? '[dangerous] ' : ''}${firstSentence(r.description)}`,
 };
