@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
+import { freePort } from './helpers/processes.js';
 import { runCli } from './helpers/run-cli.js';
 import { FIXTURE, readEffects, until, useQueueCluster } from './helpers/queue-cluster.js';
 
@@ -63,6 +64,15 @@ describe('operating the workers', () => {
     } finally {
       await admin.config('SET', 'maxmemory-policy', 'noeviction');
       admin.disconnect();
+    }
+  });
+
+  it('names the queue (QUEUE_UNAVAILABLE) when its Redis does not answer, also where the run store defaults to that Redis', async () => {
+    const chains = ['--chains', join(FIXTURE, 'chains'), '--plugins', join(FIXTURE, 'plugins')];
+    const queue = `redis://127.0.0.1:${await freePort()}`;
+    for (const args of [['run', 'five', '--queue', queue], ['worker', '--queue', queue], ['run', 'five', '--queue', queue, '--store', 'memory:']]) {
+      const { code, stderr } = await runCli([...chains, ...args]);
+      expect({ args, code, stderr }).toEqual({ args, code: 2, stderr: expect.stringMatching(new RegExp(`^error: QUEUE_UNAVAILABLE the queue ${queue} cannot be reached.*; start Redis, or check --queue\n$`)) });
     }
   });
 
