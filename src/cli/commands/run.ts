@@ -88,7 +88,7 @@ async function runCommand(ctx: CommandContext, chainName: string, flags: RunFlag
         io.stderr.write(`run ${runId}\n`);
         return engine.run(chainName, input, { ...options, runId, ...(concurrency !== undefined ? { concurrency } : {}), ...(mocked ? { mocks: mocked } : {}) });
       };
-      return await session.run(start, engine);
+      return await session.run(start, engine, flags.queue);
     } finally {
       await engine.close();
     }
