@@ -108,10 +108,10 @@ export function printResult(io: CliIO, result: RunResult, json: boolean, debug =
   return exitCodeFor(error.code);
 }
 
-/** A tool's `ctx.log` line with --verbose: `[step] message {fields}`, above the progress block. */
+/** A tool's `ctx.log` line with --verbose: `[step] message {fields}` (`[step[3]]` for a for_each element), above the progress block. */
 function showLog(io: CliIO, progress: LiveProgress | undefined, entry: LogEntry): void {
   const fields = entry.fields && Object.keys(entry.fields).length ? ` ${JSON.stringify(entry.fields)}` : '';
-  const line = printable(`[${entry.step}${entry.attempt > 1 ? ` attempt ${entry.attempt}` : ''}] ${entry.message}${fields}`);
+  const line = printable(`[${entry.step}${entry.item !== undefined ? `[${entry.item}]` : ''}${entry.attempt > 1 ? ` attempt ${entry.attempt}` : ''}] ${entry.message}${fields}`);
   if (progress) progress.log(line);
   else io.stderr.write(`${line}\n`);
 }
