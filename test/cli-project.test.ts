@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -114,11 +114,11 @@ describe('toolchain watch', () => {
     const good = await readFile(manifest, 'utf8');
     let mark = out.length;
     await writeFile(manifest, good.replace('version: 0.1.0', 'version: 0.2.0'));
-    await waitFor(/plugin hello 0\.2\.0 loaded/, mark);
+    await waitFor(/plugin hello 0\.2\.0 \(plugins\/hello\) loaded/, mark);
 
     mark = out.length;
     await writeFile(manifest, good.replace('tools:', 'tools: [oops'));
-    await waitFor(/plugin hello failed to load; version 0\.2\.0 keeps serving\n.*plugins\/hello\/plugin\.yaml:\d+:\d+ YAML_SYNTAX /, mark);
+    await waitFor(/plugin hello \(plugins\/hello\) failed to load; version 0\.2\.0 keeps serving\n.*plugins\/hello\/plugin\.yaml:\d+:\d+ YAML_SYNTAX /, mark);
 
     mark = out.length;
     // An editor's atomic save: write a temporary file, then rename it over the chain.
@@ -126,6 +126,17 @@ describe('toolchain watch', () => {
     await writeFile(`${chain}.tmp`, (await readFile(chain, 'utf8')).replace('name: hello', 'name: hello_again'));
     await rename(`${chain}.tmp`, chain);
     await waitFor(/chains reloaded: hello_again/, mark);
+
+    // Two folders that declare one plugin name: each line says which folder it is about.
+    mark = out.length;
+    await mkdir(join(dir, 'plugins', 'copy', 'tools'), { recursive: true });
+    await writeFile(join(dir, 'plugins', 'copy', 'tools', 'greet.ts'), await readFile(join(dir, 'plugins', 'hello', 'tools', 'greet.ts'), 'utf8'));
+    await writeFile(join(dir, 'plugins', 'copy', 'plugin.yaml'), good);
+    await waitFor(/plugin hello 0\.1\.0 \(plugins\/copy\) inactive\n/, mark);
+    mark = out.length;
+    await rm(join(dir, 'plugins', 'copy'), { recursive: true });
+    await waitFor(/plugin hello 0\.1\.0 \(plugins\/copy\) removed\n/, mark);
+    expect(out.slice(mark)).not.toMatch(/\(plugins\/hello\) removed/);
 
     child.kill('SIGINT');
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
