@@ -19,7 +19,7 @@ import { checkConcurrency, checkLoadOptions, type EngineOptions } from './engine
 import { keepLastGood } from './engine/keep-last-good.js';
 import { failedBeforeStart } from './engine/refuse.js';
 import { queueMode } from './engine/queue-mode.js';
-import { parseQueueUrl } from './queue/connection.js';
+import { parseQueueUrl, queueStoreFailure } from './queue/connection.js';
 import { QueueSubmitter, type Submission } from './queue/submit.js';
 import { createPluginHost, watchFiles, type PluginHost, type PluginStatus } from './plugins/index.js';
 import { createRegistry, createSchemaCompiler } from './registry/index.js';
@@ -122,7 +122,12 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
   };
   // With a queue, runs are recorded where the workers record them: by default the queue's Redis.
   const address = options.queue !== undefined ? parseQueueUrl(options.queue) : undefined;
-  const store = typeof options.store === 'object' ? options.store : await openStore(options.store ?? address?.redis ?? 'memory:', { durability: options.durability ?? 'normal' });
+  const store =
+    typeof options.store === 'object'
+      ? options.store
+      : await openStore(options.store ?? address?.redis ?? 'memory:', { durability: options.durability ?? 'normal' }).catch((error: unknown) => {
+          throw address !== undefined && options.store === undefined ? queueStoreFailure(address, error) : error;
+        });
   if (typeof options.store !== 'object') closers.push(() => store.close());
   const durable = new DurableRuns({
     store,

@@ -1,7 +1,7 @@
 import { createEngine, type Engine } from './engine.js';
 import type { EngineOptions } from './engine/options.js';
 import { systemClock } from './executor/index.js';
-import { parseQueueUrl } from './queue/connection.js';
+import { parseQueueUrl, queueStoreFailure } from './queue/connection.js';
 import { startQueueWorker, type QueueWorkerOptions } from './queue/worker.js';
 import { openStore } from './store/open-store.js';
 
@@ -24,7 +24,9 @@ export interface ToolchainWorker {
 
 export async function createWorker(options: WorkerOptions): Promise<ToolchainWorker> {
   const address = parseQueueUrl(options.queue);
-  const store = await openStore(options.store ?? address.redis, { durability: options.durability ?? 'normal' });
+  const store = await openStore(options.store ?? address.redis, { durability: options.durability ?? 'normal' }).catch((error: unknown) => {
+    throw options.store === undefined ? queueStoreFailure(address, error) : error;
+  });
   let engine: Engine | undefined;
   try {
     const { queue: _q, store: _s, concurrency, stalledIntervalMs, reconcileIntervalMs, onNotice, ...engineOptions } = options;

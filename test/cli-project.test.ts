@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -50,6 +50,33 @@ describe('toolchain list', () => {
     expect(prow.map((p) => [p.name, p.status])).toEqual([['files', 'ok'], ['geo', 'ok'], ['http', 'ok'], ['shell', 'ok'], ['text', 'ok']]);
   });
 
+  it('cuts a description at the end of its first sentence, not at the first dot', async () => {
+    const tools = await runCli(['list', 'tools']);
+    expect(tools.stdout).toContain(
+      'text/json_query              Evaluate a JSONPath (jsonpath-plus syntax, e.g. $.items[*].name or $[?(@.size > 100)]) over a JSON value and return every match, optionally reduced by an aggregate (sum, min, max, avg, count, first, last).\n',
+    );
+    const dir = await project();
+    await writeFile(
+      join(dir, 'plugins', 'hello', 'plugin.yaml'),
+      'name: hello\nversion: 0.1.0\ntools:\n  - name: greet\n    description: |\n      Greets in v1.2 style, i.e. politely\n      (see "Mr. Smith."). Then waves.\n    parameters: { type: object }\n',
+    );
+    const mine = await runCli(['list', 'tools'], { cwd: dir });
+    expect(mine.stdout).toBe('hello/greet                  Greets in v1.2 style, i.e. politely (see "Mr. Smith.").\n');
+  });
+
+  it('shows a plugin whose tools have no handler as partial or error, naming the tools that do not load', async () => {
+    const dir = await project();
+    const manifest = (extra: string): string => `name: hello\nversion: 0.1.0\ntools:\n  - name: greet\n    description: Greets.\n    parameters: { type: object }\n${extra}`;
+    await writeFile(join(dir, 'plugins', 'hello', 'plugin.yaml'), manifest('  - name: wave\n    description: Waves.\n    parameters: { type: object }\n'));
+    const partial = await runCli(['list', 'plugins'], { cwd: dir });
+    expect(partial.stdout.split('\n')[0]).toBe('hello            0.1.0     partial   greet, wave (does not load)');
+    const tools = await runCli(['list', 'tools', '--json'], { cwd: dir });
+    expect((JSON.parse(tools.stdout) as { name: string; status: string }[]).map((t) => [t.name, t.status])).toEqual([['greet', 'ok'], ['wave', 'error']]);
+    await rename(join(dir, 'plugins', 'hello', 'tools', 'greet.ts'), join(dir, 'plugins', 'hello', 'tools', 'greet.txt'));
+    const none = await runCli(['list', 'plugins', '--json'], { cwd: dir });
+    expect(JSON.parse(none.stdout)).toEqual([expect.objectContaining({ name: 'hello', status: 'error', tools: [], failed_tools: ['greet', 'wave'] })]);
+  });
+
   it('shows a broken plugin with its error', async () => {
     const dir = await project();
     await writeFile(join(dir, 'plugins', 'hello', 'plugin.yaml'), 'name: hello\nversion: not-semver\ntools: []\n');
@@ -87,11 +114,11 @@ describe('toolchain watch', () => {
     const good = await readFile(manifest, 'utf8');
     let mark = out.length;
     await writeFile(manifest, good.replace('version: 0.1.0', 'version: 0.2.0'));
-    await waitFor(/plugin hello 0\.2\.0 loaded/, mark);
+    await waitFor(/plugin hello 0\.2\.0 \(plugins\/hello\) loaded/, mark);
 
     mark = out.length;
     await writeFile(manifest, good.replace('tools:', 'tools: [oops'));
-    await waitFor(/plugin hello failed to load; version 0\.2\.0 keeps serving\n.*plugins\/hello\/plugin\.yaml:\d+:\d+ YAML_SYNTAX /, mark);
+    await waitFor(/plugin hello \(plugins\/hello\) failed to load; version 0\.2\.0 keeps serving\n.*plugins\/hello\/plugin\.yaml:\d+:\d+ YAML_SYNTAX /, mark);
 
     mark = out.length;
     // An editor's atomic save: write a temporary file, then rename it over the chain.
@@ -99,6 +126,17 @@ describe('toolchain watch', () => {
     await writeFile(`${chain}.tmp`, (await readFile(chain, 'utf8')).replace('name: hello', 'name: hello_again'));
     await rename(`${chain}.tmp`, chain);
     await waitFor(/chains reloaded: hello_again/, mark);
+
+    // Two folders that declare one plugin name: each line says which folder it is about.
+    mark = out.length;
+    await mkdir(join(dir, 'plugins', 'copy', 'tools'), { recursive: true });
+    await writeFile(join(dir, 'plugins', 'copy', 'tools', 'greet.ts'), await readFile(join(dir, 'plugins', 'hello', 'tools', 'greet.ts'), 'utf8'));
+    await writeFile(join(dir, 'plugins', 'copy', 'plugin.yaml'), good);
+    await waitFor(/plugin hello 0\.1\.0 \(plugins\/copy\) inactive\n/, mark);
+    mark = out.length;
+    await rm(join(dir, 'plugins', 'copy'), { recursive: true });
+    await waitFor(/plugin hello 0\.1\.0 \(plugins\/copy\) removed\n/, mark);
+    expect(out.slice(mark)).not.toMatch(/\(plugins\/hello\) removed/);
 
     child.kill('SIGINT');
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));

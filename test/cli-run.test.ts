@@ -61,6 +61,19 @@ describe('toolchain run (in process)', () => {
     expect(JSON.parse(json.stdout)).toMatchObject({ status: 'failed', error: { code: 'ALWAYS', step: 'bad' }, steps: { ok: { status: 'succeeded' }, bad: { status: 'failed' } } });
   });
 
+  it("VALIDATION_FAILED names its step in the message itself, for whoever reads it without the step beside it (a log, --json)", async () => {
+    const r = await run(['gap', '--input', 'a=1', '--json']);
+    expect(r.code).toBe(1);
+    const result = JSON.parse(r.stdout) as { error: { code: string; message: string; step: string } };
+    expect(result.error).toEqual({
+      code: 'VALIDATION_FAILED',
+      step: 's2',
+      message: "step 's2': invalid arguments for tool 'demo/add': missing required property 'a' (integer) (key 'a' from $.s1.summ matched nothing)",
+    });
+    const text = await run(['gap', '--input', 'a=1']);
+    expect(text.stderr.split('\n')[1]).toBe("error: VALIDATION_FAILED step 's2': invalid arguments for tool 'demo/add': missing required property 'a' (integer) (key 'a' from $.s1.summ matched nothing)");
+  });
+
   it('bad input, an unknown chain, a missing tool and bad usage exit 2', async () => {
     const bad = await run(['sum', '--input', 'a=x']);
     expect(bad.code).toBe(2);

@@ -1,4 +1,4 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -53,6 +53,30 @@ describe('toolchain validate (child process)', () => {
       expect.stringMatching(new RegExp(`^${rel}/inner\\.yaml:4:12 SUBCHAIN_CYCLE `)),
       expect.stringMatching(new RegExp(`^${rel}/outer\\.yaml:4:12 SUBCHAIN_CYCLE `)),
     ]);
+  });
+
+  it('warns UNDECLARED_PARAMETER at an input_map key a tool with open parameters does not declare (closest name given); an error only where the schema forbids it', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tc-undeclared-'));
+    await mkdir(join(dir, 'chains'));
+    await mkdir(join(dir, 'plugins', 'hc_math', 'tools'), { recursive: true });
+    const params = (closed: boolean): string => `    parameters: { type: object, properties: { a: { type: number }, b: { type: number } }, required: [a, b]${closed ? ', additionalProperties: false' : ''} }\n`;
+    await writeFile(join(dir, 'plugins', 'hc_math', 'plugin.yaml'), `name: hc_math\nversion: 1.0.0\ntools:\n  - name: add\n    description: Adds.\n${params(false)}  - name: add_strict\n    description: Adds.\n${params(true)}`);
+    for (const tool of ['add', 'add_strict']) await writeFile(join(dir, 'plugins', 'hc_math', 'tools', `${tool}.js`), 'export default ({ a, b }) => ({ sum: a + b });\n');
+    await writeFile(join(dir, 'chains', 'sum.yaml'), 'name: sum\nsteps:\n  - name: s1\n    tool: add\n    input_map:\n      a: 1\n      c: 2\n      bb: 3\n');
+    const open = await runCli(['validate'], { cwd: dir });
+    expect(open.stdout.trim().split('\n')).toEqual([
+      "chains/sum.yaml:5:5 MISSING_PARAMETER step 's1' calls tool 'add' without 'b', which it requires",
+      "chains/sum.yaml:7:7 UNDECLARED_PARAMETER tool 'add' declares no parameter 'c'; its parameters are a, b; its schema lets other keys through, so the value is passed on unchecked",
+      "chains/sum.yaml:8:7 UNDECLARED_PARAMETER tool 'add' declares no parameter 'bb' (did you mean 'b'?); its parameters are a, b; its schema lets other keys through, so the value is passed on unchecked",
+    ]);
+    expect(open.code).toBe(2);
+    // Given every parameter, the undeclared keys alone are warnings: the chain is valid.
+    await writeFile(join(dir, 'chains', 'sum.yaml'), 'name: sum\nsteps:\n  - name: s1\n    tool: add\n    input_map: { a: 1, b: 2, c: 3 }\n');
+    const warned = await runCli(['validate'], { cwd: dir });
+    expect([warned.code, warned.stdout]).toEqual([0, expect.stringMatching(/^chains\/sum\.yaml:5:30 UNDECLARED_PARAMETER tool 'add' declares no parameter 'c'/)]);
+    await writeFile(join(dir, 'chains', 'sum.yaml'), 'name: sum\nsteps:\n  - name: s1\n    tool: add_strict\n    input_map: { a: 1, b: 2, c: 3 }\n');
+    const closed = await runCli(['validate'], { cwd: dir });
+    expect([closed.code, closed.stdout]).toEqual([2, "chains/sum.yaml:5:30 UNKNOWN_PARAMETER tool 'add_strict' has no parameter 'c'; its parameters are a, b\n"]);
   });
 
   it('passes the golden valid chains', async () => {

@@ -11,7 +11,7 @@ describe('createEngine', () => {
   it('loads chains from chainsDir and tools from pluginsDir, and runs them', async () => {
     const engine = await createEngine({ chainsDir: join(CLI, 'chains'), pluginsDir: join(CLI, 'plugins') });
     try {
-      expect(engine.chains().map((c) => c.name).sort()).toEqual(['broken', 'danger', 'ghost', 'slow', 'sum']);
+      expect(engine.chains().map((c) => c.name).sort()).toEqual(['broken', 'danger', 'gap', 'ghost', 'slow', 'sum']);
       expect(engine.tools().has('demo/add')).toBe(true);
       const result = await engine.run('sum', { a: 2 });
       expect(result).toMatchObject({ status: 'succeeded', chain: 'sum', outputs: { total: 13 } });

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -34,7 +34,84 @@ describe('the package', () => {
     expect(files).toContain('LICENSE');
     expect(files).toContain('dist/index.js');
     expect(files).toContain('schemas/chain.schema.json');
+    // The shipped plugins, each with the package.json that names the packages it imports.
+    for (const plugin of ['files', 'geo', 'http', 'shell', 'text']) expect(files).toContain(`plugins/${plugin}/plugin.yaml`);
+    expect(files).toContain('plugins/geo/package.json');
+    expect(files.filter((f) => f.startsWith('plugins/') && f.includes('node_modules'))).toEqual([]);
   });
+
+  it('declares, for each shipped plugin, every package its code imports, in a package.json of its own, in the range the engine installs', () => {
+    const engine = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    const BUILTIN = /^node:/;
+    for (const plugin of readdirSync(join(REPO, 'plugins'))) {
+      const dir = join(REPO, 'plugins', plugin);
+      const sources = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => /\.[cm]?[jt]s$/.test(f));
+      const imported = new Set<string>();
+      for (const file of sources) {
+        const text = readFileSync(join(dir, file), 'utf8');
+        // Value imports and requires (type-only imports are erased).
+        for (const m of text.matchAll(/^\s*import\s+(?!type\b)[^'"]*?from\s+['"]([^'"]+)['"]|require\(\s*['"]([^'"]+)['"]\s*\)|createRequire\([^)]*\)\(\s*(?:['"]([^'"]+)['"]|DATA)/gm)) {
+          const id = m[1] ?? m[2] ?? m[3] ?? (/const DATA = '([^']+)'/.exec(text)?.[1] as string);
+          if (id.startsWith('.') || BUILTIN.test(id)) continue;
+          imported.add(id.startsWith('@') ? id.split('/').slice(0, 2).join('/') : id.split('/')[0]!);
+        }
+      }
+      const declared = existsSync(join(dir, 'package.json')) ? (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> }).dependencies ?? {} : {};
+      expect({ plugin, imports: [...imported].sort() }).toEqual({ plugin, imports: Object.keys(declared).sort() });
+      for (const [name, range] of Object.entries(declared)) expect({ plugin, name, range }).toEqual({ plugin, name, range: engine.dependencies[name] });
+    }
+  });
+
+  it('installed from its tarball, `init --shipped` copies shipped plugins that work on their own, whether toolchain is global or in the project', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'toolchain-installed-'));
+    try {
+      const packed = await run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', root], REPO);
+      expect(packed.code, packed.stderr).toBe(0);
+      const tarball = join(root, (JSON.parse(packed.stdout) as { filename: string }[])[0]!.filename);
+      // As `npm install -g` lays it out: the package in PREFIX/lib/node_modules/toolchain, its
+      // dependencies in its own node_modules (here each one linked to this clone's copy).
+      const pkg = join(root, 'global', 'lib', 'node_modules', 'toolchain');
+      mkdirSync(join(pkg, 'node_modules'), { recursive: true });
+      expect((await run('tar', ['-xzf', tarball, '-C', pkg, '--strip-components=1'], root)).code).toBe(0);
+      for (const dep of readdirSync(join(REPO, 'node_modules'))) if (!dep.startsWith('.')) symlinkSync(join(REPO, 'node_modules', dep), join(pkg, 'node_modules', dep));
+      const bin = join(pkg, 'bin', 'toolchain.js');
+
+      const project = join(root, 'project');
+      mkdirSync(project);
+      const init = await run(process.execPath, [bin, 'init', '--shipped', 'geo,text', '--no-starter'], project);
+      expect(init.code, init.stderr).toBe(0);
+      expect(init.stdout).toContain('created plugins/geo/ (shipped plugin geo with city-timezones@1.3.4 in its node_modules)');
+      expect(init.stdout).toMatch(/created plugins\/text\/ \(shipped plugin text with jsonpath-plus@[\d.]+, .*jsep@/);
+      expect(init.stdout).toContain('next: toolchain list tools');
+      // Copies, not links: the project keeps working if the engine's installation changes.
+      expect(lstatSync(join(project, 'plugins', 'geo', 'node_modules', 'city-timezones')).isSymbolicLink()).toBe(false);
+      expect(readFileSync(join(project, 'plugins', 'geo', 'plugin.yaml'), 'utf8').split('\n')[0]).toBe('# yaml-language-server: $schema=../../../global/lib/node_modules/toolchain/schemas/plugin.schema.json');
+      // In a project's node_modules (what `npm install toolchain` makes), started as npx starts it.
+      const local = join(root, 'local');
+      mkdirSync(join(local, 'node_modules', '.bin'), { recursive: true });
+      symlinkSync(pkg, join(local, 'node_modules', 'toolchain'));
+      symlinkSync('../toolchain/bin/toolchain.js', join(local, 'node_modules', '.bin', 'toolchain'));
+      const npx = await run(process.execPath, [join(local, 'node_modules', '.bin', 'toolchain'), 'init', '--shipped', 'geo'], local);
+      expect(npx.code, npx.stderr).toBe(0);
+      expect(npx.stdout).toContain('\nnext: npx toolchain run hello --input name=Ada\n');
+      expect(existsSync(join(local, 'plugins', 'geo', 'node_modules', 'city-timezones', 'data', 'cityMap.json'))).toBe(true);
+      // The engine's own copies of the plugins' packages gone: the plugins load theirs.
+      for (const dep of ['city-timezones', 'jsonpath-plus', 'jsep', '@jsep-plugin']) rmSync(join(pkg, 'node_modules', dep));
+      mkdirSync(join(project, 'chains'));
+      writeFileSync(
+        join(project, 'chains', 'where.yaml'),
+        'name: where\ninputs: { q: string }\nsteps:\n  - { name: locate, tool: find_city, input_map: { text: $.q } }\n  - { name: pick, tool: json_query, input_map: { value: { a: [1, 2] }, path: "$$.a[1]" } }\noutputs: { city: $.locate.city, second: $.pick.matches }\n',
+      );
+      for (const isolation of ['none', 'worker']) {
+        const where = await run(process.execPath, [bin, 'run', 'where', '--input', 'q=What time is it in Osaka?', '--store', 'memory:', '--isolation', isolation], project);
+        expect(where.code, where.stderr).toBe(0);
+        expect(JSON.parse(where.stdout)).toEqual({ city: 'Osaka', second: [2] });
+      }
+
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  }, 120_000);
 
   it('loads with require() and with import from another project', async () => {
     mkdirSync(join(project, 'node_modules'), { recursive: true });

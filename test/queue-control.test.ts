@@ -1,7 +1,9 @@
+import { spawn as spawnProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
-import { runCli } from './helpers/run-cli.js';
+import { freePort } from './helpers/processes.js';
+import { REPO, runCli } from './helpers/run-cli.js';
 import { FIXTURE, readEffects, until, useQueueCluster } from './helpers/queue-cluster.js';
 
 // Operating the workers (SPEC §7.3): a cancel from the submitting process stops the run on its
@@ -63,6 +65,36 @@ describe('operating the workers', () => {
     } finally {
       await admin.config('SET', 'maxmemory-policy', 'noeviction');
       admin.disconnect();
+    }
+  });
+
+  it('run --queue with no worker says, after a few seconds, that it waits for one; a worker that takes the run at once leaves it unsaid', async () => {
+    const chains = ['--chains', join(FIXTURE, 'chains'), '--plugins', join(FIXTURE, 'plugins')];
+    const child = spawnProcess(process.execPath, [join(REPO, 'bin', 'toolchain.js'), ...chains, 'run', 'five', '--queue', cluster.redis.url, '--run-id', 'nobody-1'], { cwd: REPO });
+    let stderr = '';
+    let stdout = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    await until('the waiting line', () => stderr.includes('queued; '), 15_000);
+    expect(stderr).toBe(`run nobody-1\nqueued; waiting for a worker on ${cluster.redis.url} (start one with 'toolchain worker --queue URL')\n`);
+    const worker = spawn([]);
+    await worker.ready;
+    expect(await exited).toBe(0);
+    expect(JSON.parse(stdout)).toEqual({ value: 5 });
+    expect(stderr.split('queued; ').length).toBe(2);
+    // A worker there already: the run is taken at once, and nothing is said.
+    const taken = await runCli([...chains, 'run', 'five', '--queue', cluster.redis.url]);
+    expect(taken.code).toBe(0);
+    expect(taken.stderr).toMatch(/^run \S+\n$/);
+  });
+
+  it('names the queue (QUEUE_UNAVAILABLE) when its Redis does not answer, also where the run store defaults to that Redis', async () => {
+    const chains = ['--chains', join(FIXTURE, 'chains'), '--plugins', join(FIXTURE, 'plugins')];
+    const queue = `redis://127.0.0.1:${await freePort()}`;
+    for (const args of [['run', 'five', '--queue', queue], ['worker', '--queue', queue], ['run', 'five', '--queue', queue, '--store', 'memory:']]) {
+      const { code, stderr } = await runCli([...chains, ...args]);
+      expect({ args, code, stderr }).toEqual({ args, code: 2, stderr: expect.stringMatching(new RegExp(`^error: QUEUE_UNAVAILABLE the queue ${queue} cannot be reached.*; start Redis, or check --queue\n$`)) });
     }
   });
 

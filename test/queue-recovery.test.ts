@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine, type Engine } from '../src/index.js';
 import { openStore } from '../src/store/open-store.js';
+import { runCli } from './helpers/run-cli.js';
 import type { PrivateRedis } from './fixtures/store/private-redis.js';
 import { FIXTURE, privateQueueRedis, readEffects, sleep, startWorker, until, type WorkerProcess } from './helpers/queue-cluster.js';
 
@@ -34,8 +35,8 @@ afterAll(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-function spawn(args: readonly string[], extra: { chains?: string; env?: Record<string, string> } = {}): WorkerProcess {
-  const w = startWorker({ queue: redis.url, args: ['--stalled-interval', '1s', ...args], ...extra });
+function spawn(args: readonly string[], extra: { chains?: string; env?: Record<string, string> } = {}, queue = redis.url): WorkerProcess {
+  const w = startWorker({ queue, args: ['--stalled-interval', '1s', ...args], ...extra });
   workers.push(w);
   return w;
 }
@@ -65,6 +66,48 @@ describe('the queue after failures', () => {
     }
     expect(pool.map((w) => w.stderr()).join('')).toMatch(/enqueued again \d+ running run\(s\) whose job the queue had lost/);
   }, 60_000);
+
+  it('a run belongs to its queue: the reconciler of another queue on the same Redis and store leaves it to that queue\'s workers', async () => {
+    const store = `sqlite:${join(root, 'two-queues.db')}`;
+    const log = join(root, 'two-queues.log');
+    const other = `${redis.url}?queue=other`;
+    const submit = (queue: string, runId: string) =>
+      runCli(['--chains', join(FIXTURE, 'chains'), '--plugins', join(FIXTURE, 'plugins'), 'run', 'five', '--queue', queue, '--store', store, '--run-id', runId, '--no-wait']);
+    expect(await submit(other, 'elsewhere-1')).toMatchObject({ code: 0, stdout: 'elsewhere-1\n' });
+    // A run of the default queue whose job Redis lost: the default queue's reconciler enqueues it again.
+    expect(await submit(redis.url, 'lost-1')).toMatchObject({ code: 0 });
+    const { Queue } = await import('bullmq');
+    const connection = { host: '127.0.0.1', port: Number(new URL(redis.url).port) };
+    const defaultQueue = new Queue('toolchain', { connection });
+    const otherQueue = new Queue('other', { connection });
+    try {
+      await defaultQueue.remove('lost-1');
+      const worker = spawn(['--store', store, '--reconcile-interval', '1s'], { env: { EFFECT_LOG: log } });
+      await worker.ready;
+      const runs = await openStore(store);
+      try {
+        await until('the lost run finished', async () => (await runs.getRun('lost-1'))?.status === 'succeeded');
+        // Its first pass (at start, before it took any job) saw both runs and enqueued its own only.
+        expect(worker.stderr()).toContain('enqueued again 1 running run(s)');
+        const elsewhere = await runs.getRun('elsewhere-1');
+        expect(elsewhere).toMatchObject({ status: 'running', owner: 'queued', queue: 'other' });
+        expect(await (await otherQueue.getJob('elsewhere-1'))?.getState()).toBe('waiting');
+        expect(await defaultQueue.getJob('elsewhere-1')).toBeUndefined();
+        expect(readEffects(log).filter((e) => e.key.startsWith('elsewhere-1:'))).toEqual([]);
+        // Its own queue's worker runs it.
+        const mine = spawn(['--store', store], { env: { EFFECT_LOG: log } }, other);
+        await mine.ready;
+        await until('the other queue\'s run finished', async () => (await runs.getRun('elsewhere-1'))?.status === 'succeeded');
+        expect(new Set(readEffects(log).filter((e) => e.key.startsWith('elsewhere-1:')).map((e) => e.pid))).toEqual(new Set([mine.pid]));
+        expect(await runs.getRun('elsewhere-1')).toMatchObject({ queue: 'other', outputs: { value: 5 } });
+      } finally {
+        await runs.close();
+      }
+    } finally {
+      await defaultQueue.close();
+      await otherQueue.close();
+    }
+  }, 40_000);
 
   it('a worker with an edited chain refuses the run with CHAIN_CHANGED, recorded on the run; with the chain fixed, the run resumes', async () => {
     const chains = join(root, 'edited-chains');

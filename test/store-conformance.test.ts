@@ -44,6 +44,7 @@ describe.each(DRIVERS)('run store: $name', (driver) => {
       lease_until: T0 + 30_000,
       epoch: 1,
       cancel_requested: false,
+      queue: null,
     };
     expect(first).toEqual({ created: true, run: expected });
     expect(await store.getRun('r1')).toEqual(expected);
@@ -223,6 +224,25 @@ describe.each(DRIVERS)('run store: $name', (driver) => {
     expect(await store.listRuns({ status: 'failed' })).toEqual([]);
     expect((await store.listRuns({ status: 'running', chain: 'even', limit: 100 })).map((r) => r.id)).toContain('run-06');
     await expect(store.listRuns({ limit: 0 })).rejects.toMatchObject({ code: 'USAGE' });
+  });
+
+  it('keeps the queue a run belongs to: set by create, by a claim that names one, cleared by one that names none; lists one queue\'s runs', async () => {
+    for (let i = 0; i < 12; i++) await store.createRun(newRun(`q-${String(i).padStart(2, '0')}`, { now: T0 + i, ...(i % 3 === 0 ? {} : { queue: i % 3 === 1 ? 'toolchain' : 'other' }) }));
+    expect((await store.getRun('q-01'))?.queue).toBe('toolchain');
+    expect((await store.getRun('q-00'))?.queue).toBeNull();
+    const ids = async (queue: string, limit?: number): Promise<string[]> => (await store.listRuns({ status: 'running', queue, ...(limit ? { limit } : {}) })).map((r) => r.id);
+    expect(await ids('toolchain')).toEqual(['q-10', 'q-07', 'q-04', 'q-01']);
+    expect(await ids('other', 2)).toEqual(['q-11', 'q-08']);
+    expect((await store.listRuns({ queue: 'other', chain: 'city_brief' })).map((r) => r.id)).toEqual(['q-11', 'q-08', 'q-05', 'q-02']);
+    expect(await ids('nothing')).toEqual([]);
+    // A worker of another queue takes a run over; a process outside any queue takes one from a queue.
+    expect(await store.claimRun('q-01', { owner: 'w', lease_until: T0, now: T0 + 20, expected_epoch: 1, queue: 'other' })).toEqual({ claimed: true, run: expect.objectContaining({ queue: 'other' }) });
+    expect(await store.claimRun('q-02', { owner: 'cli', lease_until: T0, now: T0 + 20, expected_epoch: 1 })).toEqual({ claimed: true, run: expect.objectContaining({ queue: null }) });
+    expect(await ids('toolchain')).toEqual(['q-10', 'q-07', 'q-04']);
+    expect(await ids('other')).toEqual(['q-11', 'q-08', 'q-05', 'q-01']);
+    await store.finishRun('q-11', 1, { status: 'succeeded', outputs: {}, error: null, finished_at: T0 + 30 });
+    expect(await ids('other')).toEqual(['q-08', 'q-05', 'q-01']);
+    expect((await store.getRun('q-11'))?.queue).toBe('other');
   });
 
   it('prunes runs that finished before a time, with their steps; running ones stay', async () => {

@@ -48,7 +48,7 @@ describe('SQLite store files', () => {
     db.exec(readFileSync(join(FIXTURES, 'sqlite-v1.sql'), 'utf8'));
     db.close();
     const store = await openStore(`sqlite:${file}`);
-    expect(await store.getRun('old-1')).toEqual(expect.objectContaining({ status: 'succeeded', input: { question: 'Osaka?' }, outputs: { city: 'Osaka' }, finished_at: 1700000000050 }));
+    expect(await store.getRun('old-1')).toEqual(expect.objectContaining({ status: 'succeeded', input: { question: 'Osaka?' }, outputs: { city: 'Osaka' }, finished_at: 1700000000050, queue: null }));
     expect((await store.getSteps('old-1')).map((s) => [s.key, s.output, s.attempts])).toEqual([
       ['locate', { city: 'Osaka', tz: 'Asia/Tokyo' }, 1],
       ['format', 'Osaka 14:05', 2],
@@ -58,7 +58,7 @@ describe('SQLite store files', () => {
     expect(await store.recordSteps([{ run_id: 'old-2', epoch: 1, steps: [step('big', big)] }])).toEqual(['ok']);
     expect((await store.getSteps('old-2'))[0]?.output).toBe(big);
     await store.close();
-    expect(pragma(file, 'user_version')).toBe(2);
+    expect(pragma(file, 'user_version')).toBe(3);
   });
 
   it('refuses a file written by a newer toolchain with STORE_TOO_NEW, and leaves it alone', async () => {
@@ -69,7 +69,7 @@ describe('SQLite store files', () => {
     db.close();
     const error = await openStore(`sqlite:${file}`).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'STORE_TOO_NEW' });
-    expect((error as Error).message).toMatch(/newer toolchain \(store schema version 99; this one knows versions up to 2\)/);
+    expect((error as Error).message).toMatch(/newer toolchain \(store schema version 99; this one knows versions up to 3\)/);
     expect(pragma(file, 'user_version')).toBe(99);
   });
 

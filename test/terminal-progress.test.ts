@@ -71,6 +71,15 @@ describe('the run command as a process', () => {
     // The naps take 1.2 s; a process kept alive by the interval would hit runCli's 20 s timeout.
     expect(Date.now() - started).toBeLessThan(15_000);
   });
+
+  it("--verbose says which for_each element each ctx.log line comes from, also under isolation", async () => {
+    for (const isolation of ['none', 'worker']) {
+      const { code, stderr } = await runCli(['--chains', 'test/fixtures/terminal/chains', '--plugins', 'test/fixtures/terminal/plugins', 'run', 'many', '--input-json', '{"items":[1,2,3]}', '--verbose', '--isolation', isolation]);
+      expect(code, stderr).toBe(0);
+      const lines = stderr.split('\n').filter((l) => l.includes('napping'));
+      expect(lines.sort()).toEqual(['[each[0]] napping {"ms":250}', '[each[1]] napping {"ms":250}', '[each[2]] napping {"ms":250}']);
+    }
+  });
 });
 
 describe('a for_each in the progress display', () => {

@@ -58,7 +58,7 @@ export class CallContext implements ToolContext {
 
   log(message: string, fields?: Record<string, unknown>): void {
     try {
-      this.owner.log(this.step, this.attempt, message, fields);
+      this.owner.log(this.step, this.attempt, message, fields, this.item);
     } catch {
       // A logger's failure is not the tool's.
     }

@@ -84,7 +84,8 @@ export interface CallOwner {
   readonly debug?: boolean;
   /** `RUN_ID:STEP_KEY` for a call's label and for_each element (SPEC §7.2). */
   idempotencyKey(label: string, item: number | undefined): string;
-  log(label: string, attempt: number, message: string, fields: Record<string, unknown> | undefined): void;
+  /** A tool's `ctx.log` line; `item`: the for_each element the attempt works on. */
+  log(label: string, attempt: number, message: string, fields: Record<string, unknown> | undefined, item: number | undefined): void;
 }
 
 /** An attempt failed and something follows it: another attempt after `delay_ms`, or the fallback. */

@@ -9,6 +9,8 @@ import { askApproval } from './approval-prompt.js';
 import { EXIT_OK, exitCodeFor, type CliIO } from './io.js';
 import { guardProcess } from './process-guard.js';
 import { createLiveProgress, type LiveProgress } from './progress/live-progress.js';
+import { parseQueueUrl } from '../queue/connection.js';
+import { queueWaitNotice } from './queue-wait-notice.js';
 import { isolationFlag } from './shared-options.js';
 import { reportStalls } from './stall-report.js';
 
@@ -31,8 +33,12 @@ export interface Session {
   readonly logger: ((entry: LogEntry) => void) | undefined;
   /** --isolation, checked. */
   readonly isolation: IsolationLevel;
-  /** Runs `start` (the engine's run or resume) with the session's options; the exit code. The engine's chains name stalled steps' tools; its tools check --approve. */
-  run(start: (options: RunOptions) => Promise<RunResult>, engine: SessionEngine): Promise<number>;
+  /**
+   * Runs `start` (the engine's run or resume) with the session's options; the exit code. The
+   * engine's chains name stalled steps' tools; its tools check --approve. With `queue` (--queue),
+   * a run no worker has taken after a few seconds is said to wait for one.
+   */
+  run(start: (options: RunOptions) => Promise<RunResult>, engine: SessionEngine, queue?: string): Promise<number>;
   /** Gives the process back its own exit and error handlers. */
   close(): void;
 }
@@ -54,8 +60,9 @@ export function openSession(io: CliIO, flags: SessionFlags, globals: { readonly 
   return {
     logger: flags.verbose ? (entry) => showLog(io, progress, entry) : undefined,
     isolation,
-    async run(start, engine) {
+    async run(start, engine, queue) {
       const live = (progress = await loading);
+      const waiting = queue === undefined ? undefined : queueWaitNotice(parseQueueUrl(queue).display, (line) => (live ? live.log(line) : void io.stderr.write(`${line}\n`)));
       checkApprovals(flags.approve, engine.tools());
       const approved = approvedBy(flags.approve);
       const abort = new AbortController();
@@ -68,10 +75,15 @@ export function openSession(io: CliIO, flags: SessionFlags, globals: { readonly 
           signal: abort.signal,
           debug: globals.debug,
           approve: (req) => approved(req) || (live ? live.pause(() => askApproval(io, req)) : askApproval(io, req)),
-          onEvent: live ? (e: RunEvent): void => (stalls.onEvent(e), live.onEvent(e)) : stalls.onEvent,
+          onEvent: (e: RunEvent): void => {
+            waiting?.onEvent(e);
+            stalls.onEvent(e);
+            live?.onEvent(e);
+          },
           ...(live ? { onProgress: live.onProgress } : {}),
         });
       } finally {
+        waiting?.stop();
         process.removeListener('SIGINT', onInterrupt);
         stalls.release();
         live?.done(result);
@@ -96,10 +108,10 @@ export function printResult(io: CliIO, result: RunResult, json: boolean, debug =
   return exitCodeFor(error.code);
 }
 
-/** A tool's `ctx.log` line with --verbose: `[step] message {fields}`, above the progress block. */
+/** A tool's `ctx.log` line with --verbose: `[step] message {fields}` (`[step[3]]` for a for_each element), above the progress block. */
 function showLog(io: CliIO, progress: LiveProgress | undefined, entry: LogEntry): void {
   const fields = entry.fields && Object.keys(entry.fields).length ? ` ${JSON.stringify(entry.fields)}` : '';
-  const line = printable(`[${entry.step}${entry.attempt > 1 ? ` attempt ${entry.attempt}` : ''}] ${entry.message}${fields}`);
+  const line = printable(`[${entry.step}${entry.item !== undefined ? `[${entry.item}]` : ''}${entry.attempt > 1 ? ` attempt ${entry.attempt}` : ''}] ${entry.message}${fields}`);
   if (progress) progress.log(line);
   else io.stderr.write(`${line}\n`);
 }

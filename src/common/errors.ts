@@ -43,6 +43,8 @@ export const ERROR_KINDS = {
   UNKNOWN_CHAIN: 'definition',
   // data flow (SPEC §10): what a step gives a tool against what the tool takes
   UNKNOWN_PARAMETER: 'definition',
+  /** A warning: a key the tool's schema does not declare, which it lets through (additionalProperties open). */
+  UNDECLARED_PARAMETER: 'definition',
   MISSING_PARAMETER: 'definition',
   TYPE_MISMATCH: 'definition',
   UNKNOWN_FIELD: 'definition',
@@ -143,9 +145,9 @@ export class HandlerError extends Error {
 }
 
 /**
- * What a failed step or call records: a code and a one-line message that does not repeat the
- * step's own name (whoever shows it knows which step it is). Plain data, so it can be stored and
- * sent as JSON.
+ * What a failed step or call records: a code and a one-line message, which in general does not
+ * repeat the step's own name (whoever shows it knows which step it is; VALIDATION_FAILED names it
+ * first, for a log reader). Plain data, so it can be stored and sent as JSON.
  */
 export interface StepError {
   readonly code: FailureCode;

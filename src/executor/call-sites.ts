@@ -83,7 +83,7 @@ function resolveTool(tools: ToolSet, name: string, step: PlanStep): Tool | Toolc
 
 /** The site of any step, given what it calls (and, for a tool fallback, the other tool). */
 export function stepSite(step: PlanStep, callee: Callee, fallbackTool: Callee | undefined): CallSite {
-  const invalid = wording(step.input.sources);
+  const invalid = wording(step.name, step.input.sources);
   const fb = step.fallback;
   let fallback: FallbackCall | undefined;
   if (fb !== undefined && fb.kind !== 'output') {
@@ -92,7 +92,7 @@ export function stepSite(step: PlanStep, callee: Callee, fallbackTool: Callee | 
       kind: fb.kind,
       callee: fb.kind === 'tool' ? fallbackTool! : callee,
       args: (primary, scope) => (overrides === undefined ? primary : { ...primary, ...(overrides.get(scope as Record<string, unknown>) as Record<string, unknown>) }),
-      invalid: overrides === undefined ? invalid : wording({ ...step.input.sources, ...overrides.sources }),
+      invalid: overrides === undefined ? invalid : wording(step.name, { ...step.input.sources, ...overrides.sources }),
     };
   }
   return {
@@ -106,6 +106,6 @@ export function stepSite(step: PlanStep, callee: Callee, fallbackTool: Callee | 
   };
 }
 
-function wording(sources: Readonly<Record<string, string>>): InvalidWording {
-  return (callee, args, problems) => validationMessage(callee, args, problems, sources);
+function wording(step: string, sources: Readonly<Record<string, string>>): InvalidWording {
+  return (callee, args, problems) => validationMessage(step, callee, args, problems, sources);
 }

@@ -53,7 +53,7 @@ export function callElement(host: ExecutorHost, plan: ChainPlan, tools: ToolSet,
       approve: undefined,
       observed: false,
       idempotencyKey: (label, item) => `${runId}:${label}${item === undefined ? '' : `[${item}]`}`,
-      log: (label, attempt, message, fields) => host.log({ timestamp: host.clock.now(), run_id: runId, step: label, attempt, message, ...(fields !== undefined ? { fields } : {}) }),
+      log: (label, attempt, message, fields, item) => host.log({ timestamp: host.clock.now(), run_id: runId, step: label, attempt, ...(item !== undefined ? { item } : {}), message, ...(fields !== undefined ? { fields } : {}) }),
     };
     const watcher: CallWatcher = {
       settlesOnAbort: false,

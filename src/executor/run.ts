@@ -238,8 +238,8 @@ export class Run implements CallOwner, CallWatcher, Stoppable {
     this.options.onProgress?.({ run_id: this.runId, step: this.plan.steps[i]!.name, done, total });
   }
 
-  log(label: string, attempt: number, message: string, fields: Record<string, unknown> | undefined): void {
-    this.host.log({ timestamp: this.clock.now(), run_id: this.runId, step: label, attempt, message, ...(fields !== undefined ? { fields } : {}) });
+  log(label: string, attempt: number, message: string, fields: Record<string, unknown> | undefined, item: number | undefined): void {
+    this.host.log({ timestamp: this.clock.now(), run_id: this.runId, step: label, attempt, ...(item !== undefined ? { item } : {}), message, ...(fields !== undefined ? { fields } : {}) });
   }
 
   // ---------------------------------------------------------------------------------------------

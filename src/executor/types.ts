@@ -107,6 +107,8 @@ export interface LogEntry {
   readonly run_id: string;
   readonly step: string;
   readonly attempt: number;
+  /** The for_each element (0-based) whose call wrote it; absent for a step without for_each. */
+  readonly item?: number;
   readonly message: string;
   readonly fields?: Record<string, unknown>;
 }

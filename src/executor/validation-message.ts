@@ -5,8 +5,9 @@ import type { ArgumentProblem } from '../registry/types.js';
 
 // VALIDATION_FAILED worded so the chain's author sees where a bad argument came from: each key,
 // and — when a key's JSONPath matched nothing and so the key was left out (SPEC §2.2) — the path
-// behind it: "key 'city' from $.locate.city matched nothing". The step is not named: whoever shows
-// the error knows which step it belongs to.
+// behind it: "key 'city' from $.locate.city matched nothing". The step is named first, unlike a
+// step's other errors: a log line or a caller that shows the message alone must still tell which
+// step's arguments were wrong.
 
 /** JavaScript's `.length`, which a JSONPath reads as a member named length. */
 function lengthHint(source: string): string {
@@ -22,6 +23,7 @@ function topKey(path: string): string | undefined {
  * `parameters` tell a key that takes a JSONPath as text, for which the `$$` escape is the fix.
  */
 export function validationMessage(
+  step: string,
   callee: { readonly describe: string; readonly parameters?: JsonSchema },
   args: Record<string, unknown>,
   problems: readonly ArgumentProblem[],
@@ -36,5 +38,5 @@ export function validationMessage(
     if (source !== undefined && args[key] === undefined) return `${p.message} (key '${key}' from ${source} matched nothing${lengthHint(source)}${escape})`;
     return `key '${key}': ${p.message}${escape}`;
   });
-  return `invalid arguments for ${callee.describe}: ${parts.join('; ')}`;
+  return `step '${step}': invalid arguments for ${callee.describe}: ${parts.join('; ')}`;
 }

@@ -61,7 +61,7 @@ export function createRunLogger(logger: Logger): RunLogger {
 
   function log(entry: LogEntry): void {
     // The tool's own fields first, so that they cannot overwrite which run and step wrote the line.
-    logger.info({ ...entry.fields, source: 'tool', run_id: entry.run_id, step: entry.step, attempt: entry.attempt }, entry.message);
+    logger.info({ ...entry.fields, source: 'tool', run_id: entry.run_id, step: entry.step, attempt: entry.attempt, ...(entry.item !== undefined ? { item: entry.item } : {}) }, entry.message);
   }
 
   return { onEvent, log };

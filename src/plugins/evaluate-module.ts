@@ -49,12 +49,24 @@ interface ModuleRecord {
 /** One load: modules are shared (and cycles resolved) within it, never across loads. */
 class LoadSession {
   private readonly records = new Map<string, ModuleRecord>();
-  constructor(private readonly cache: DiskCache | undefined) {}
+  constructor(
+    private readonly cache: DiskCache | undefined,
+    private readonly sources: SourceSnapshot | undefined,
+  ) {}
+
+  /** A module's text: the version's copy if it has one, else the file's, which the copy then keeps. */
+  private read(file: string): string {
+    const kept = this.sources?.get(file);
+    if (kept !== undefined) return kept;
+    const source = readFileSync(file, 'utf8');
+    this.sources?.set(file, source);
+    return source;
+  }
 
   private begin(file: string): { record: ModuleRecord; source: string } | { done: unknown } {
     const existing = this.records.get(file);
     if (existing) return { done: existing.exports };
-    const source = readFileSync(file, 'utf8');
+    const source = this.read(file);
     const record: ModuleRecord = { exports: {}, filename: file, id: file, loaded: false };
     this.records.set(file, record);
     if (extname(file) === '.json') {
@@ -72,7 +84,7 @@ class LoadSession {
 
   private requireFrom(fromFile: string): NodeJS.Require {
     const require = ((id: string) => {
-      const local = resolveLocal(id, fromFile);
+      const local = resolveLocal(id, fromFile, this.sources?.has.bind(this.sources));
       return local ? this.evaluateSync(local) : requirePackage(id, fromFile);
     }) as NodeJS.Require;
     const nodeRequire = createRequire(fromFile);
@@ -139,13 +151,27 @@ export interface ModuleLoader {
   evaluate(file: string): Promise<unknown>;
 }
 
+/**
+ * The text of each module file one version of a plugin read (by absolute path). A loader given
+ * one reads a file from it when it holds the file, and adds each file it reads from disk; the
+ * workers of an isolated plugin share theirs, so that a worker started after the files changed
+ * on disk still runs the version its runs started with.
+ */
+export interface SourceSnapshot {
+  get(file: string): string | undefined;
+  has(file: string): boolean;
+  set(file: string, source: string): unknown;
+}
+
 export interface ModuleLoaderOptions {
   /** Where transformed modules are kept between processes (default: nowhere). */
   readonly cache?: DiskCache;
+  /** The version's module texts (default: each file is read from disk). */
+  readonly sources?: SourceSnapshot;
 }
 
 /** A loader for one plugin load: the plugin's modules share instances with each other only. */
 export function createModuleLoader(options: ModuleLoaderOptions = {}): ModuleLoader {
-  const session = new LoadSession(options.cache);
+  const session = new LoadSession(options.cache, options.sources);
   return { evaluate: (file) => session.evaluate(file) };
 }

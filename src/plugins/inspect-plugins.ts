@@ -20,9 +20,16 @@ export interface PluginReport {
   readonly name: string;
   readonly version?: string;
   readonly dir: string;
-  readonly status: Exclude<PluginState, 'active'> | 'ok';
+  /**
+   * `ok`: every tool it declares would serve; `partial`: some of them have no working handler
+   * (those are in `failedTools`); `error`: it would serve nothing (no tool loads, or the plugin
+   * does not); `inactive`: its requirements are not met.
+   */
+  readonly status: Exclude<PluginState, 'active'> | 'ok' | 'partial';
   /** Bare tool names with their descriptions and flags. */
   readonly tools: readonly { readonly name: string; readonly description: string; readonly dangerous: boolean }[];
+  /** The tools it declares whose handler does not load, and why. */
+  readonly failedTools: readonly { readonly name: string; readonly reason: string }[];
   readonly diagnostics: readonly Diagnostic[];
 }
 
@@ -61,7 +68,7 @@ export async function inspectPlugins(dir: string, cache?: DiskCache): Promise<Pl
   const collisions = new Map<number, { index: number; tool: string; holder: string }[]>();
   const plugins = loads.map((load, k): PluginReport => {
     const folder = join(dir, entries[k]!);
-    if (!load.ok) return { name: load.name ?? entries[k]!, dir: folder, status: 'error', tools: [], diagnostics: load.diagnostics };
+    if (!load.ok) return { name: load.name ?? entries[k]!, dir: folder, status: 'error', tools: [], failedTools: [], diagnostics: load.diagnostics };
     const p = load.plugin;
     const why = resolution.get(entries[k]!) ?? [];
     const tools = p.tools.map((t) => ({ name: t.name, description: t.description ?? '', dangerous: t.dangerous === true }));
@@ -81,7 +88,9 @@ export async function inspectPlugins(dir: string, cache?: DiskCache): Promise<Pl
         else collisions.set(k, [...(collisions.get(k) ?? []), { index, tool: t.name, holder }]);
       });
     }
-    return { name: p.name, version: p.version, dir: folder, status: why.length ? 'inactive' : 'ok', tools, diagnostics: [...p.warnings, ...why] };
+    const failed = p.failedTools.map((f) => ({ name: f.name, reason: f.reason }));
+    const status = why.length ? 'inactive' : failed.length === 0 ? 'ok' : tools.length === 0 ? 'error' : 'partial';
+    return { name: p.name, version: p.version, dir: folder, status, tools, failedTools: failed, diagnostics: [...p.warnings, ...why] };
   });
   for (const [k, list] of collisions) {
     const report = plugins[k]!;

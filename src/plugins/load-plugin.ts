@@ -183,7 +183,8 @@ export async function loadPlugin(dir: string, options: LoadPluginOptions = {}): 
       toolIndex.push(index);
     } else {
       const diagnostic = place(file, sourceMap, tool.handler !== undefined ? `/tools/${index}/handler` : `/tools/${index}`, loaded.code, loaded.message);
-      failedTools.push({ name: tool.name, reason: loaded.message.replace(`tool '${tool.name}': `, ''), diagnostic });
+      const prefix = `tool '${tool.name}': `;
+      failedTools.push({ name: tool.name, reason: loaded.message.startsWith(prefix) ? loaded.message.slice(prefix.length) : loaded.message, diagnostic });
     }
   };
   if (isolation !== 'none' && mode !== 'static') {

@@ -21,17 +21,18 @@ export function isLocalSpecifier(specifier: string): boolean {
   return specifier.startsWith('./') || specifier.startsWith('../') || specifier === '.' || specifier === '..' || isAbsolute(specifier);
 }
 
-export function resolveLocal(specifier: string, fromFile: string): string | undefined {
+/**
+ * `known`: files a version of the plugin has read already (evaluate-module.ts): one of them is
+ * the answer before any file on disk, so that a file added since does not change what resolves.
+ */
+export function resolveLocal(specifier: string, fromFile: string, known?: (file: string) => boolean): string | undefined {
   if (!isLocalSpecifier(specifier)) return undefined;
   const base = resolve(dirname(fromFile), specifier);
-  if (isFile(base)) return base;
   const ext = extname(base);
-  for (const twin of TS_TWIN[ext] ?? []) {
-    const candidate = base.slice(0, -ext.length) + twin;
-    if (isFile(candidate)) return candidate;
+  const candidates = [base, ...(TS_TWIN[ext] ?? []).map((twin) => base.slice(0, -ext.length) + twin), ...[...MODULE_EXTENSIONS, '.json'].flatMap((e) => [base + e, `${base}/index${e}`])];
+  if (known !== undefined) {
+    const kept = candidates.find(known);
+    if (kept !== undefined) return kept;
   }
-  for (const candidate of [...MODULE_EXTENSIONS, '.json'].flatMap((e) => [base + e, `${base}/index${e}`])) {
-    if (isFile(candidate)) return candidate;
-  }
-  return undefined;
+  return candidates.find(isFile);
 }

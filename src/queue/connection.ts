@@ -76,6 +76,15 @@ export function unavailable(address: QueueAddress, error: unknown): ToolchainErr
   return new ToolchainError('QUEUE_UNAVAILABLE', `the queue ${address.display} cannot be reached: ${(error as Error)?.message ?? String(error)}; start Redis, or check --queue`);
 }
 
+/**
+ * A run store that could not be opened on the queue's own Redis (the store's default with a
+ * queue): the queue is what the user named, so that is what cannot be reached.
+ */
+export function queueStoreFailure(address: QueueAddress, error: unknown): unknown {
+  if (!(error instanceof ToolchainError) || error.code !== 'STORE_UNAVAILABLE') return error;
+  return new ToolchainError('QUEUE_UNAVAILABLE', `the queue ${address.display} cannot be reached (its Redis is the run store too): ${error.message}; start Redis, or check --queue`);
+}
+
 export type BullMQ = typeof import('bullmq');
 
 export function importBullMQ(): Promise<BullMQ> {

@@ -8,7 +8,10 @@ import { encodeJob, JOB_OPTIONS } from './job-codec.js';
 // persistence, runs the store still calls `running` have no job any more, and nobody would ever
 // execute them. The reconciler, at worker start and on a timer, enqueues each again — only a run
 // whose owner is gone (a run a live process executes is left to it) and whose job is missing or
-// ended (a job id can be reused only once its job is removed).
+// ended (a job id can be reused only once its job is removed). A run belongs to one queue (the
+// store records which: the submitter's, then that of the worker that last claimed it), and a
+// reconciler looks only at its own queue's runs — another queue's job is not in its Redis keys,
+// and a run in no queue is its process's to resume.
 
 /** How many running runs one pass looks at (the newest). */
 const PASS_LIMIT = 1_000;
@@ -16,7 +19,7 @@ const PASS_LIMIT = 1_000;
 export async function reconcile(queue: Queue, store: RunStore, clock: Clock): Promise<string[]> {
   const enqueued: string[] = [];
   const now = clock.now();
-  for (const run of await store.listRuns({ status: 'running', limit: PASS_LIMIT })) {
+  for (const run of await store.listRuns({ status: 'running', queue: queue.name, limit: PASS_LIMIT })) {
     if (ownerAlive(run, now)) continue;
     const job = await queue.getJob(run.id);
     if (job !== undefined) {

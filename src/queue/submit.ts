@@ -69,7 +69,7 @@ export class QueueSubmitter {
   async submit(plan: ChainPlan, input: unknown, runId: string, follow?: NewsListener): Promise<Submission> {
     checkRunId(runId);
     const now = this.clock.now();
-    const outcome = await this.store.createRun({ id: runId, chain: plan.name, chain_hash: plan.hash, input: jsonCopy(input), owner: QUEUED_OWNER, lease_until: now - 1, now }).catch((e: unknown) => {
+    const outcome = await this.store.createRun({ id: runId, chain: plan.name, chain_hash: plan.hash, input: jsonCopy(input), owner: QUEUED_OWNER, lease_until: now - 1, now, queue: this.address.name }).catch((e: unknown) => {
       throw asStoreError(e, this.store.url);
     });
     // SPEC §7.2: an id that names a finished run returns its result; one still running is waited for.

@@ -69,7 +69,7 @@ export async function startQueueWorker(engine: WorkerEngine, store: RunStore, cl
 
   async function refuse(run: StoredRun, status: 'failed' | 'cancelled', error: { code: ErrorCode; message: string }): Promise<string> {
     const now = clock.now();
-    const claim = await store.claimRun(run.id, { owner: QUEUED_OWNER, lease_until: now - 1, now, expected_epoch: run.epoch });
+    const claim = await store.claimRun(run.id, { owner: QUEUED_OWNER, lease_until: now - 1, now, expected_epoch: run.epoch, queue: address.name });
     if (!claim.claimed) throw new Error(`run ${run.id} changed while this worker refused it`); // BullMQ tries again
     await store.finishRun(run.id, claim.run.epoch, { status, outputs: null, error, finished_at: now });
     return status;
@@ -117,7 +117,7 @@ export async function startQueueWorker(engine: WorkerEngine, store: RunStore, cl
     try {
       const { distributor, batch } = await parentDistributor(job);
       const news = data.events === true ? newsReporter(job) : undefined;
-      const result = await engine.resume(runId, { claimLive: true, distributor, ...news, ...(data.allowChanged ? { allowChanged: true } : {}) });
+      const result = await engine.resume(runId, { claimLive: true, queue: address.name, distributor, ...news, ...(data.allowChanged ? { allowChanged: true } : {}) });
       const parked = batch();
       if (result.error?.code === 'RUN_SUSPENDED' && parked !== undefined) {
         const now = await store.getRun(runId);

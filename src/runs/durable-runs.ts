@@ -43,6 +43,8 @@ export interface StartOptions extends RunOptions {
    * that looks alive. Its lock ran out, so it is gone or stuck; the new epoch fences its writes.
    */
   readonly claimLive?: boolean;
+  /** The queue whose worker takes the run over, recorded on the run (none: this process executes it on its own). */
+  readonly queue?: string;
 }
 
 /** A run executing here: how to stop it (bound when it starts; a stop asked for before that waits for it). */
@@ -161,7 +163,7 @@ export class DurableRuns {
       return refuse('CHAIN_CHANGED', `chain '${run.chain}' changed since run ${run.id} started; resume with --allow-changed (allowChanged: true) to continue with the new definition`);
     }
     try {
-      const claim = await this.s.store.claimRun(run.id, { owner: this.owner, lease_until: now + this.s.leaseMs, now, expected_epoch: run.epoch });
+      const claim = await this.s.store.claimRun(run.id, { owner: this.owner, lease_until: now + this.s.leaseMs, now, expected_epoch: run.epoch, ...(options.queue !== undefined ? { queue: options.queue } : {}) });
       if (!claim.claimed) return refuse('RUN_IN_PROGRESS', `run ${run.id} was taken over by another owner at the same moment`);
       const restored = new Map<string, StepRecord>();
       const recorded = await this.s.store.getSteps(run.id);

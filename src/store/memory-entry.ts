@@ -116,6 +116,7 @@ export class Entry implements LiveRun {
       lease_until: r.lease_until,
       epoch: 1,
       cancel_requested: false,
+      queue: r.queue ?? null,
     };
     this.stored = run;
     if (this.ended !== undefined) this.end(this.ended);

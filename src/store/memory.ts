@@ -110,7 +110,7 @@ export function createMemoryStore(maxRuns = 100): MemoryRunStore {
       const current = find(id);
       const entry = current?.run.epoch === claim.expected_epoch ? current : undefined;
       if (!entry) return { claimed: false, run: current ? { ...current.run } : undefined };
-      Object.assign(entry.run, { status: 'running', owner: claim.owner, lease_until: claim.lease_until, updated_at: claim.now, epoch: entry.run.epoch + 1 });
+      Object.assign(entry.run, { status: 'running', owner: claim.owner, lease_until: claim.lease_until, updated_at: claim.now, epoch: entry.run.epoch + 1, queue: claim.queue ?? null });
       Object.assign(entry.run, { cancel_requested: false, finished_at: null, outputs: null, error: null });
       return { claimed: true, run: { ...entry.run } };
     },
@@ -163,6 +163,7 @@ export function createMemoryStore(maxRuns = 100): MemoryRunStore {
       for (const run of all) {
         if (filter.status !== undefined && run.status !== filter.status) continue;
         if (filter.chain !== undefined && run.chain !== filter.chain) continue;
+        if (filter.queue !== undefined && run.queue !== filter.queue) continue;
         out.push({ ...run });
         if (out.length >= limit) break;
       }

@@ -28,6 +28,9 @@ function migrations(s: string): readonly string[] {
     `CREATE TABLE ${s}.blobs (hash text PRIMARY KEY, value text NOT NULL);
      ALTER TABLE ${s}.steps ADD COLUMN output_blob text;
      CREATE INDEX steps_by_blob ON ${s}.steps (output_blob) WHERE output_blob IS NOT NULL;`,
+    // 3: the queue whose workers execute a run (its reconciler lists its own running runs).
+    `ALTER TABLE ${s}.runs ADD COLUMN queue text;
+     CREATE INDEX runs_by_queue ON ${s}.runs (queue, status, created_at DESC, seq DESC) WHERE queue IS NOT NULL;`,
   ];
 }
 

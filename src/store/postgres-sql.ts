@@ -1,4 +1,4 @@
-import { RUN_COLUMNS } from './run-codec.js';
+import { RUN_COLUMNS, type ListShape } from './run-codec.js';
 
 // The PostgreSQL store's statements, for one schema (`s`, quoted). Each is a named query, so a
 // connection parses and plans it once (a pool serves one store, so names need not say the schema).
@@ -10,18 +10,17 @@ export interface Query {
 
 export function postgresStatements(s: string, schema: string) {
   const q = (name: string, text: string): Query => ({ name: `toolchain_${name}`, text });
-  const list = (name: string, where: string, limit: string): Query => q(name, `SELECT ${RUN_COLUMNS} FROM ${s}.runs ${where} ORDER BY created_at DESC, seq DESC LIMIT ${limit}`);
   return {
     insertRun: q(
       'insert_run',
-      `INSERT INTO ${s}.runs (id, chain, chain_hash, input, status, created_at, updated_at, owner, lease_until, epoch)
-       VALUES ($1, $2, $3, $4, 'running', $5, $5, $6, $7, 1) ON CONFLICT (id) DO NOTHING`,
+      `INSERT INTO ${s}.runs (id, chain, chain_hash, input, status, created_at, updated_at, owner, lease_until, epoch, queue)
+       VALUES ($1, $2, $3, $4, 'running', $5, $5, $6, $7, 1, $8) ON CONFLICT (id) DO NOTHING`,
     ),
     run: q('run', `SELECT ${RUN_COLUMNS} FROM ${s}.runs WHERE id = $1`),
     claim: q(
       'claim',
       `UPDATE ${s}.runs SET status = 'running', owner = $3, lease_until = $4, updated_at = $5, epoch = epoch + 1,
-         cancel_requested = false, finished_at = NULL, outputs = NULL, error = NULL
+         cancel_requested = false, finished_at = NULL, outputs = NULL, error = NULL, queue = $6
        WHERE id = $1 AND epoch = $2 RETURNING ${RUN_COLUMNS}`,
     ),
     // Fencing: the runs whose epoch is still the writer's are share-locked (in id order, so two
@@ -63,11 +62,10 @@ export function postgresStatements(s: string, schema: string) {
        SELECT ${RUN_COLUMNS} FROM asked UNION ALL SELECT ${RUN_COLUMNS} FROM ${s}.runs WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM asked)`,
     ),
     steps: q('steps', `SELECT st.record, b.value AS blob FROM ${s}.steps st LEFT JOIN ${s}.blobs b ON b.hash = st.output_blob WHERE st.run_id = $1 ORDER BY st.seq`),
-    list: {
-      all: list('list_all', '', '$1'),
-      status: list('list_status', 'WHERE status = $1', '$2'),
-      chain: list('list_chain', 'WHERE chain = $1', '$2'),
-      both: list('list_both', 'WHERE status = $1 AND chain = $2', '$3'),
+    /** A listing's statement for a shape of filter: its values, then the limit. */
+    list: (shape: ListShape): Query => {
+      const where = shape.columns.length === 0 ? '' : `WHERE ${shape.columns.map((c, i) => `${c} = $${i + 1}`).join(' AND ')}`;
+      return q(`list_${shape.key}`, `SELECT ${RUN_COLUMNS} FROM ${s}.runs ${where} ORDER BY created_at DESC, seq DESC LIMIT $${shape.columns.length + 1}`);
     },
     /** Taken (shared) by writes that add blobs, (exclusive) by prune, which deletes the blobs no step refers to. */
     blobLock: `toolchain blobs ${schema}`,

@@ -3,7 +3,7 @@ import { importModule } from '../common/import-module.js';
 import { badUrl, redact, takeOption } from './store-url.js';
 import { postgresStatements, type PostgresStatements, type Query } from './postgres-sql.js';
 import { preparePostgresSchema, quote } from './postgres-schema.js';
-import { jsonText, listLimit, newStoredRun, runFromRow, type RunRow } from './run-codec.js';
+import { jsonText, listLimit, listShape, newStoredRun, runFromRow, type RunRow } from './run-codec.js';
 import { encodeStep, foldSteps, MissingBlobError, parseSteps, withBlobs } from './step-codec.js';
 import { isOwnError, storeError } from './store-error.js';
 import type { Claim, ClaimOutcome, CreateOutcome, NewRun, RunEnd, RunFilter, RunStore, StepBatch, StoreOptions, StoredRun, StoredStep } from './types.js';
@@ -111,7 +111,7 @@ class PostgresStore implements RunStore {
   async createRun(run: NewRun): Promise<CreateOutcome> {
     const doing = `cannot create run ${run.id}`;
     for (;;) {
-      const values = [run.id, run.chain, run.chain_hash, jsonText(run.input), run.now, run.owner, run.lease_until];
+      const values = [run.id, run.chain, run.chain_hash, jsonText(run.input), run.now, run.owner, run.lease_until, run.queue ?? null];
       try {
         const added = await this.pool.query({ name: this.sql.insertRun.name, text: this.sql.insertRun.text, values });
         if (added.rowCount === 1) return { created: true, run: newStoredRun(run) };
@@ -126,7 +126,7 @@ class PostgresStore implements RunStore {
 
   async claimRun(id: string, claim: Claim): Promise<ClaimOutcome> {
     const doing = `cannot claim run ${id}`;
-    const row = (await this.query<RunRow>(doing, 'write', this.sql.claim, [id, claim.expected_epoch, claim.owner, claim.lease_until, claim.now]))[0];
+    const row = (await this.query<RunRow>(doing, 'write', this.sql.claim, [id, claim.expected_epoch, claim.owner, claim.lease_until, claim.now, claim.queue ?? null]))[0];
     if (row) return { claimed: true, run: runFromRow(row) };
     return { claimed: false, run: await this.run(id, doing, 'write') };
   }
@@ -225,16 +225,8 @@ class PostgresStore implements RunStore {
 
   async listRuns(filter: RunFilter = {}): Promise<readonly StoredRun[]> {
     const limit = listLimit(filter.limit);
-    const { status, chain } = filter;
-    const [query, values] =
-      status !== undefined && chain !== undefined
-        ? [this.sql.list.both, [status, chain, limit]]
-        : status !== undefined
-          ? [this.sql.list.status, [status, limit]]
-          : chain !== undefined
-            ? [this.sql.list.chain, [chain, limit]]
-            : [this.sql.list.all, [limit]];
-    return (await this.query<RunRow>('cannot list runs', 'read', query, values)).map(runFromRow);
+    const shape = listShape(filter);
+    return (await this.query<RunRow>('cannot list runs', 'read', this.sql.list(shape), [...shape.values, limit])).map(runFromRow);
   }
 
   prune(finishedBefore: number): Promise<number> {

@@ -53,7 +53,7 @@ redis.call('ZADD', p .. 'chain:' .. chain, score, id)
 reindex(id, chain, score, false, 'running')
 return {'1'}`);
 
-/** ARGV: P, id, expected epoch, owner, lease_until, now → {'1'|'0', field, value, …}; {'0'} alone: no run. */
+/** ARGV: P, id, expected epoch, owner, lease_until, now, queue or '' → {'1'|'0', field, value, …}; {'0'} alone: no run. */
 export const CLAIM = script(`
 local id = ARGV[2]
 local k = p .. 'run:' .. id
@@ -65,6 +65,7 @@ redis.call('ZREM', p .. 'finished', id)
 redis.call('HSET', k, 'status', 'running', 'owner', ARGV[4], 'lease_until', ARGV[5], 'updated_at', ARGV[6],
   'epoch', tostring(tonumber(cur[1]) + 1), 'cancel_requested', '0')
 redis.call('HDEL', k, 'finished_at', 'outputs', 'error')
+if ARGV[7] == '' then redis.call('HDEL', k, 'queue') else redis.call('HSET', k, 'queue', ARGV[7]) end
 return answer('1', k)`);
 
 /**

@@ -1,13 +1,13 @@
 import type { Redis as RedisClient } from 'ioredis';
 import { ToolchainError } from '../common/errors.js';
 import { importModule } from '../common/import-module.js';
-import type { RunError } from '../executor/events.js';
 import { CANCEL, CLAIM, CREATE, FINISH, PRUNE, RECORD, RENEW, STEPS, type Script } from './redis-scripts.js';
+import { runFromFields, runFromHash } from './redis-run.js';
 import { jsonText, listLimit, newStoredRun } from './run-codec.js';
 import { encodeStep, MissingBlobError, parseSteps, withBlobs } from './step-codec.js';
 import { isOwnError, storeError, tooNew } from './store-error.js';
 import { badUrl, redact, takeOption } from './store-url.js';
-import type { Claim, ClaimOutcome, CreateOutcome, NewRun, RunEnd, RunFilter, RunStatus, RunStore, StepBatch, StoreOptions, StoredRun, StoredStep } from './types.js';
+import type { Claim, ClaimOutcome, CreateOutcome, NewRun, RunEnd, RunFilter, RunStore, StepBatch, StoreOptions, StoredRun, StoredStep } from './types.js';
 
 // `redis://…` — the store next to a BullMQ queue (the same Redis). Every write is one Lua script
 // (redis-scripts.ts), so it is atomic and one round trip. The client neither queues commands
@@ -21,6 +21,8 @@ import type { Claim, ClaimOutcome, CreateOutcome, NewRun, RunEnd, RunFilter, Run
 
 const VERSION = 1;
 const PRUNE_CHUNK = 200;
+/** Ids read at once from an index while listing one queue's runs (no index has the queue). */
+const LIST_CHUNK = 500;
 const RECONNECT_WAIT_MS = 2_000;
 
 export async function openRedisStore(url: URL, options: StoreOptions): Promise<RunStore> {
@@ -91,37 +93,6 @@ function mapRedisError(url: string, doing: string, error: unknown, op: 'read' | 
   return storeError(!down && op === 'write' ? 'STORE_WRITE_FAILED' : 'STORE_UNAVAILABLE', url, doing, error);
 }
 
-/** A flat HGETALL answer (`field, value, …`, from `from` on) as a run; undefined when empty. */
-function runFromFields(fields: readonly string[], from = 0): StoredRun | undefined {
-  if (fields.length <= from) return undefined;
-  const h = new Map<string, string>();
-  for (let i = from; i + 1 < fields.length; i += 2) h.set(fields[i]!, fields[i + 1]!);
-  return runFromHash(h);
-}
-
-function runFromHash(h: ReadonlyMap<string, string>): StoredRun | undefined {
-  const id = h.get('id');
-  if (id === undefined) return undefined;
-  const num = (field: string): number | null => (h.has(field) ? Number(h.get(field)) : null);
-  const json = (field: string): unknown => (h.has(field) ? JSON.parse(h.get(field)!) : null);
-  return {
-    id,
-    chain: h.get('chain') ?? '',
-    chain_hash: h.get('chain_hash') ?? '',
-    input: h.has('input') ? JSON.parse(h.get('input')!) : undefined,
-    status: h.get('status') as RunStatus,
-    created_at: num('created_at') ?? 0,
-    updated_at: num('updated_at') ?? 0,
-    finished_at: num('finished_at'),
-    outputs: json('outputs'),
-    error: json('error') as RunError | null,
-    owner: h.get('owner') ?? null,
-    lease_until: num('lease_until'),
-    epoch: num('epoch') ?? 0,
-    cancel_requested: h.get('cancel_requested') === '1',
-  };
-}
-
 class RedisStore implements RunStore {
   constructor(
     private readonly redis: RedisClient,
@@ -177,13 +148,14 @@ class RedisStore implements RunStore {
     const input = jsonText(run.input);
     if (input !== null) fields.push('input', input);
     fields.push('created_at', run.now, 'updated_at', run.now, 'owner', run.owner, 'lease_until', run.lease_until, 'epoch', 1, 'cancel_requested', '0');
+    if (run.queue !== undefined) fields.push('queue', run.queue);
     const answer = await this.eval<string[]>(`cannot create run ${run.id}`, 'write', CREATE, [run.id, run.now, run.chain, ...fields]);
     if (answer[0] === '1') return { created: true, run: newStoredRun(run) };
     return { created: false, run: runFromFields(answer, 1)! };
   }
 
   async claimRun(id: string, claim: Claim): Promise<ClaimOutcome> {
-    const answer = await this.eval<string[]>(`cannot claim run ${id}`, 'write', CLAIM, [id, claim.expected_epoch, claim.owner, claim.lease_until, claim.now]);
+    const answer = await this.eval<string[]>(`cannot claim run ${id}`, 'write', CLAIM, [id, claim.expected_epoch, claim.owner, claim.lease_until, claim.now, claim.queue ?? '']);
     const run = runFromFields(answer, 1);
     return answer[0] === '1' && run ? { claimed: true, run } : { claimed: false, run };
   }
@@ -258,8 +230,7 @@ class RedisStore implements RunStore {
           : chain !== undefined
             ? `${p}chain:${chain}`
             : `${p}runs`;
-    return this.command('cannot list runs', async (r) => {
-      const ids = await r.zrevrange(index, 0, limit - 1);
+    const read = async (r: RedisClient, ids: readonly string[]): Promise<StoredRun[]> => {
       if (ids.length === 0) return [];
       const pipeline = r.pipeline();
       for (const id of ids) pipeline.hgetall(`${p}run:${id}`);
@@ -271,6 +242,18 @@ class RedisStore implements RunStore {
         if (run) runs.push(run); // pruned since the index was read
       }
       return runs;
+    };
+    return this.command('cannot list runs', async (r) => {
+      if (filter.queue === undefined) return read(r, await r.zrevrange(index, 0, limit - 1));
+      // One queue's runs: read through the index newest first, keeping that queue's.
+      // (A run added meanwhile shifts the pages: one seen twice is kept once.)
+      const runs = new Map<string, StoredRun>();
+      for (let from = 0; runs.size < limit; from += LIST_CHUNK) {
+        const ids = await r.zrevrange(index, from, from + LIST_CHUNK - 1);
+        for (const run of await read(r, ids)) if (run.queue === filter.queue && runs.size < limit) runs.set(run.id, run);
+        if (ids.length < LIST_CHUNK) break;
+      }
+      return [...runs.values()];
     });
   }
 

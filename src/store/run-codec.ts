@@ -1,6 +1,6 @@
 import { ToolchainError } from '../common/errors.js';
 import type { RunError } from '../executor/events.js';
-import type { NewRun, RunStatus, StoredRun } from './types.js';
+import type { NewRun, RunFilter, RunStatus, StoredRun } from './types.js';
 
 // A run as the drivers keep it. In the SQL drivers it is a row (SQLite and PostgreSQL share the
 // columns): JSON values as text, times as integers, the cancel flag as 0/1 (SQLite) or a boolean
@@ -21,9 +21,10 @@ export interface RunRow {
   readonly lease_until: number | string | null;
   readonly epoch: number;
   readonly cancel_requested: number | boolean;
+  readonly queue: string | null;
 }
 
-export const RUN_COLUMNS = 'id, chain, chain_hash, input, status, created_at, updated_at, finished_at, outputs, error, owner, lease_until, epoch, cancel_requested';
+export const RUN_COLUMNS = 'id, chain, chain_hash, input, status, created_at, updated_at, finished_at, outputs, error, owner, lease_until, epoch, cancel_requested, queue';
 
 export function runFromRow(row: RunRow): StoredRun {
   return {
@@ -41,6 +42,7 @@ export function runFromRow(row: RunRow): StoredRun {
     lease_until: row.lease_until === null ? null : Number(row.lease_until),
     epoch: row.epoch,
     cancel_requested: row.cancel_requested === true || row.cancel_requested === 1,
+    queue: row.queue,
   };
 }
 
@@ -61,12 +63,33 @@ export function newStoredRun(run: NewRun): StoredRun {
     lease_until: run.lease_until,
     epoch: 1,
     cancel_requested: false,
+    queue: run.queue ?? null,
   };
 }
 
 /** JSON text for a column; NULL for nothing (undefined; a JSON null stays `null`). */
 export function jsonText(value: unknown): string | null {
   return value === undefined ? null : JSON.stringify(value);
+}
+
+/** The columns a listing filters on (those the filter gives, in one order) and their values. */
+export interface ListShape {
+  /** Names the shape: one prepared statement per shape. */
+  readonly key: string;
+  readonly columns: readonly ('status' | 'chain' | 'queue')[];
+  readonly values: readonly string[];
+}
+
+export function listShape(filter: RunFilter): ListShape {
+  const columns: ('status' | 'chain' | 'queue')[] = [];
+  const values: string[] = [];
+  for (const column of ['status', 'chain', 'queue'] as const) {
+    const value = filter[column];
+    if (value === undefined) continue;
+    columns.push(column);
+    values.push(value);
+  }
+  return { key: columns.length === 0 ? 'all' : columns.join('_'), columns, values };
 }
 
 /** A positive whole number of runs to list, 50 when not given. */

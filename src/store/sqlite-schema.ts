@@ -25,6 +25,9 @@ const MIGRATIONS: readonly string[] = [
   `CREATE TABLE blobs (hash TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
    ALTER TABLE steps ADD COLUMN output_blob TEXT;
    CREATE INDEX steps_by_blob ON steps (output_blob) WHERE output_blob IS NOT NULL;`,
+  // 3: the queue whose workers execute a run (its reconciler lists its own running runs).
+  `ALTER TABLE runs ADD COLUMN queue TEXT;
+   CREATE INDEX runs_by_queue ON runs (queue, status, created_at) WHERE queue IS NOT NULL;`,
 ];
 
 export const SQLITE_SCHEMA_VERSION = MIGRATIONS.length;

@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { ToolchainError } from '../common/errors.js';
-import { jsonText, listLimit, newStoredRun, RUN_COLUMNS, runFromRow, type RunRow } from './run-codec.js';
+import { jsonText, listLimit, listShape, newStoredRun, RUN_COLUMNS, runFromRow, type RunRow } from './run-codec.js';
 import { prepareSqliteSchema } from './sqlite-schema.js';
 import { encodeStep, MissingBlobError, parseSteps, withBlobs, type EncodedStep } from './step-codec.js';
 import { isOwnError, storeError } from './store-error.js';
@@ -72,21 +72,30 @@ interface Statements {
   readonly cancel: BetterSqlite3.Statement;
   readonly steps: BetterSqlite3.Statement<[string], string>;
   readonly blob: BetterSqlite3.Statement<[string], string>;
-  readonly list: Record<'all' | 'status' | 'chain' | 'both', BetterSqlite3.Statement<unknown[], RunRow>>;
+  /** A listing's statement for a shape of filter (run-codec.ts), prepared when first asked for. */
+  readonly list: (key: string, columns: readonly string[]) => BetterSqlite3.Statement<unknown[], RunRow>;
   readonly pruneSteps: BetterSqlite3.Statement;
   readonly pruneRuns: BetterSqlite3.Statement;
   readonly pruneBlobs: BetterSqlite3.Statement;
 }
 
 function prepare(db: BetterSqlite3.Database): Statements {
-  const listSql = (where: string): BetterSqlite3.Statement<unknown[], RunRow> =>
-    db.prepare(`SELECT ${RUN_COLUMNS} FROM runs ${where} ORDER BY created_at DESC, rowid DESC LIMIT ?`);
+  const lists = new Map<string, BetterSqlite3.Statement<unknown[], RunRow>>();
+  const list = (key: string, columns: readonly string[]): BetterSqlite3.Statement<unknown[], RunRow> => {
+    let statement = lists.get(key);
+    if (statement === undefined) {
+      const where = columns.length === 0 ? '' : `WHERE ${columns.map((c) => `${c} = ?`).join(' AND ')}`;
+      statement = db.prepare<unknown[], RunRow>(`SELECT ${RUN_COLUMNS} FROM runs ${where} ORDER BY created_at DESC, rowid DESC LIMIT ?`);
+      lists.set(key, statement);
+    }
+    return statement;
+  };
   return {
-    insertRun: db.prepare(`INSERT INTO runs (${RUN_COLUMNS}) VALUES (?, ?, ?, ?, 'running', ?, ?, NULL, NULL, NULL, ?, ?, 1, 0) ON CONFLICT (id) DO NOTHING`),
+    insertRun: db.prepare(`INSERT INTO runs (${RUN_COLUMNS}) VALUES (?, ?, ?, ?, 'running', ?, ?, NULL, NULL, NULL, ?, ?, 1, 0, ?) ON CONFLICT (id) DO NOTHING`),
     run: db.prepare(`SELECT ${RUN_COLUMNS} FROM runs WHERE id = ?`),
     claim: db.prepare(
       `UPDATE runs SET status = 'running', owner = ?, lease_until = ?, updated_at = ?, epoch = epoch + 1, cancel_requested = 0,
-         finished_at = NULL, outputs = NULL, error = NULL WHERE id = ? AND epoch = ? RETURNING ${RUN_COLUMNS}`,
+         finished_at = NULL, outputs = NULL, error = NULL, queue = ? WHERE id = ? AND epoch = ? RETURNING ${RUN_COLUMNS}`,
     ),
     epoch: db.prepare<[string], number>('SELECT epoch FROM runs WHERE id = ?').pluck(),
     // A success is final; a failed or skipped result gives way to a later one (it keeps its rowid: its place).
@@ -103,7 +112,7 @@ function prepare(db: BetterSqlite3.Database): Statements {
     cancel: db.prepare("UPDATE runs SET cancel_requested = 1, updated_at = ? WHERE id = ? AND status = 'running' AND cancel_requested = 0"),
     steps: db.prepare<[string], string>('SELECT record FROM steps WHERE run_id = ? ORDER BY rowid').pluck(),
     blob: db.prepare<[string], string>('SELECT value FROM blobs WHERE hash = ?').pluck(),
-    list: { all: listSql(''), status: listSql('WHERE status = ?'), chain: listSql('WHERE chain = ?'), both: listSql('WHERE status = ? AND chain = ?') },
+    list,
     pruneSteps: db.prepare("DELETE FROM steps WHERE run_id IN (SELECT id FROM runs WHERE status <> 'running' AND finished_at < ?)"),
     pruneRuns: db.prepare("DELETE FROM runs WHERE status <> 'running' AND finished_at < ?"),
     // Blobs no step refers to any more (one step's output may be another's too: they are shared).
@@ -142,7 +151,7 @@ export class SqliteStore implements RunStore {
       }),
     ).immediate;
     this.createTx = connection.transaction((run: NewRun): CreateOutcome => {
-      const added = sql.insertRun.run(run.id, run.chain, run.chain_hash, jsonText(run.input), run.now, run.now, run.owner, run.lease_until).changes > 0;
+      const added = sql.insertRun.run(run.id, run.chain, run.chain_hash, jsonText(run.input), run.now, run.now, run.owner, run.lease_until, run.queue ?? null).changes > 0;
       return added ? { created: true, run: newStoredRun(run) } : { created: false, run: runFromRow(sql.run.get(run.id)!) };
     }).immediate;
     // One read transaction: the steps and their blobs from the same snapshot.
@@ -185,7 +194,7 @@ export class SqliteStore implements RunStore {
 
   claimRun(id: string, claim: Claim): Promise<ClaimOutcome> {
     return this.write(`cannot claim run ${id}`, () => {
-      const row = this.sql.claim.get(claim.owner, claim.lease_until, claim.now, id, claim.expected_epoch);
+      const row = this.sql.claim.get(claim.owner, claim.lease_until, claim.now, claim.queue ?? null, id, claim.expected_epoch);
       if (row) return { claimed: true, run: runFromRow(row) };
       const current = this.sql.run.get(id);
       return { claimed: false, run: current && runFromRow(current) };
@@ -237,16 +246,8 @@ export class SqliteStore implements RunStore {
   listRuns(filter: RunFilter = {}): Promise<readonly StoredRun[]> {
     return this.read('cannot list runs', () => {
       const limit = listLimit(filter.limit);
-      const { status, chain } = filter;
-      const rows =
-        status !== undefined && chain !== undefined
-          ? this.sql.list.both.all(status, chain, limit)
-          : status !== undefined
-            ? this.sql.list.status.all(status, limit)
-            : chain !== undefined
-              ? this.sql.list.chain.all(chain, limit)
-              : this.sql.list.all.all(limit);
-      return rows.map(runFromRow);
+      const shape = listShape(filter);
+      return this.sql.list(shape.key, shape.columns).all(...shape.values, limit).map(runFromRow);
     });
   }
 

@@ -39,6 +39,12 @@ export interface StoredRun {
   readonly epoch: number;
   /** Someone asked for it to stop (SPEC §7.2 cancel); its owner stops it. */
   readonly cancel_requested: boolean;
+  /**
+   * The queue (its name) whose workers execute the run: set by the submitter that enqueued it and
+   * by every claim (a worker's claim names its queue; a claim in a process of its own clears it).
+   * Null for a run that no queue executes. A queue's reconciler looks only at its own runs.
+   */
+  readonly queue: string | null;
 }
 
 /**
@@ -71,6 +77,8 @@ export interface NewRun {
   readonly owner: string;
   readonly lease_until: number;
   readonly now: number;
+  /** The queue that executes it (default none: the creating process does). */
+  readonly queue?: string;
 }
 
 export type CreateOutcome =
@@ -85,6 +93,8 @@ export interface Claim {
   readonly now: number;
   /** The epoch the claimer saw: the claim succeeds only if the run still has it (compare-and-set). */
   readonly expected_epoch: number;
+  /** The queue whose worker claims it; none (the default) for a claim outside any queue. */
+  readonly queue?: string;
 }
 
 export type ClaimOutcome = { readonly claimed: true; readonly run: StoredRun } | { readonly claimed: false; readonly run: StoredRun | undefined };
@@ -106,6 +116,8 @@ export interface RunEnd {
 export interface RunFilter {
   readonly status?: RunStatus;
   readonly chain?: string;
+  /** Only the runs of this queue. */
+  readonly queue?: string;
   /** Default 50. */
   readonly limit?: number;
 }

@@ -3,14 +3,18 @@ import { ToolchainError, type Diagnostic } from '../common/errors.js';
 import type { RunOptions, RunResult } from '../executor/index.js';
 import type { ApproveCallback } from '../registry/types.js';
 import { partialMatch, type Mismatch } from './match.js';
+import { checkMocks, type MockTarget } from './check-mocks.js';
 import { stepMocks, type MockCalls } from './mock-callee.js';
 import { parseTestFile, type TestCase, type TestSuite } from './test-file.js';
 
 // Runs the cases of a chain test file against an engine (SPEC §10): each case is a real run of
 // the chain, with the mocked steps' callees replaced, then compared with what the case expects.
 
-/** What testChain needs of an engine: `engine.run` (an Engine is one). */
-export interface TestTarget {
+/**
+ * What testChain needs of an engine: `engine.run` (an Engine is one). With `chain` (and `tools`)
+ * too, the cases' mocks are checked against the chain before any case runs.
+ */
+export interface TestTarget extends Partial<MockTarget> {
   run(chain: string, input?: unknown, options?: RunOptions): Promise<RunResult>;
 }
 
@@ -30,6 +34,8 @@ export interface SuiteResult {
   readonly cases: readonly CaseResult[];
   readonly passed: number;
   readonly failed: number;
+  /** Problems of the file that let it run: a mocked output that does not fit its tool's `returns`. */
+  readonly warnings: readonly Diagnostic[];
 }
 
 export interface TestChainOptions {
@@ -61,10 +67,35 @@ export function suiteOf(text: string, file: string): TestSuite {
  */
 export async function testChain(engine: TestTarget, test: string | TestSuite, options: TestChainOptions = {}): Promise<SuiteResult> {
   const suite = typeof test === 'string' ? await loadTestFile(test) : test;
+  const warnings = checkSuiteMocks(suite, engine);
   const cases: CaseResult[] = [];
   for (const c of suite.cases) cases.push(await runCase(engine, suite.chain, c, options));
   const passed = cases.filter((c) => c.passed).length;
-  return { file: suite.file, chain: suite.chain, cases, passed, failed: cases.length - passed };
+  return { file: suite.file, chain: suite.chain, cases, passed, failed: cases.length - passed, warnings };
+}
+
+/**
+ * Every case's mocks against the chain, each problem at its mock's key: a mock of no step throws
+ * (UNKNOWN_STEP: the file is wrong, nothing runs); the warnings are returned.
+ */
+function checkSuiteMocks(suite: TestSuite, engine: TestTarget): Diagnostic[] {
+  const chain = engine.chain?.bind(engine);
+  const plan = chain?.(suite.chain);
+  if (chain === undefined || plan === undefined) return [];
+  const target: MockTarget = { chain, ...(engine.tools ? { tools: engine.tools.bind(engine) } : {}) };
+  const found = suite.cases.flatMap((c) =>
+    checkMocks(plan, c.mocks, target).map((p): Diagnostic => ({
+      code: p.code,
+      severity: p.severity,
+      message: `case '${c.name}': ${p.message}`,
+      file: suite.file,
+      ...(c.mockKeys.get(p.key) ?? {}),
+      ...(p.suggestion !== undefined ? { suggestion: p.suggestion } : {}),
+    })),
+  );
+  const errors = found.filter((d) => d.severity === 'error');
+  if (errors.length > 0) throw new ToolchainError('UNKNOWN_STEP', errors[0]!.message, found);
+  return found;
 }
 
 async function runCase(engine: TestTarget, chain: string, c: TestCase, options: TestChainOptions): Promise<CaseResult> {

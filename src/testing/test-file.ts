@@ -2,7 +2,8 @@ import { didYouMean, suggestionSuffix, type Diagnostic } from '../common/errors.
 import { isRecord } from '../common/json.js';
 import { parseDuration } from '../expr/duration.js';
 import { DiagnosticSink } from '../loader/diagnostic-sink.js';
-import { parseYaml } from '../loader/index.js';
+import { parseYaml, type SourcePosition } from '../loader/index.js';
+import { escapeToken } from '../common/json-pointer.js';
 import type { MockResult, MockSpec } from './mock-callee.js';
 
 // A chain test file (SPEC §10, `chains/NAME.test.yaml`), read with the same safe YAML loader as
@@ -19,6 +20,8 @@ export interface TestCase {
   readonly name: string;
   readonly input: Record<string, unknown>;
   readonly mocks: ReadonlyMap<string, MockSpec>;
+  /** Where each mock's key is in the file. */
+  readonly mockKeys: ReadonlyMap<string, SourcePosition>;
   readonly expect: {
     readonly status?: 'succeeded' | 'failed';
     /** Partial: only the keys listed are compared (recursively for objects). */
@@ -69,10 +72,13 @@ export function parseTestFile(text: string, file: string): { suite?: TestSuite; 
     if (typeof c.name !== 'string' || c.name === '') bad(`${at}/name`, 'a case needs a `name`');
     if (c.input !== undefined && !isRecord(c.input)) bad(`${at}/input`, '`input` must be a mapping of input names to values');
     const mocks = new Map<string, MockSpec>();
+    const mockKeys = new Map<string, SourcePosition>();
     if (c.mocks !== undefined && !isRecord(c.mocks)) bad(`${at}/mocks`, '`mocks` must map step names to mocks');
     for (const [step, m] of Object.entries(isRecord(c.mocks) ? c.mocks : {})) {
-      const spec = mockSpec(m, `${at}/mocks/${step}`, bad, keys);
+      const pointer = `${at}/mocks/${escapeToken(step)}`;
+      const spec = mockSpec(m, pointer, bad, keys);
       if (spec) mocks.set(step, spec);
+      mockKeys.set(step, document.sourceMap.keyAt(pointer));
     }
     const e = c.expect;
     if (!isRecord(e)) return bad(`${at}/expect`, 'a case needs `expect` (status, outputs, error, steps)');
@@ -88,6 +94,7 @@ export function parseTestFile(text: string, file: string): { suite?: TestSuite; 
       name: typeof c.name === 'string' ? c.name : `case ${i + 1}`,
       input: isRecord(c.input) ? c.input : {},
       mocks,
+      mockKeys,
       expect: e as TestCase['expect'],
       line: document.sourceMap.valueAt(at).line,
     });

@@ -19,7 +19,7 @@ const EXAMPLES: Readonly<Record<string, readonly string[]>> = {
   list: ['toolchain list chains', 'toolchain list tools --json'],
   tools: ['toolchain tools export --format openai', 'toolchain tools export --format mcp --chains-only'],
   test: ['toolchain test', 'toolchain test chains/city_brief.test.yaml --json'],
-  init: ['toolchain init', 'toolchain --chains my/chains --plugins my/plugins init'],
+  init: ['toolchain init', 'toolchain init --shipped geo,text', 'toolchain init --shipped all --no-starter', 'toolchain --chains my/chains --plugins my/plugins init'],
   watch: ['toolchain watch'],
   serve: ['toolchain serve', 'TOOLCHAIN_TOKEN=$(openssl rand -hex 16) toolchain serve --host 0.0.0.0', 'toolchain serve --queue redis://127.0.0.1:6379'],
   mcp: ['toolchain mcp', 'toolchain mcp --approve write_file'],
@@ -32,11 +32,22 @@ Exit codes:
   2    bad usage, bad input, an unknown or invalid chain or tool
   130  cancelled (Ctrl-C)`;
 
-/** Adds examples to each command that has some, and the exit codes to every help page. */
+/** Commands whose exit codes say something else than a run's. */
+const OWN_EXIT_CODES: Readonly<Record<string, string>> = {
+  test: `
+Exit codes:
+  0    every case passed
+  1    a case failed
+  2    a test file is invalid (a mock of a step the chain does not have, say), or none was found`,
+};
+
+/** Adds examples to each command that has some, and the exit codes to every help page, once. */
 export function addHelpTexts(program: Command): void {
   for (const command of program.commands) {
     const examples = EXAMPLES[command.name()];
     if (examples) command.addHelpText('after', `\nExamples:\n${examples.map((e) => `  $ ${e}`).join('\n')}`);
+    const codes = OWN_EXIT_CODES[command.name()] ?? EXIT_CODES;
+    for (const page of [command, ...command.commands]) page.addHelpText('after', codes);
   }
-  program.addHelpText('afterAll', EXIT_CODES);
+  program.addHelpText('after', EXIT_CODES);
 }

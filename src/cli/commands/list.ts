@@ -1,4 +1,5 @@
 import { Argument, type Command } from 'commander';
+import { firstSentence } from '../first-sentence.js';
 import { loadProject, type Project } from '../load-project.js';
 import { EXIT_OK, type CliIO } from '../io.js';
 import type { CommandContext } from '../main.js';
@@ -46,14 +47,17 @@ function pluginRows(project: Project, io: CliIO) {
     dir: relativeTo(io.cwd, p.dir),
     status: p.status,
     tools: p.tools.map((t) => t.name),
+    failed_tools: p.failedTools.map((t) => t.name),
     errors: p.diagnostics.map((d) => showDiagnostic(io.cwd, d)),
   }));
 }
 
 function toolRows(project: Project) {
-  return project.plugins.plugins.flatMap((p) =>
-    p.tools.map((t) => ({ name: t.name, plugin: p.name, version: p.version ?? null, status: p.status, dangerous: t.dangerous, description: t.description })),
-  );
+  return project.plugins.plugins.flatMap((p) => [
+    ...p.tools.map((t) => ({ name: t.name, plugin: p.name, version: p.version ?? null, status: p.status === 'partial' ? 'ok' : p.status, dangerous: t.dangerous, description: t.description })),
+    // Declared, but its handler does not load: listed, with why.
+    ...p.failedTools.map((t) => ({ name: t.name, plugin: p.name, version: p.version ?? null, status: 'error', dangerous: false, description: t.reason })),
+  ]);
 }
 
 const ROWS = { chains: chainRows, plugins: pluginRows, tools: toolRows } as const;
@@ -64,13 +68,7 @@ const TEXT = {
     return `${(r.name ?? '?').padEnd(24)} ${status.padEnd(14)} ${r.description ?? r.file}`;
   },
   plugins: (r: ReturnType<typeof pluginRows>[number]) =>
-    `${r.name.padEnd(16)} ${(r.version ?? '-').padEnd(9)} ${r.status.padEnd(9)} ${r.tools.join(', ')}${r.errors.length ? `\n  ${r.errors.join('\n  ')}` : ''}`,
+    `${r.name.padEnd(16)} ${(r.version ?? '-').padEnd(9)} ${r.status.padEnd(9)} ${[...r.tools, ...r.failed_tools.map((t) => `${t} (does not load)`)].join(', ')}${r.errors.length ? `\n  ${r.errors.join('\n  ')}` : ''}`,
   tools: (r: ReturnType<typeof toolRows>[number]) =>
     `${`${r.plugin}/${r.name}`.padEnd(28)} ${r.status === 'ok' ? '' : `(${r.status}) `}${r.dangerous ? '[dangerous] ' : ''}${firstSentence(r.description)}`,
 };
-
-function firstSentence(text: string): string {
-  const line = text.split('\n')[0] ?? '';
-  const end = line.search(/\.\s/);
-  return end > 0 ? line.slice(0, end + 1) : line;
-}

@@ -37,7 +37,7 @@ export function registerResume(program: Command, ctx: CommandContext): void {
         const engine = await createEngine({ chainsDir: globals.chains, pluginsDir: globals.plugins, load: 'lazy', cache: ctx.diskCache(), ...store, ...queue, isolation: session.isolation, ...logger });
         try {
           ctx.io.stderr.write(`resuming run ${runId}\n`);
-          ctx.exit(await session.run((options) => engine.resume(runId, { ...options, allowChanged: flags.allowChanged }), engine));
+          ctx.exit(await session.run((options) => engine.resume(runId, { ...options, allowChanged: flags.allowChanged }), engine, flags.queue));
         } finally {
           await engine.close();
         }

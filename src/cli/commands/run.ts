@@ -8,7 +8,7 @@ import { EXIT_OK } from '../io.js';
 import type { RunOptions, RunResult } from '../../executor/index.js';
 import type { CommandContext } from '../main.js';
 import { readInput, type InputFlags } from '../run-input.js';
-import { parseMocks } from '../run-mocks.js';
+import { checkedMocks, parseMocks } from '../run-mocks.js';
 import { openSession, type SessionFlags } from '../run-session.js';
 import { collect, ISOLATION_HELP } from '../shared-options.js';
 import { storeUrl } from '../store-url.js';
@@ -84,6 +84,7 @@ async function runCommand(ctx: CommandContext, chainName: string, flags: RunFlag
       ...(session.logger ? { logger: session.logger } : {}),
     });
     try {
+      const mocked = mocks === undefined ? undefined : checkedMocks(io, mocks, chainName, engine);
       const input = await readInput(io, flags, engine.chain(chainName));
       const runId = flags.runId ?? randomUUID();
       if (flags.queue !== undefined && !flags.wait) {
@@ -94,9 +95,9 @@ async function runCommand(ctx: CommandContext, chainName: string, flags: RunFlag
       if (!flags.wait) throw new ToolchainError('USAGE', '--no-wait needs --queue: a local run ends with this process');
       const start = (options: RunOptions): Promise<RunResult> => {
         io.stderr.write(`run ${runId}\n`);
-        return engine.run(chainName, input, { ...options, runId, ...(concurrency !== undefined ? { concurrency } : {}), ...(mocks ? { mocks } : {}) });
+        return engine.run(chainName, input, { ...options, runId, ...(concurrency !== undefined ? { concurrency } : {}), ...(mocked ? { mocks: mocked } : {}) });
       };
-      return await session.run(start, engine);
+      return await session.run(start, engine, flags.queue);
     } finally {
       await engine.close();
     }

@@ -26,7 +26,6 @@ export function registerTest(program: Command, ctx: CommandContext): void {
     .argument('[files...]', 'test files; default: every *.test.yaml in --chains')
     .option('--json', 'print the results as one JSON object', false)
     .option('--approve <tool>', 'allow calls of this dangerous tool when a step is not mocked (repeatable)', collect, [])
-    .addHelpText('after', '\nExamples:\n  toolchain test\n  toolchain test chains/city_brief.test.yaml --json\n\nExit codes: 0 every case passed, 1 a case failed, 2 a test file is invalid or none was found.')
     .action(async (files: string[], flags: TestFlags) => {
       ctx.exit(await testCommand(ctx, files, flags));
     });
@@ -46,9 +45,9 @@ async function testCommand(ctx: CommandContext, files: string[], flags: TestFlag
   try {
     const approve = approvedBy(flags.approve);
     for (const file of named) {
-      let suite;
+      let result;
       try {
-        suite = await loadTestFile(file);
+        result = await testChain(engine, await loadTestFile(file), { approve: async (req) => approve(req) });
       } catch (error) {
         if (!(error instanceof ToolchainError)) throw error;
         invalid++;
@@ -56,7 +55,7 @@ async function testCommand(ctx: CommandContext, files: string[], flags: TestFlag
         for (const line of lines) io.stderr.write(`${line}\n`);
         continue;
       }
-      const result = await testChain(engine, suite, { approve: async (req) => approve(req) });
+      for (const d of result.warnings) io.stderr.write(`${showDiagnostic(io.cwd, d)}\n`);
       results.push(result);
       if (!flags.json) printSuite(io.stdout, io.cwd, result);
     }

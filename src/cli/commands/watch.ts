@@ -28,9 +28,9 @@ export function registerWatch(program: Command, ctx: CommandContext): void {
         pluginsDir: globals.plugins,
         watch: true,
         cache: ctx.diskCache(),
-        ...(flags.verbose ? { logger: (e: LogEntry) => say(printable(`[${e.step}] ${e.message}${e.fields ? ` ${JSON.stringify(e.fields)}` : ''}`)) } : {}),
+        ...(flags.verbose ? { logger: (e: LogEntry) => say(printable(`[${e.step}${e.item !== undefined ? `[${e.item}]` : ''}] ${e.message}${e.fields ? ` ${JSON.stringify(e.fields)}` : ''}`)) } : {}),
         onPluginEvent: (e) => {
-          say(describePlugin(e));
+          say(describePlugin(e, relativeTo(io.cwd, e.dir)));
           problems(e.diagnostics ?? []);
         },
         onChainsReloaded: (e: ChainsReloadedEvent) => {
@@ -55,16 +55,18 @@ export function registerWatch(program: Command, ctx: CommandContext): void {
     });
 }
 
-function describePlugin(e: PluginEvent): string {
+/** One line per plugin event, naming the folder too: two folders may declare one plugin name. */
+function describePlugin(e: PluginEvent, folder: string): string {
+  const who = `plugin ${e.plugin}${e.version && e.type !== 'plugin:error' ? ` ${e.version}` : ''} (${folder})`;
   switch (e.type) {
     case 'plugin:loaded':
-      return `plugin ${e.plugin} ${e.version ?? ''} loaded`;
+      return `${who} loaded`;
     case 'plugin:error':
-      return `plugin ${e.plugin} failed to load${e.version ? `; version ${e.version} keeps serving` : ''}`;
+      return `${who} failed to load${e.version ? `; version ${e.version} keeps serving` : ''}`;
     case 'plugin:inactive':
-      return `plugin ${e.plugin} ${e.version ?? ''} inactive`;
+      return `${who} inactive`;
     case 'plugin:removed':
-      return `plugin ${e.plugin} removed`;
+      return `${who} removed`;
   }
 }
 

@@ -88,11 +88,17 @@ function checkObject(entries: readonly FlowEntry[], schema: JsonSchema, who: str
       continue;
     }
     const suggestion = didYouMean(e.key, names);
-    const closed = schema.additionalProperties === false;
-    if (closed || suggestion) {
-      const allowed = names.length ? `; its parameters are ${names.join(', ')}` : `; it takes no parameters`;
-      const what = where.at ? `'${where.at.key}' of ${who}` : who;
-      report(ctx, 'UNKNOWN_PARAMETER', closed ? 'error' : 'warning', e, `${what} has no parameter '${e.key}'${suggestionSuffix(suggestion)}${allowed}`, suggestion);
+    const allowed = names.length ? `; its parameters are ${names.join(', ')}` : `; it declares no parameters`;
+    const what = where.at ? `'${where.at.key}' of ${who}` : who;
+    // A schema that forbids other keys fails every call. One that declares its parameters but
+    // leaves other keys open passes this one on unchecked, which is a typo more often than not;
+    // one that declares none, or gives other keys a schema or a pattern, takes any key.
+    const extra = schema.additionalProperties;
+    if (matchesPattern(schema, e.key)) {
+      // Declared by a pattern.
+    } else if (extra === false) report(ctx, 'UNKNOWN_PARAMETER', 'error', e, `${what} has no parameter '${e.key}'${suggestionSuffix(suggestion)}${allowed}`, suggestion);
+    else if (!isRecord(extra) && names.length > 0) {
+      report(ctx, 'UNDECLARED_PARAMETER', 'warning', e, `${what} declares no parameter '${e.key}'${suggestionSuffix(suggestion)}${allowed}; its schema lets other keys through, so the value is passed on unchecked`, suggestion);
     }
     checkEntry(e, isRecord(schema.additionalProperties) ? schema.additionalProperties : undefined, who, ctx);
   }
@@ -107,6 +113,18 @@ function checkObject(entries: readonly FlowEntry[], schema: JsonSchema, who: str
   const subject = where.at ? `'${where.at.key}' for ${who}` : `step '${step!.name}' calls ${who} without`;
   const message = where.at ? `${subject} lacks ${list(missing)}, which it requires` : `${subject} ${list(missing)}, which it requires`;
   report(ctx, 'MISSING_PARAMETER', rescued ? 'warning' : 'error', at, rescued ? `${message}; every first attempt fails validation and the fallback takes over` : message);
+}
+
+/** A key one of the schema's `patternProperties` admits (a pattern that is no valid RegExp admits nothing). */
+function matchesPattern(schema: JsonSchema, key: string): boolean {
+  if (!isRecord(schema.patternProperties)) return false;
+  return Object.keys(schema.patternProperties).some((pattern) => {
+    try {
+      return new RegExp(pattern, 'u').test(key);
+    } catch {
+      return false;
+    }
+  });
 }
 
 function checkEntry(e: FlowEntry, param: JsonSchema | undefined, who: string, ctx: Ctx): void {

@@ -22,6 +22,8 @@ export type ToWorker =
   /** Import these handlers now (eager loading), so that a broken module is reported at load. */
   | { readonly t: 'load'; readonly id: number; readonly handlers: readonly HandlerRef[] }
   | { readonly t: 'call'; readonly id: number; readonly handler: HandlerRef; readonly args: unknown; readonly ctx: CallFields }
+  /** The module texts of this plugin version that other workers read already: read these, not the files. */
+  | { readonly t: 'sources'; readonly files: readonly (readonly [string, string])[] }
   /** The call's signal fires on the worker's side with this reason. */
   | { readonly t: 'abort'; readonly id: number; readonly code: string; readonly message: string };
 
@@ -39,6 +41,8 @@ export type FromWorker =
   | { readonly t: 'done'; readonly id: number; readonly ok: true; readonly value: unknown }
   | { readonly t: 'done'; readonly id: number; readonly ok: false; readonly error: WireError }
   | { readonly t: 'log'; readonly id: number; readonly message: string; readonly fields?: Record<string, unknown> }
+  /** It read a module file of the plugin from disk: this text is the version's from now on. */
+  | { readonly t: 'source'; readonly file: string; readonly text: string }
   /** What the worker wrote to its stdout or stderr. */
   | { readonly t: 'out'; readonly stream: 'stdout' | 'stderr'; readonly text: string }
   /**

@@ -56,7 +56,18 @@ const link = openLink();
 // The engine's disk cache, when it has one: a module it transformed is not transformed again here.
 const cacheDir = parentPort ? (workerData as { cacheDir?: string } | null)?.cacheDir : process.argv[2];
 const cache = cacheDir !== undefined ? openDiskCache(cacheDir, { onWarning: () => undefined }) : undefined;
-const loader = createModuleLoader(cache ? { cache } : {});
+// The plugin version's module texts: those the engine sends (read by this version's other
+// workers), and those this worker reads from disk first, which the engine then passes on.
+const read = new Map<string, string>();
+const sources = {
+  get: (file: string) => read.get(file),
+  has: (file: string) => read.has(file),
+  set: (file: string, text: string) => {
+    read.set(file, text);
+    link.post({ t: 'source', file, text });
+  },
+};
+const loader = createModuleLoader({ ...(cache ? { cache } : {}), sources });
 const handlers = new Map<string, Promise<ToolHandler>>();
 const calls = new Map<number, WorkerContext>();
 
@@ -235,6 +246,9 @@ link.listen((m) => {
       return;
     case 'load':
       void load(m.id, m.handlers);
+      return;
+    case 'sources':
+      for (const [file, text] of m.files) if (!read.has(file)) read.set(file, text);
       return;
   }
 });

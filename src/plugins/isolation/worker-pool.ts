@@ -16,6 +16,9 @@ import type { FromWorker, HandlerRef, WireError } from './protocol.js';
 // - A worker holds the engine's process open only while it runs a call.
 // - `retire()` (a reload replaced this version, or the engine closed) ends idle workers now and
 //   busy ones after their call; a run still holding this version can call it again.
+// - Every worker runs the same code: the module texts the first worker to need a file read from
+//   disk are kept, and each worker started later reads them instead of the files, which may have
+//   changed since (a reload started a new version; this one's runs keep it).
 
 export interface PoolSettings {
   readonly kind: WorkerKind;
@@ -69,6 +72,8 @@ export class WorkerPool {
   private readonly queue: Call[] = [];
   private nextId = 0;
   private retired = false;
+  /** This version's module texts, by file. */
+  private readonly sources = new Map<string, string>();
 
   constructor(private readonly s: PoolSettings) {}
 
@@ -141,6 +146,8 @@ export class WorkerPool {
       exit: (how) => this.onExit(slot!, how),
     });
     slot = { channel, call: undefined, crash: undefined, killed: false, killTimer: undefined, loads: new Map() };
+    // Before any call: messages arrive in order.
+    if (this.sources.size > 0) channel.post({ t: 'sources', files: [...this.sources] });
     channel.unref();
     this.slots.push(slot);
     return slot;
@@ -167,6 +174,9 @@ export class WorkerPool {
         return this.free(slot);
       case 'crash':
         slot.crash = m.message;
+        return;
+      case 'source':
+        if (!this.sources.has(m.file)) this.sources.set(m.file, m.text);
         return;
       case 'loaded':
         slot.loads.get(m.id)?.(m.problems);
