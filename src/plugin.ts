@@ -1,6 +1,7 @@
-// `toolchain/plugin`: the types a plugin's handler modules use, and nothing else — a type-only
-// entry, so `import type { ToolHandler } from 'toolchain/plugin'` costs a handler nothing at run
-// time and plugin folders stop copying these declarations.
+// `toolchain/plugin`: what a plugin's handler modules use — the types of the handler contract,
+// and the few helpers of plugin-api.ts, which the engine hands a plugin's code at run time
+// (whatever folder the plugin was copied to). Type imports cost a handler nothing at run time.
 
 export type { ToolContext, ToolDefinition, ToolHandler } from './registry/types.js';
 export type { JsonSchema, JsonValue } from './common/json.js';
+export { compileJsonPath, JsonPathSyntaxError, type CompiledJsonPath } from './plugins/plugin-api.js';

@@ -8,6 +8,7 @@ import { resolveLocal } from './resolve-local.js';
 import type { DiskCache } from '../cache/disk-cache.js';
 import { IMPORT_META_PARAM, transformModule } from './transform-module.js';
 import { importModule } from '../common/import-module.js';
+import * as pluginApi from './plugin-api.js';
 
 // Hot reload must not leak. Node's ESM loader keeps every module imported under a new URL
 // forever, and `vm.runInThisContext` / `new Function` leave each distinct source in V8's
@@ -27,8 +28,12 @@ async function loadJiti(): Promise<Jiti> {
   return jiti;
 }
 
+/** The one package a plugin gets from the engine that loads it, never from its own folder (plugin-api.ts). */
+const ENGINE_PACKAGE = 'toolchain/plugin';
+
 /** Packages: Node's require, falling back to jiti for ESM-only packages (pre-loaded, see below). */
 function requirePackage(id: string, fromFile: string): unknown {
+  if (id === ENGINE_PACKAGE) return pluginApi;
   const nodeRequire = createRequire(fromFile);
   try {
     return nodeRequire(id);
@@ -118,7 +123,7 @@ class LoadSession {
     if (jiti) return;
     for (const m of source.matchAll(/\bfrom\s+['"]([^'"./][^'"]*)['"]|\bimport\s*\(\s*['"]([^'"./][^'"]*)['"]/g)) {
       const id = m[1] ?? m[2]!;
-      if (id.startsWith('node:')) continue;
+      if (id.startsWith('node:') || id === ENGINE_PACKAGE) continue;
       try {
         createRequire(file)(id);
       } catch (error) {

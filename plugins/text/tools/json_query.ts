@@ -1,6 +1,6 @@
-// The engine's own JSONPath evaluator: this plugin ships in the engine's repository, and a path
-// given to json_query reads exactly as the same path in a chain.
-import { compilePath, ExprSyntaxError } from '../../../src/expr/index.js';
+// The engine's own JSONPath evaluator, which the engine hands its plugins: a path given to
+// json_query reads exactly as the same path in a chain.
+import { compileJsonPath, JsonPathSyntaxError } from 'toolchain/plugin';
 import { toolError } from '../lib/tool-context.js';
 
 // json_query: an RFC 9535 JSONPath over a JSON value, with an optional aggregate over the
@@ -42,14 +42,12 @@ export default async function jsonQuery(args: Args): Promise<QueryResult> {
   checkPath(path);
   let compiled;
   try {
-    compiled = compilePath(path);
+    compiled = compileJsonPath(path);
   } catch (error) {
-    if (!(error instanceof ExprSyntaxError)) throw error;
+    if (!(error instanceof JsonPathSyntaxError)) throw error;
     throw toolError('BAD_PATH', `"${path}" is not a valid JSONPath: ${error.message} (at character ${error.index + 1})`);
   }
-  const found = compiled.get(value as Record<string, unknown>);
-  // A path of names and indexes gives its one value (or nothing); any other gives every match.
-  const matches = compiled.multi ? (found as unknown[]) : found === undefined ? [] : [found];
+  const matches = compiled.query(value);
   if (aggregate === 'none') return { matches, count: matches.length };
   return { matches, count: matches.length, result: reduce(matches, aggregate) };
 }
