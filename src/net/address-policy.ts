@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { toolError } from './tool-context.js';
+import { NetError } from './net-error.js';
 
 // ipaddr.js is CommonJS with `export =` typings: required, so that it loads the same way from
 // vitest's ES modules and from the engine's CommonJS evaluation of plugin code.
@@ -7,7 +7,7 @@ type IpAddr = typeof import('ipaddr.js');
 const ipaddr = createRequire(import.meta.url)('ipaddr.js') as IpAddr;
 type Address = ReturnType<IpAddr['parse']>;
 
-// Which addresses http_request may connect to (server-side request forgery): by default only
+// Which addresses outbound HTTP (the http plugin's http_request, OpenAPI operations) may connect to (server-side request forgery): by default only
 // public unicast addresses. Refused unless allowed: loopback (127.0.0.0/8, ::1), private
 // (10/8, 172.16/12, 192.168/16, fc00::/7), link-local (169.254/16 — cloud metadata services
 // live at 169.254.169.254 — and fe80::/10), carrier-grade NAT (100.64/10), unspecified (0.0.0.0,
@@ -39,7 +39,7 @@ export function parseAllowList(text: string | undefined): AllowEntry[] {
 
 function parseEntry(text: string): AllowEntry {
   const bad = (): Error =>
-    toolError('BAD_ALLOW_LIST', `${ALLOW_VARIABLE} entry "${text}" is not an address or CIDR range with an optional port, e.g. 127.0.0.1:8765 or 10.0.0.0/8`);
+    new NetError('BAD_ALLOW_LIST', `${ALLOW_VARIABLE} entry "${text}" is not an address or CIDR range with an optional port, e.g. 127.0.0.1:8765 or 10.0.0.0/8`);
   let host = text;
   let port: number | undefined;
   const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(text);

@@ -3,7 +3,7 @@ import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import { type AllowEntry, refusal } from './address-policy.js';
 import { guardedLookup } from './guarded-lookup.js';
-import { toolError } from './tool-context.js';
+import { NetError } from './net-error.js';
 
 // One HTTP exchange with node:http (fetch cannot check the address it connects to): the host is
 // held to the address policy — a literal IP before connecting, a name through guardedLookup as
@@ -50,7 +50,7 @@ export function sendRequest(spec: RequestSpec): Promise<IncomingMessage> {
 }
 
 function refused(url: URL, why: string): Error {
-  return toolError(
+  return new NetError(
     'ADDRESS_REFUSED',
     `${url.href} was not requested: ${why}; private, loopback, link-local and metadata addresses are refused unless TOOLCHAIN_HTTP_ALLOW lists them (e.g. TOOLCHAIN_HTTP_ALLOW=127.0.0.1:8765,10.0.0.0/8)`,
   );
