@@ -2,5 +2,5 @@
 // entry, so `import type { ToolHandler } from 'toolchain/plugin'` costs a handler nothing at run
 // time and plugin folders stop copying these declarations.
 
-export type { ToolContext, ToolDefinition, ToolHandler } from './registry/types.js';
+export type { ToolContext, ToolDefinition, ToolHandler, ToolProgress } from './registry/types.js';
 export type { JsonSchema, JsonValue } from './common/json.js';

@@ -1,6 +1,6 @@
 import type { Clock } from '../common/clock.js';
 import type { FailureCode, StepError } from '../common/errors.js';
-import type { ApproveCallback, ArgumentProblem, DirectCall, PrepareResult } from '../registry/types.js';
+import type { ApproveCallback, ArgumentProblem, DirectCall, PrepareResult, ToolProgress } from '../registry/types.js';
 import type { CallContext } from './call-context.js';
 
 // The contract of one tool call (SPEC §2.7, §3): prepare the arguments → approve → invoke under a
@@ -85,6 +85,8 @@ export interface CallOwner {
   /** `RUN_ID:STEP_KEY` for a call's label and for_each element (SPEC §7.2). */
   idempotencyKey(label: string, item: number | undefined): string;
   log(label: string, attempt: number, message: string, fields: Record<string, unknown> | undefined): void;
+  /** A call reported how far it has got (ctx.progress); absent where nobody listens. */
+  callProgress?(label: string, attempt: number, item: number | undefined, report: ToolProgress): void;
 }
 
 /** An attempt failed and something follows it: another attempt after `delay_ms`, or the fallback. */

@@ -32,6 +32,7 @@ export type {
   StepEvent,
   StepFailedEvent,
   StepFinishedEvent,
+  StepProgressEvent,
   StepRetryingEvent,
   StepSkippedEvent,
   StepStartedEvent,

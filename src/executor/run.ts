@@ -2,7 +2,7 @@ import type { CallContext, CallOwner, CallSite, CallWatcher, FallbackKind, Retry
 import type { Clock } from '../common/clock.js';
 import { ToolchainError, type ErrorCode, type StepError } from '../common/errors.js';
 import type { ChainPlan } from '../compiler/plan.js';
-import type { ApproveCallback, ToolSet } from '../registry/types.js';
+import type { ApproveCallback, ToolProgress, ToolSet } from '../registry/types.js';
 import type { BoundPlan } from './call-sites.js';
 import type { EventListener, ParentRef, RunError, RunEvent } from './events.js';
 import { newContext } from './run-context.js';
@@ -236,6 +236,19 @@ export class Run implements CallOwner, CallWatcher, Stoppable {
   /** How many of a for_each step's elements are done, for displays (RunOptions.onProgress). */
   progress(i: number, done: number, total: number): void {
     this.options.onProgress?.({ run_id: this.runId, step: this.plan.steps[i]!.name, done, total });
+  }
+
+  /** A call's progress report: a step:progress event, when someone listens. */
+  callProgress(label: string, attempt: number, item: number | undefined, report: ToolProgress): void {
+    if (!this.onEvent) return;
+    const step = this.plan.steps.find((s) => s.name === label);
+    if (!step) return;
+    const { progress, total, message } = report;
+    this.emit({
+      type: 'step:progress', run_id: this.runId, chain: this.plan.name, timestamp: this.clock.now(), parent: this.parent,
+      step: step.name, index: step.index, item, call: undefined, attempt, progress,
+      ...(total !== undefined ? { total } : {}), ...(message !== undefined ? { message } : {}),
+    });
   }
 
   log(label: string, attempt: number, message: string, fields: Record<string, unknown> | undefined): void {

@@ -25,5 +25,6 @@ export type {
   ToolDefinition,
   ToolHandler,
   ToolOwner,
+  ToolProgress,
   ToolSet,
 } from './types.js';

@@ -18,6 +18,18 @@ export interface ToolContext {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** `RUN_ID:STEP` (SPEC §7.2): the same for every attempt of a step, for making external effects idempotent. */
   readonly idempotencyKey: string;
+  /**
+   * How far the call has got (`progress` of `total`, with a message): becomes a `step:progress`
+   * event of the run. Absent where nothing listens for progress.
+   */
+  progress?(report: ToolProgress): void;
+}
+
+/** A long call's progress, as an MCP server reports it: `progress` rises; `total` when known. */
+export interface ToolProgress {
+  readonly progress: number;
+  readonly total?: number;
+  readonly message?: string;
 }
 
 /**
