@@ -27,7 +27,11 @@ export function buildPlugin(registry: Pick<Registry, 'buildPluginTools'>, load: 
   // Pointers from the registry count positions in the list it was given: back to manifest indices.
   const toManifest = (d: Diagnostic, indices: readonly number[]): Diagnostic => {
     const m = /^\/tools\/(\d+)(.*)$/.exec(d.pointer ?? '');
-    return m ? { ...d, pointer: `/tools/${indices[Number(m[1])] ?? m[1]}${m[2]}` } : d;
+    if (!m) return d;
+    const index = indices[Number(m[1])];
+    // A source's tool that no manifest entry adjusts: placed at the source.
+    if (index === -1) return { ...d, pointer: '/source' };
+    return { ...d, pointer: `/tools/${index ?? m[1]}${m[2]}` };
   };
   let tools = p.tools;
   let indices = p.toolIndex;

@@ -9,7 +9,9 @@ import type { LogEntry } from '../executor/types.js';
 import { createModuleLoader, type ModuleLoader } from './evaluate-module.js';
 import { pickExport } from './pick-export.js';
 import type { Requirement } from './parse-requirement.js';
-import { readManifest, type PluginManifest } from './read-manifest.js';
+import { readManifest, type PluginManifest, type ReadManifest } from './read-manifest.js';
+import { loadSource } from './sources/load-source.js';
+import type { SourceSessions } from './sources/source-sessions.js';
 import { resolveHandler } from './resolve-handler.js';
 import { isolateHandlers } from './isolation/isolate-handlers.js';
 import { DEFAULT_ISOLATION, stricter, type IsolationLevel, type IsolationSettings } from './isolation/level.js';
@@ -152,11 +154,17 @@ export interface LoadPluginOptions {
   readonly isolation?: IsolationSettings;
   /** Where an isolated plugin's output that belongs to no call goes (run_id and step empty; fields name the plugin and stream). */
   readonly log?: (entry: LogEntry) => void;
+  /** The manifest, when the caller has read it already. */
+  readonly read?: ReadManifest;
+  /** A plugin host's running MCP servers (see SourceSessions); without it a server lives as long as the plugin version. */
+  readonly sessions?: SourceSessions;
+  /** A source's tools changed on their own (an MCP server's list_changed): the caller reloads the plugin. */
+  readonly onSourceChanged?: () => void;
 }
 
 export async function loadPlugin(dir: string, options: LoadPluginOptions = {}): Promise<PluginLoad> {
   const mode = options.mode ?? 'eager';
-  const read = await readManifest(dir, options.cache);
+  const read = options.read ?? (await readManifest(dir, options.cache));
   const { manifest, sourceMap, file } = read;
   if (!manifest || !sourceMap) return { ok: false, diagnostics: read.diagnostics };
   const name = manifest.name;
@@ -168,6 +176,7 @@ export async function loadPlugin(dir: string, options: LoadPluginOptions = {}): 
     return { ok: false, name, diagnostics: [{ code: 'FILE_UNREADABLE', severity: 'error', message: `cannot read plugin folder: ${(error as Error).message}`, file }] };
   }
 
+  if (manifest.source) return loadFromSource(dir, read, manifest, sourceMap, realDir, options);
   const tools = manifest.tools ?? [];
   const settings = options.isolation ?? DEFAULT_ISOLATION;
   const isolation = stricter(manifest.isolation ?? 'none', settings.minimum);
@@ -221,6 +230,39 @@ export async function loadPlugin(dir: string, options: LoadPluginOptions = {}): 
       sourceMap,
       isolation,
       ...(retire ? { retire } : {}),
+    },
+  };
+}
+
+/** A plugin whose tools come from an MCP server or an OpenAPI document (sources/load-source.ts). */
+async function loadFromSource(dir: string, read: ReadManifest, manifest: PluginManifest, sourceMap: SourceMap, realDir: string, options: LoadPluginOptions): Promise<PluginLoad> {
+  const sink = options.log;
+  const log = (message: string, fields: Record<string, unknown>): void => sink?.({ timestamp: Date.now(), run_id: '', step: '', attempt: 0, message, fields });
+  const loaded = await loadSource(manifest, read.file, sourceMap, realDir, {
+    mode: options.mode ?? 'eager',
+    ...(options.cache ? { cache: options.cache } : {}),
+    ...(options.sessions ? { sessions: options.sessions } : {}),
+    ...(options.onSourceChanged ? { onSourceChanged: options.onSourceChanged } : {}),
+    log,
+  });
+  if (!loaded.ok) return { ok: false, name: manifest.name, diagnostics: [...read.diagnostics, ...loaded.diagnostics] };
+  return {
+    ok: true,
+    plugin: {
+      dir,
+      manifestFile: read.file,
+      name: manifest.name,
+      version: manifest.version,
+      capabilities: manifest.capabilities ?? [],
+      requirements: read.requirements,
+      env: manifest.env ?? [],
+      tools: loaded.defs,
+      toolIndex: loaded.toolIndex,
+      failedTools: [],
+      warnings: [...read.diagnostics, ...loaded.warnings],
+      sourceMap,
+      isolation: 'none',
+      ...(loaded.retire ? { retire: loaded.retire } : {}),
     },
   };
 }

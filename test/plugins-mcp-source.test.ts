@@ -1,0 +1,225 @@
+import { execFileSync } from 'node:child_process';
+import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createEngine, type Engine, type RunEvent } from '../src/index.js';
+import { runCli } from './helpers/run-cli.js';
+
+// Plugins whose tools come from real MCP servers, installed from npm and started with node and
+// their installed entry file: the filesystem server (a chain through it; validate against its
+// schemas), the everything server (structured content, errors, progress, cancellation), and a
+// small server built on the official SDK whose list changes while it runs.
+
+const require = createRequire(import.meta.url);
+const FS_SERVER = require.resolve('@modelcontextprotocol/server-filesystem/dist/index.js');
+const EVERYTHING = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');
+const CHANGING = join(import.meta.dirname, 'fixtures', 'mcp', 'changing-server.mjs');
+
+let root: string;
+let data: string;
+let cacheDir: string;
+
+function mcpPlugin(name: string, args: readonly string[], extra = ''): string {
+  return `name: ${name}\nversion: 1.0.0\nsource:\n  mcp:\n    command: ${JSON.stringify(process.execPath)}\n    args: ${JSON.stringify(args)}\n${extra}`;
+}
+
+async function project(name: string, plugins: Record<string, string>, chains: Record<string, string>): Promise<{ dir: string; pluginsDir: string; chainsDir: string }> {
+  const dir = join(root, name);
+  const pluginsDir = join(dir, 'plugins');
+  const chainsDir = join(dir, 'chains');
+  await mkdir(chainsDir, { recursive: true });
+  for (const [p, text] of Object.entries(plugins)) {
+    await mkdir(join(pluginsDir, p), { recursive: true });
+    await writeFile(join(pluginsDir, p, 'plugin.yaml'), text);
+  }
+  for (const [c, text] of Object.entries(chains)) await writeFile(join(chainsDir, `${c}.yaml`), text);
+  return { dir, pluginsDir, chainsDir };
+}
+
+/** Process ids of this process's children running `script`. */
+function childrenRunning(script: string): number[] {
+  const out = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(process.pid)], { encoding: 'utf8' });
+  return out
+    .split('\n')
+    .filter((l) => l.includes(script))
+    .map((l) => Number(l.trim().split(/\s+/)[0]));
+}
+
+beforeAll(async () => {
+  root = await realpath(await mkdtemp(join(tmpdir(), 'mcp-source-')));
+  data = join(root, 'data');
+  cacheDir = join(root, 'cache');
+  await mkdir(join(data, 'notes'), { recursive: true });
+  await writeFile(join(data, 'notes', 'hello.txt'), 'hello from a file\n');
+  await writeFile(join(data, 'notes', 'other.txt'), 'other\n');
+});
+
+afterAll(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+describe('source: mcp with @modelcontextprotocol/server-filesystem', () => {
+  let engine: Engine;
+  beforeAll(async () => {
+    const p = await project(
+      'fs',
+      { fs: mcpPlugin('fs', [FS_SERVER, data], '  include: [list_directory, read_text_file, write_file]\ntools:\n  - name: list_directory\n    timeout: 5s\n') },
+      {
+        browse: `name: browse\ninputs: { folder: string, file: string }\nsteps:\n  - name: listing\n    tool: fs/list_directory\n    input_map: { path: $.folder }\n  - name: read\n    tool: fs/read_text_file\n    input_map: { path: "{{ $.folder }}/{{ $.file }}" }\noutputs:\n  listing: $.listing.content\n  text: $.read.content\n`,
+      },
+    );
+    engine = await createEngine({ chainsDir: p.chainsDir, pluginsDir: p.pluginsDir });
+  });
+  afterAll(async () => {
+    await engine?.close();
+  });
+
+  it('lists a folder and reads a file through the server, with its schemas and annotations', async () => {
+    const status = engine.plugins()[0]!;
+    expect(status.status).toBe('active');
+    // In the server's own order.
+    expect(status.tools).toEqual(['fs/read_text_file', 'fs/write_file', 'fs/list_directory']);
+    const result = await engine.run('browse', { folder: join(data, 'notes'), file: 'hello.txt' });
+    expect(result.error).toBeUndefined();
+    expect(result.outputs).toEqual({ listing: '[FILE] hello.txt\n[FILE] other.txt', text: 'hello from a file\n' });
+    const tools = Object.fromEntries(engine.tools().tools().map((t) => [t.qualifiedName, t]));
+    // destructiveHint: true makes write_file dangerous; the manifest's entry sets a timeout.
+    expect(tools['fs/write_file']!.dangerous).toBe(true);
+    expect(tools['fs/read_text_file']!.dangerous).toBe(false);
+    expect(tools['fs/list_directory']!.timeoutMs).toBe(5000);
+    expect(tools['fs/read_text_file']!.returns).toMatchObject({ type: 'object', properties: { content: { type: 'string' } } });
+  });
+
+  it('a server error is a tool error worded for the model', async () => {
+    engine.addChain('name: missing\nsteps:\n  - name: read\n    tool: fs/read_text_file\n    input_map: { path: /nonexistent/outside.txt }\n');
+    const result = await engine.run('missing');
+    expect(result.error?.code).toBe('TOOL_ERROR');
+    expect(result.error?.message).toMatch(/tool 'fs\/read_text_file' reported an error: .*(denied|outside|not allowed)/i);
+  });
+});
+
+describe('validate against an MCP server\'s schemas (the CLI, as users start it)', () => {
+  it('reports a misspelt parameter at its line, and uses the cached listing when the server is down', async () => {
+    const launcher = `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(FS_SERVER)} ${JSON.stringify(data)}\n`;
+    const manifest = 'name: fs\nversion: 1.0.0\nsource:\n  mcp:\n    command: ./server.sh\n';
+    const p = await project('fs-validate', { fs: manifest }, { typo: 'name: typo\nsteps:\n  - name: read\n    tool: fs/read_text_file\n    input_map:\n      paht: /tmp/x\n' });
+    await writeFile(join(p.pluginsDir, 'fs', 'server.sh'), launcher, { mode: 0o755 });
+    const env = { TOOLCHAIN_CACHE_DIR: cacheDir };
+    const first = await runCli(['validate', '--chains', p.chainsDir, '--plugins', p.pluginsDir], { env });
+    expect(first.code).toBe(2);
+    expect(first.stdout + first.stderr).toMatch(/typo\.yaml:6:7 UNKNOWN_PARAMETER .*'paht'.*did you mean 'path'/);
+    // The server cannot start now: the listing from the run before is used, with a warning.
+    await writeFile(join(p.pluginsDir, 'fs', 'server.sh'), '#!/bin/sh\necho down for maintenance >&2\nexit 1\n', { mode: 0o755 });
+    const cached = await runCli(['validate', '--chains', p.chainsDir, '--plugins', p.pluginsDir], { env });
+    expect(cached.code).toBe(2);
+    const out = cached.stdout + cached.stderr;
+    expect(out).toMatch(/plugin\.yaml:\d+:\d+ TOOL_UNAVAILABLE .*could not be started.*down for maintenance.*tools it listed at/);
+    expect(out).toMatch(/typo\.yaml:6:7 UNKNOWN_PARAMETER .*'paht'/);
+  });
+});
+
+describe('source: mcp with @modelcontextprotocol/server-everything', () => {
+  let engine: Engine;
+  beforeAll(async () => {
+    const p = await project(
+      'everything',
+      { all: mcpPlugin('all', [EVERYTHING, 'stdio'], '  include: [get-structured-content, get-resource-reference, trigger-long-running-operation, echo]\n') },
+      {
+        weather: 'name: weather\nsteps:\n  - name: w\n    tool: all/get-structured-content\n    input_map: { location: Chicago }\noutputs: { t: $.w.temperature, c: $.w.conditions }\n',
+        bad_ref: 'name: bad_ref\nsteps:\n  - name: r\n    tool: all/get-resource-reference\n    input_map: { resourceType: Text, resourceId: 0 }\n',
+        long: 'name: long\nsteps:\n  - name: op\n    tool: all/trigger-long-running-operation\n    input_map: { duration: 0.6, steps: 3 }\n',
+        cut: 'name: cut\nsteps:\n  - name: op\n    tool: all/trigger-long-running-operation\n    timeout: 300ms\n    input_map: { duration: 30, steps: 30 }\n',
+        echo: 'name: echo\nsteps:\n  - name: e\n    tool: all/echo\n    input_map: { message: hi }\n    retry: { max_attempts: 8, backoff: { initial: 100ms, jitter: none }, retry_on: [TOOL_UNAVAILABLE] }\n',
+        hang: 'name: hang\nsteps:\n  - name: op\n    tool: all/trigger-long-running-operation\n    input_map: { duration: 20, steps: 2 }\n',
+      },
+    );
+    engine = await createEngine({ chainsDir: p.chainsDir, pluginsDir: p.pluginsDir });
+  });
+  afterAll(async () => {
+    await engine?.close();
+  });
+
+  it('takes structuredContent as the output, checked against its output schema', async () => {
+    const result = await engine.run('weather');
+    expect(result.error).toBeUndefined();
+    expect(result.outputs).toEqual({ t: expect.any(Number), c: expect.any(String) });
+    expect(engine.tools().get('all/get-structured-content')!.returns).toMatchObject({ properties: { temperature: { type: 'number' } } });
+  });
+
+  it('an isError result fails the step with TOOL_ERROR and the server\'s words', async () => {
+    const result = await engine.run('bad_ref');
+    expect(result.error?.code).toBe('TOOL_ERROR');
+    expect(result.error?.message).toMatch(/Invalid resourceId/);
+  });
+
+  it('progress notifications become step:progress events', async () => {
+    const events: RunEvent[] = [];
+    const result = await engine.run('long', undefined, { onEvent: (e) => events.push(e) });
+    expect(result.error).toBeUndefined();
+    const progress = events.flatMap((e) => (e.type === 'step:progress' ? [[e.step, e.progress, e.total]] : []));
+    // The SDK hands notifications over a tick after they arrive and drops progress once the answer
+    // is in: the last report may race the result. The ones before it always arrive, in order.
+    expect(progress.slice(0, 2)).toEqual([
+      ['op', 1, 3],
+      ['op', 2, 3],
+    ]);
+    const started = events.findIndex((e) => e.type === 'step:started');
+    const finished = events.findIndex((e) => e.type === 'step:succeeded');
+    const first = events.findIndex((e) => e.type === 'step:progress');
+    expect(started).toBeLessThan(first);
+    expect(first).toBeLessThan(finished);
+  });
+
+  it('a step timeout cancels a long call (notifications/cancelled) and the server keeps serving', async () => {
+    const result = await engine.run('cut');
+    expect(result.error?.code).toBe('TIMEOUT');
+    const again = await engine.run('weather');
+    expect(again.error).toBeUndefined();
+  });
+
+  it('a killed server fails the call in flight with TOOL_UNAVAILABLE, comes back, and the next run works', async () => {
+    const [pid] = childrenRunning(EVERYTHING);
+    expect(pid).toBeGreaterThan(0);
+    const running = engine.run('hang');
+    await new Promise((r) => setTimeout(r, 300));
+    process.kill(pid!, 'SIGKILL');
+    const cutOff = await running;
+    expect(cutOff.error?.code).toBe('TOOL_UNAVAILABLE');
+    // retry_on: [TOOL_UNAVAILABLE] waits for the restart.
+    const retried = await engine.run('echo');
+    expect(retried.error).toBeUndefined();
+    expect(retried.outputs).toBe('Echo: hi');
+    const [restarted] = childrenRunning(EVERYTHING);
+    expect(restarted).toBeGreaterThan(0);
+    expect(restarted).not.toBe(pid);
+  });
+});
+
+describe('tools/list_changed', () => {
+  it('reloads the plugin with the new list; a run already going keeps the tools it started with', async () => {
+    const p = await project('changing', { ch: mcpPlugin('ch', [CHANGING]) }, {
+      add: 'name: add\nsteps:\n  - name: a\n    tool: ch/add_tool\n  - name: wait\n    tool: ch/slow\n    input_map: { ms: 400 }\n',
+      extra: 'name: extra\nsteps:\n  - name: x\n    tool: ch/extra\n',
+    });
+    const loaded: string[] = [];
+    const engine = await createEngine({ chainsDir: p.chainsDir, pluginsDir: p.pluginsDir, watch: true, onPluginEvent: (e) => loaded.push(e.type) });
+    try {
+      expect(engine.plugins()[0]!.tools).toEqual(['ch/add_tool', 'ch/slow']);
+      const before = await engine.run('extra');
+      expect(before.error?.code).toBe('TOOL_NOT_FOUND');
+      const first = engine.run('add');
+      const result = await first;
+      expect(result.error).toBeUndefined();
+      await expect.poll(() => engine.plugins()[0]!.tools, { timeout: 5000 }).toEqual(['ch/add_tool', 'ch/slow', 'ch/extra']);
+      const after = await engine.run('extra');
+      expect(after.outputs).toBe('extra here');
+      // One server for the plugin, however many reloads.
+      expect(childrenRunning(CHANGING)).toHaveLength(1);
+    } finally {
+      await engine.close();
+    }
+    expect(childrenRunning(CHANGING)).toHaveLength(0);
+  });
+});
