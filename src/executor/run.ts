@@ -10,7 +10,7 @@ import { runResult } from './run-result.js';
 import { armStops } from './run-stops.js';
 import { ReadyQueue } from './ready-queue.js';
 import { RunSlots } from './run-slots.js';
-import { stepEvent } from './step-events.js';
+import { progressEvent, stepEvent } from './step-events.js';
 import { childSite, mockedSite } from './step-callees.js';
 import { attemptInput, EMIT, effectsOf, FREE_SLOT, isActive, isFinal, PENDING, RECORD, RELEASE_DEPENDENTS, startInput, STOP_RUN, succeedInput, transition, WRITE_OUTPUT, type SkipReason, type StepInput, type StepRecord, type StepState } from './step-state.js';
 import { skipReason } from './skip-rule.js';
@@ -233,24 +233,13 @@ export class Run implements CallOwner, CallWatcher, Stoppable {
     this.options.recorder?.record(this.keyPrefix + name, record());
   }
 
-  /** How many of a for_each step's elements are done, for displays (RunOptions.onProgress). */
   progress(i: number, done: number, total: number): void {
     this.options.onProgress?.({ run_id: this.runId, step: this.plan.steps[i]!.name, done, total });
   }
-
-  /** A call's progress report: a step:progress event, when someone listens. */
+  /** A for_each's elements done (displays); a call's own report (ctx.progress) is a step:progress event. */
   callProgress(label: string, attempt: number, item: number | undefined, report: ToolProgress): void {
-    if (!this.onEvent) return;
-    const step = this.plan.steps.find((s) => s.name === label);
-    if (!step) return;
-    const { progress, total, message } = report;
-    this.emit({
-      type: 'step:progress', run_id: this.runId, chain: this.plan.name, timestamp: this.clock.now(), parent: this.parent,
-      step: step.name, index: step.index, item, call: undefined, attempt, progress,
-      ...(total !== undefined ? { total } : {}), ...(message !== undefined ? { message } : {}),
-    });
+    if (this.onEvent) progressEvent(this, label, attempt, item, report);
   }
-
   log(label: string, attempt: number, message: string, fields: Record<string, unknown> | undefined): void {
     this.host.log({ timestamp: this.clock.now(), run_id: this.runId, step: label, attempt, message, ...(fields !== undefined ? { fields } : {}) });
   }
