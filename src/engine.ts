@@ -29,7 +29,7 @@ import type { Tool, ToolDefinition, ToolSet } from './registry/types.js';
 // code → the tool registry, and the executor, which walks a plan with the tools of the moment.
 //
 // Linking choice: chains are compiled WITHOUT the tool catalogue, and a run resolves its tools
-// when it starts (executor/bind-tools.ts, cached per plan and ToolSet). So a chain whose tool is
+// when it starts (executor/call-sites.ts, cached per plan and ToolSet). So a chain whose tool is
 // registered after the engine started becomes runnable at once, a plugin reload never leaves a
 // chain "broken" until the chains are reloaded too, and a missing tool fails the run that needs
 // it with TOOL_NOT_FOUND (naming the tool and the plugin that used to provide it). The static

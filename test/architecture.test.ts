@@ -3,7 +3,7 @@ import { relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { folderCycles, folderGraph, folderOf, runtimeImports, sourceFiles, SRC } from './architecture/import-graph.js';
 
-// The shape of src/ (README "Architecture"): folders whose runtime imports only point down, and
+// The shape of src/ (docs/internals/architecture.md): folders whose runtime imports only point down, and
 // small hand-written files.
 
 describe('architecture', () => {

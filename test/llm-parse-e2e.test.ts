@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createEngine, executeToolCalls, parseToolCalls, type OpenAITool } from '../src/index.js';
 import { REPO, runCli } from './helpers/run-cli.js';
 
-// The README's end-to-end example, exactly (issue 16): the shipped tools exported with the real
+// The end-to-end example of docs/llm/calls-in-text.md, exactly: the shipped tools exported with the real
 // CLI, offered to a model that has no native function calling in its server and answers in its
 // own text format (Qwen3-Coder XML here), its text parsed with the offered tools, the calls run.
 

@@ -8,7 +8,7 @@ import { isIsolationLevel, type IsolationLevel } from '../plugins/index.js';
 export const collect = (value: string, previous: string[]): string[] => [...previous, value];
 
 
-/** `--isolation none|worker|process`: where plugin handlers run at least (README "Security model"). */
+/** `--isolation none|worker|process`: where plugin handlers run at least (docs/operations/security-model.md). */
 export const ISOLATION_HELP = 'run every plugin\'s handlers at least this isolated: none, worker (threads) or process';
 
 export function isolationFlag(text: string): IsolationLevel {

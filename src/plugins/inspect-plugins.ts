@@ -91,7 +91,7 @@ export async function inspectPlugins(dir: string, cache?: DiskCache): Promise<Pl
 }
 
 /**
- * The warning the README promises when two plugins provide one bare tool name: the first plugin
+ * The warning docs/guide/plugins.md promises when two plugins provide one bare tool name: the first plugin
  * (folder order) keeps the bare name, the other stays reachable as `plugin/tool`. Placed at the
  * second plugin's tool name; the manifest is read again for that, only when there is a clash.
  */

@@ -33,7 +33,7 @@ export function registerInit(program: Command, ctx: CommandContext): void {
       }
       // The hint names the folders this command used, so that it works as it is printed.
       const folders = [chains !== join(ctx.io.cwd, 'chains') ? `--chains ${relative(ctx.io.cwd, chains) || '.'}` : '', plugins !== join(ctx.io.cwd, 'plugins') ? `--plugins ${relative(ctx.io.cwd, plugins) || '.'}` : ''].filter(Boolean).join(' ');
-      // Started as `node …/bin/toolchain.js` (the README's flow) the hint says so; installed, `toolchain`.
+      // Started as `node …/bin/toolchain.js` (the getting-started guide's flow) the hint says so; installed, `toolchain`.
       const script = process.argv[1] ?? '';
       const bin = /\.[cm]?js$/.test(script) ? `node ${relative(ctx.io.cwd, script) || script}` : 'toolchain';
       ctx.io.stdout.write(`\nnext: ${bin}${folders ? ` ${folders}` : ''} run hello --input name=Ada\n`);

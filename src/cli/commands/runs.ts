@@ -45,7 +45,7 @@ export function registerRuns(program: Command, ctx: CommandContext): void {
 
   withStore(runs.command('show').description('one run: its steps with status, attempts, durations, outputs and errors'))
     .argument('<run-id>', 'the run')
-    .option('--json', 'print it as JSON (SPEC §5 shape plus each step\'s output)', false)
+    .option('--json', 'print it as JSON: the result as `run --json` prints it, plus each step\'s input, output, error and attempts', false)
     .action((runId: string, flags: StoreFlag & { json: boolean }) =>
       withOpenStore(ctx, flags, async (store) => {
         const run = await store.getRun(runId);

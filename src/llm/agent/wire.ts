@@ -1,5 +1,5 @@
 // The OpenAI chat-completions wire format, as far as the agent loop reads and writes it. Only the
-// fields the loop uses are typed; responses are checked at run time (read-response.ts), never trusted.
+// fields the loop uses are typed; responses are checked at run time (read-reply.ts), never trusted.
 
 export interface FunctionDefinition {
   readonly type: 'function';
