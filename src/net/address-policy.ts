@@ -7,13 +7,13 @@ type IpAddr = typeof import('ipaddr.js');
 const ipaddr = createRequire(import.meta.url)('ipaddr.js') as IpAddr;
 type Address = ReturnType<IpAddr['parse']>;
 
-// Which addresses outbound HTTP (the http plugin's http_request, OpenAPI operations) may connect to (server-side request forgery): by default only
-// public unicast addresses. Refused unless allowed: loopback (127.0.0.0/8, ::1), private
-// (10/8, 172.16/12, 192.168/16, fc00::/7), link-local (169.254/16 — cloud metadata services
-// live at 169.254.169.254 — and fe80::/10), carrier-grade NAT (100.64/10), unspecified (0.0.0.0,
-// ::), multicast, broadcast, reserved and documentation ranges, and IPv6 forms that embed an IPv4
-// address (NAT64, 6to4, Teredo) other than plain IPv4-mapped ones, which are judged as the IPv4
-// address they carry.
+// Which addresses outbound HTTP (the http plugin's http_request, OpenAPI operations) may connect
+// to (server-side request forgery): by default only public unicast addresses. Refused unless
+// allowed: loopback (127.0.0.0/8, ::1), private (10/8, 172.16/12, 192.168/16, fc00::/7),
+// link-local (169.254/16 — cloud metadata services live at 169.254.169.254 — and fe80::/10),
+// carrier-grade NAT (100.64/10), unspecified (0.0.0.0, ::), multicast, broadcast, reserved and
+// documentation ranges, and IPv6 forms that embed an IPv4 address (NAT64, 6to4, Teredo) other
+// than plain IPv4-mapped ones, which are judged as the IPv4 address they carry.
 //
 // TOOLCHAIN_HTTP_ALLOW lists what is allowed anyway, comma-separated: an address
 // (`127.0.0.1`, `::1`), a CIDR range (`10.0.0.0/8`, `fd00::/8`), either with a port
