@@ -20,7 +20,7 @@ export interface Callee {
   readonly timeoutMs?: number;
   /** The environment variables its code may read (SPEC §3.1 `ctx.env`). */
   env(): Readonly<Record<string, string | undefined>>;
-  /** Validates (a copy of) the arguments, defaults filled and types coerced; `fresh` as Tool.prepare. Never throws. */
+  /** Validates (a copy of) the arguments, defaults filled and types coerced; `fresh` and what it throws as Tool.prepare. */
   prepare(args: Record<string, unknown>, fresh?: boolean): PrepareResult;
   /** One attempt. May throw or reject; the call unit classifies whatever comes out. */
   invoke(args: Record<string, unknown>, ctx: CallContext): Promise<unknown>;

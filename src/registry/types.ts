@@ -87,7 +87,8 @@ export interface Tool {
   /** The environment variables its handler may read (the manifest's `env`), as of now. */
   env(): Readonly<Record<string, string | undefined>>;
   /**
-   * Validate a copy of the arguments, with defaults filled and types coerced. Never throws.
+   * Validate a copy of the arguments, with defaults filled and types coerced. Throws only a
+   * ToolchainError (PLUGIN_INVALID) when the schema, compiled on first use, does not compile.
    * `fresh`: the object was made for this call and nobody else holds it (a step's resolved
    * input_map), so it is validated in place and only the objects inside it are copied.
    */
