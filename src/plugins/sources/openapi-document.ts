@@ -1,18 +1,16 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { importModule } from '../../common/import-module.js';
 import { ALLOW_VARIABLE, parseAllowList } from '../../net/address-policy.js';
 import { readLimited } from '../../net/read-limited.js';
 import { sendRequest } from '../../net/send-request.js';
 import { scanTokens } from '../../loader/depth-check.js';
 
 // The document an OpenAPI plugin names: a file (relative paths start at the plugin folder) or an
-// http(s) URL (fetched under the address policy), JSON or YAML, with its $refs resolved by
-// @readme/openapi-parser. Only references inside the document are followed: a $ref to another
-// file or a URL is an error, so that reading a document never reads or fetches anything else.
-// The document is not checked against the OpenAPI meta-schema as a whole (for GitHub's that
-// takes seconds); what the tools use is checked as they are made, each schema by the validator.
+// http(s) URL (fetched under the address policy), JSON or YAML, as it is written: its `$ref`s are
+// followed later, where the operations use them (openapi-refs.ts). The document is not checked
+// against the OpenAPI meta-schema as a whole (for GitHub's that takes seconds); what the tools use
+// is checked as they are made, each schema by the validator.
 
 export type ReadDocument =
   | { readonly ok: true; readonly document: Record<string, unknown>; readonly location: string; readonly url?: URL }
@@ -57,11 +55,5 @@ export async function readDocument(spec: string, folder: string, env: Readonly<R
   const doc = value as Record<string, unknown>;
   if (typeof doc.openapi !== 'string' && doc.swagger !== '2.0') return { ok: false, message: `${spec} is not an OpenAPI 3.x or Swagger 2.0 document (it has neither 'openapi' nor 'swagger: "2.0"')` };
   if (typeof doc.openapi === 'string' && !/^3\.[01]\./.test(doc.openapi)) return { ok: false, message: `${spec} is OpenAPI ${doc.openapi}; versions 3.0 and 3.1 (and Swagger 2.0) are read` };
-  try {
-    const parser = await importModule<typeof import('@readme/openapi-parser')>('@readme/openapi-parser');
-    const document = (await parser.dereference(doc as never, { resolve: { external: false }, dereference: { circular: true } })) as unknown as Record<string, unknown>;
-    return { ok: true, document, location, ...(url ? { url } : {}) };
-  } catch (error) {
-    return { ok: false, message: `${spec}: its references do not resolve: ${(error as Error).message.split('\n')[0]}` };
-  }
+  return { ok: true, document: doc, location, ...(url ? { url } : {}) };
 }

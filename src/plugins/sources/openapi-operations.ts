@@ -1,4 +1,5 @@
-import { toJsonSchema } from './openapi-schema.js';
+import { createRefs, RefError, type Refs } from './openapi-refs.js';
+import { createSchemaConverter, type SchemaConverter } from './openapi-schema.js';
 
 // The operations of a resolved OpenAPI 3.x or Swagger 2.0 document, each with what a tool needs:
 // its arguments (path, query, header and cookie parameters under their own names — a name two
@@ -6,6 +7,8 @@ import { toJsonSchema } from './openapi-schema.js';
 // one `body` argument), its success response's JSON schema, and how to send it. The body is one
 // argument rather than flattened: it may be an array or a scalar, its keys may meet parameter
 // names, and a model sees the same shape the API documents. Webhooks (3.1) are not operations.
+// Path items, parameters, bodies and responses may be `$ref`s: followed as they are read; one that
+// resolves nowhere throws RefError, naming the operation.
 
 type Obj = Record<string, unknown>;
 
@@ -44,24 +47,65 @@ const DESCRIPTION_LIMIT = 1024;
 
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** How the document is read: its `$ref`s, and one schema converter for all its operations. */
+interface Reading {
+  readonly doc: Obj;
+  readonly swagger: boolean;
+  readonly refs: Refs;
+  readonly schemas: SchemaConverter;
+}
+
 export function listOperations(doc: Obj): Operation[] {
-  const swagger = doc.swagger === '2.0';
+  const refs = createRefs(doc);
+  const reading: Reading = { doc, swagger: doc.swagger === '2.0', refs, schemas: createSchemaConverter(refs) };
   const out: Operation[] = [];
   const paths = isObj(doc.paths) ? doc.paths : {};
-  for (const [path, item] of Object.entries(paths)) {
-    if (!isObj(item)) continue;
-    const shared = Array.isArray(item.parameters) ? item.parameters.filter(isObj) : [];
+  for (const [path, entry] of Object.entries(paths)) {
+    const item = resolved(reading, entry, () => path);
+    if (!item) continue;
+    const shared = objects(reading, item.parameters, () => path);
     for (const method of METHODS) {
       const op = item[method];
       if (!isObj(op)) continue;
-      out.push(operation(method.toUpperCase(), path, op, shared, swagger, doc));
+      out.push(operation(method.toUpperCase(), path, op, shared, reading));
     }
   }
   return out;
 }
 
-function operation(method: string, path: string, op: Obj, shared: readonly Obj[], swagger: boolean, doc: Obj): Operation {
-  const own = Array.isArray(op.parameters) ? op.parameters.filter(isObj) : [];
+/** The object `value` stands for (its `$ref` followed), or undefined when it is none; a broken reference names where it was met. */
+function resolved(reading: Reading, value: unknown, where: () => string): Obj | undefined {
+  try {
+    const v = reading.refs.resolve(value);
+    return isObj(v) ? v : undefined;
+  } catch (error) {
+    if (error instanceof RefError) throw new RefError(`${error.message} (in ${where()})`);
+    throw error;
+  }
+}
+
+function objects(reading: Reading, list: unknown, where: () => string): Obj[] {
+  if (!Array.isArray(list)) return [];
+  return list.flatMap((p): Obj[] => {
+    const o = resolved(reading, p, where);
+    return o ? [o] : [];
+  });
+}
+
+/** A schema converted, a broken reference in it naming where it was met. */
+function converted(reading: Reading, schema: unknown, where: () => string): Obj {
+  try {
+    return reading.schemas.convert(schema);
+  } catch (error) {
+    if (error instanceof RefError) throw new RefError(`${error.message} (in ${where()})`);
+    throw error;
+  }
+}
+
+function operation(method: string, path: string, op: Obj, shared: readonly Obj[], reading: Reading): Operation {
+  const { swagger, doc } = reading;
+  const where = (): string => `${method} ${path}`;
+  const own = objects(reading, op.parameters, where);
   const byKey = new Map<string, Obj>();
   for (const p of [...shared, ...own]) if (typeof p.name === 'string' && typeof p.in === 'string') byKey.set(`${p.in}:${p.name}`, p);
   const plain = [...byKey.values()].filter((p) => ['path', 'query', 'header', 'cookie'].includes(p.in as string));
@@ -73,22 +117,22 @@ function operation(method: string, path: string, op: Obj, shared: readonly Obj[]
   for (const p of plain) {
     const base = argName(p.name as string);
     const arg = (counts.get(base) ?? 0) > 1 || base === 'body' ? `${p.in as string}_${base}` : base;
-    const schema = paramSchema(p, swagger);
-    if (typeof p.description === 'string' && schema.description === undefined) schema.description = p.description;
-    properties[arg] = schema;
+    const schema = paramSchema(reading, p, where);
+    properties[arg] = typeof p.description === 'string' && schema.description === undefined ? { ...schema, description: p.description } : schema;
     if (p.required === true || p.in === 'path') required.push(arg);
     params.push({ arg, name: p.name as string, in: p.in as ParamLocation, ...(typeof p.style === 'string' ? { style: p.style } : {}), ...(typeof p.explode === 'boolean' ? { explode: p.explode } : {}) });
   }
   let body: Operation['body'];
   let unsupported: string | undefined;
-  const requestBody = swagger ? swaggerBody(byKey, op, doc) : isObj(op.requestBody) ? requestBodyOf(op.requestBody) : undefined;
+  const requestBody = swagger ? swaggerBody(reading, byKey, op, doc, where) : requestBodyOf(reading, resolved(reading, op.requestBody, where), where);
   if (requestBody && 'unsupported' in requestBody) unsupported = requestBody.unsupported;
   else if (requestBody) {
     body = { contentType: requestBody.contentType, mediaType: requestBody.mediaType };
-    properties.body = { ...toJsonSchema(requestBody.schema), ...(requestBody.description ? { description: requestBody.description } : {}) };
+    const schema = converted(reading, requestBody.schema, where);
+    properties.body = requestBody.description ? { ...schema, description: requestBody.description } : schema;
     if (requestBody.required) required.push('body');
   }
-  const returns = successSchema(op, swagger);
+  const returns = successSchema(reading, op, where);
   const words = [op.summary, op.description].filter((t): t is string => typeof t === 'string' && t.trim() !== '').map((t) => t.trim());
   const text = [...new Set(words)].join('\n\n') || `${method} ${path}`;
   return {
@@ -111,23 +155,24 @@ function argName(name: string): string {
   return name.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 64) || '_';
 }
 
-function paramSchema(p: Obj, swagger: boolean): Obj {
-  if (!swagger) {
-    if (isObj(p.schema)) return toJsonSchema(p.schema);
+function paramSchema(reading: Reading, p: Obj, where: () => string): Obj {
+  if (!reading.swagger) {
+    if (p.schema !== undefined) return converted(reading, p.schema, where);
     if (isObj(p.content)) {
       const first = Object.values(p.content).find(isObj);
-      if (first && isObj(first.schema)) return toJsonSchema(first.schema);
+      if (first && first.schema !== undefined) return converted(reading, first.schema, where);
     }
     return {};
   }
   // Swagger 2.0 keeps the type on the parameter itself.
   const { name: _n, in: _i, required: _r, description: _d, collectionFormat: _c, allowEmptyValue: _a, ...rest } = p;
-  return toJsonSchema(rest);
+  return converted(reading, rest, where);
 }
 
 type Body = { contentType: 'json' | 'form'; mediaType: string; schema: unknown; required: boolean; description?: string } | { unsupported: string };
 
-function requestBodyOf(rb: Obj): Body | undefined {
+function requestBodyOf(reading: Reading, rb: Obj | undefined, where: () => string): Body | undefined {
+  if (!rb) return undefined;
   const content = isObj(rb.content) ? rb.content : {};
   const required = rb.required === true;
   const description = typeof rb.description === 'string' ? rb.description : undefined;
@@ -137,11 +182,11 @@ function requestBodyOf(rb: Obj): Body | undefined {
   const form = types.find((t) => FORM_MEDIA.test(t));
   const picked = json ?? form;
   if (!picked) return { unsupported: `its request body is ${types.join(' or ')}, and only JSON and form (x-www-form-urlencoded) bodies are sent` };
-  const media = content[picked];
-  return { contentType: json ? 'json' : 'form', mediaType: picked, schema: isObj(media) ? media.schema : undefined, required, ...(description ? { description } : {}) };
+  const media = resolved(reading, content[picked], where);
+  return { contentType: json ? 'json' : 'form', mediaType: picked, schema: media?.schema, required, ...(description ? { description } : {}) };
 }
 
-function swaggerBody(params: ReadonlyMap<string, Obj>, op: Obj, doc: Obj): Body | undefined {
+function swaggerBody(reading: Reading, params: ReadonlyMap<string, Obj>, op: Obj, doc: Obj, where: () => string): Body | undefined {
   const all = [...params.values()];
   const body = all.find((p) => p.in === 'body');
   if (body) return { contentType: 'json', mediaType: 'application/json', schema: body.schema, required: body.required === true, ...(typeof body.description === 'string' ? { description: body.description } : {}) };
@@ -152,28 +197,28 @@ function swaggerBody(params: ReadonlyMap<string, Obj>, op: Obj, doc: Obj): Body 
   const properties: Obj = {};
   const required: string[] = [];
   for (const f of fields) {
-    properties[f.name as string] = paramSchema(f, true);
+    properties[f.name as string] = paramSchema(reading, f, where);
     if (f.required === true) required.push(f.name as string);
   }
   return { contentType: 'form', mediaType: 'application/x-www-form-urlencoded', schema: { type: 'object', properties, ...(required.length ? { required } : {}) }, required: required.length > 0 };
 }
 
 /** The JSON schema of the first success response (2xx in order, then 2XX) that has one. */
-function successSchema(op: Obj, swagger: boolean): Obj | undefined {
-  const responses = isObj(op.responses) ? op.responses : {};
+function successSchema(reading: Reading, op: Obj, where: () => string): Obj | undefined {
+  const responses = resolved(reading, op.responses, where) ?? {};
   const codes = Object.keys(responses).filter((c) => /^2\d\d$/.test(c)).sort();
   if (responses['2XX'] !== undefined) codes.push('2XX');
   for (const code of codes) {
-    const r = responses[code];
-    if (!isObj(r)) continue;
-    if (swagger) {
-      if (isObj(r.schema)) return toJsonSchema(r.schema);
+    const r = resolved(reading, responses[code], where);
+    if (!r) continue;
+    if (reading.swagger) {
+      if (isObj(r.schema)) return converted(reading, r.schema, where);
       continue;
     }
     const content = isObj(r.content) ? r.content : {};
     const json = Object.keys(content).find((t) => JSON_MEDIA.test(t));
-    const media = json ? content[json] : undefined;
-    if (isObj(media) && isObj(media.schema)) return toJsonSchema(media.schema);
+    const media = json ? resolved(reading, content[json], where) : undefined;
+    if (media && isObj(media.schema)) return converted(reading, media.schema, where);
   }
   return undefined;
 }

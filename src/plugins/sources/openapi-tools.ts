@@ -4,6 +4,7 @@ import type { ToolchainPluginManifest } from '../manifest.generated.js';
 import { callOperation, type CallSettings } from './openapi-call.js';
 import { readDocument } from './openapi-document.js';
 import { listOperations, type Operation } from './openapi-operations.js';
+import { RefError } from './openapi-refs.js';
 import { distinctNames, type SourceTool } from './source-tools.js';
 
 // An OpenAPI document → one tool per operation. A tool is named by its operationId made valid
@@ -26,12 +27,18 @@ export async function loadOpenApiTools(
   const config = manifest.source!.openapi!;
   const read = await readDocument(config.spec, realDir, env);
   if (!read.ok) return { ok: false, diagnostics: [place('/source/openapi/spec', 'PLUGIN_INVALID', read.message)] };
+  let all: Operation[];
+  try {
+    all = listOperations(read.document);
+  } catch (error) {
+    if (!(error instanceof RefError)) throw error;
+    return { ok: false, diagnostics: [place('/source/openapi/spec', 'PLUGIN_INVALID', `${config.spec}: its references do not resolve: ${error.message}`)] };
+  }
   const baseUrl = config.base_url ?? baseUrlOf(read.document, read.url);
   if (baseUrl === undefined) {
     return { ok: false, diagnostics: [place('/source/openapi', 'MISSING_KEY', `${config.spec} names no absolute server URL; give 'base_url' (the API's root, e.g. https://api.example.com/v1)`)] };
   }
   const warnings: Diagnostic[] = [];
-  const all = listOperations(read.document);
   const usable: Operation[] = [];
   for (const op of all) {
     if (op.deprecated && config.include_deprecated !== true) continue;
