@@ -219,6 +219,25 @@ describe('real documents of many shapes load, or are refused with a diagnostic',
     else expect(report.tools.length + leftOut.length).toBeGreaterThan(0);
   });
 
+  it('a pattern written for another regular-expression engine becomes a note; its operation keeps its tool', async () => {
+    const file = join(EXAMPLES, '3.0', 'yaml', 'schema-validation.yaml');
+    const pluginsDir = await plugin('patterns', `name: patterns\nversion: 1.0.0\nsource:\n  openapi:\n    spec: ${JSON.stringify(file)}\n`);
+    const engine = await createEngine({ pluginsDir, cache: 'off' });
+    try {
+      const tool = engine.tools().get('patterns/get__anything_strings');
+      expect(tool).toBeDefined();
+      // An unescaped `{`, which JavaScript's Unicode regular expressions refuse.
+      expect((tool!.parameters.properties as Record<string, unknown>)['complex-pattern-required']).toEqual({
+        type: 'string',
+        description: expect.stringMatching(/^OpenAPI 3\.0\.3, .* \(pattern: \^\(\?:\{\[0-9a-fA-F\]/),
+      });
+      expect(tool!.prepare({ 'name-pattern-required': 'aXb', 'complex-pattern-required': '{x}' }).ok).toBe(true);
+      expect(tool!.prepare({ 'name-pattern-required': 'nope', 'complex-pattern-required': '{x}' })).toMatchObject({ ok: false, problems: [{ path: '/name-pattern-required' }] });
+    } finally {
+      await engine.close();
+    }
+  });
+
   it('a document that is not OpenAPI, or has a $ref to nowhere, is refused at its spec line', async () => {
     const pluginsDir = await plugin('broken', 'name: broken\nversion: 1.0.0\nsource:\n  openapi:\n    spec: ./doc.yaml\n', { 'doc.yaml': "openapi: 3.0.0\ninfo: { title: x, version: '1' }\npaths:\n  /a: { get: { responses: { '200': { $ref: '#/components/responses/Nope' } } } }\n" });
     const report = (await inspectPlugins(pluginsDir)).plugins[0]!;

@@ -118,7 +118,7 @@ function operation(method: string, path: string, op: Obj, shared: readonly Obj[]
     const base = argName(p.name as string);
     const arg = (counts.get(base) ?? 0) > 1 || base === 'body' ? `${p.in as string}_${base}` : base;
     const schema = paramSchema(reading, p, where);
-    properties[arg] = typeof p.description === 'string' && schema.description === undefined ? { ...schema, description: p.description } : schema;
+    properties[arg] = typeof p.description === 'string' ? described(schema, p.description) : schema;
     if (p.required === true || p.in === 'path') required.push(arg);
     params.push({ arg, name: p.name as string, in: p.in as ParamLocation, ...(typeof p.style === 'string' ? { style: p.style } : {}), ...(typeof p.explode === 'boolean' ? { explode: p.explode } : {}) });
   }
@@ -148,6 +148,13 @@ function operation(method: string, path: string, op: Obj, shared: readonly Obj[]
     ...(returns ? { returns } : {}),
     ...(unsupported ? { unsupported } : {}),
   };
+}
+
+/** A parameter's schema with the parameter's description, unless the schema has its own (a note the converter made, on a pattern or a format, is kept after it). */
+function described(schema: Obj, description: string): Obj {
+  if (schema.description === undefined) return { ...schema, description };
+  if (typeof schema.description === 'string' && /^(?:pattern|format): /.test(schema.description)) return { ...schema, description: `${description} (${schema.description})` };
+  return schema;
 }
 
 /** A parameter name as an argument: what Anthropic accepts in a property name. */

@@ -135,6 +135,11 @@ export function createSchemaConverter(refs: Refs): SchemaConverter {
 function tidy(out: Schema, source: Schema): Schema {
   if (out.type === 'file') out.type = 'string';
   if (Array.isArray(out.type)) out.type = out.type.map((t) => (t === 'file' ? 'string' : t));
+  if (typeof out.pattern === 'string' && !isJsRegExp(out.pattern)) {
+    // Written for another regular-expression engine (`(?i)`, `\Z`…): a note for people, not a check.
+    out.description = typeof out.description === 'string' ? `${out.description} (pattern: ${out.pattern})` : `pattern: ${out.pattern}`;
+    delete out.pattern;
+  }
   if (typeof out.format === 'string' && !FORMATS.has(out.format)) {
     out.description = typeof out.description === 'string' ? `${out.description} (format: ${out.format})` : `format: ${out.format}`;
     delete out.format;
@@ -154,4 +159,14 @@ function tidy(out: Schema, source: Schema): Schema {
     if (Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...out.enum, null];
   }
   return out;
+}
+
+/** Whether the validator can use `pattern` (it compiles patterns as Unicode regular expressions). */
+function isJsRegExp(pattern: string): boolean {
+  try {
+    new RegExp(pattern, 'u');
+    return true;
+  } catch {
+    return false;
+  }
 }
