@@ -104,6 +104,7 @@ export type {
   LoadMode,
   BuiltPlugin,
   PluginBuild,
+  PluginBuildOptions,
   PluginToolsResult,
   SchemaCompiler,
   SchemaCompilerOptions,

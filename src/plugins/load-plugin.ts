@@ -42,6 +42,8 @@ export interface LoadedPlugin {
   readonly isolation: IsolationLevel;
   /** With isolation: ends its workers once idle (call when this version is replaced or removed). */
   readonly retire?: () => void;
+  /** Its tools compile their schemas on first call whatever the load mode (an OpenAPI document's many operations). */
+  readonly compileOnFirstCall?: boolean;
 }
 
 export interface FailedTool {
@@ -263,6 +265,7 @@ async function loadFromSource(dir: string, read: ReadManifest, manifest: PluginM
       sourceMap,
       isolation: 'none',
       ...(loaded.retire ? { retire: loaded.retire } : {}),
+      ...(manifest.source?.openapi ? { compileOnFirstCall: true } : {}),
     },
   };
 }

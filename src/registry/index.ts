@@ -15,6 +15,7 @@ export type {
   BuiltPlugin,
   LoadMode,
   PluginBuild,
+  PluginBuildOptions,
   PluginToolsResult,
   PrepareResult,
   Registry,

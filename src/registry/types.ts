@@ -218,7 +218,7 @@ export interface Registry {
    * Build a plugin's tools without installing them: each schema compiled (or, when not eager,
    * meta-checked) exactly once for this version. Never throws for a bad definition.
    */
-  buildPluginTools(owner: ToolOwner, defs: readonly ToolDefinition[]): PluginBuild;
+  buildPluginTools(owner: ToolOwner, defs: readonly ToolDefinition[], options?: PluginBuildOptions): PluginBuild;
   /**
    * Swap a plugin's prebuilt tools in, in one step, replacing its earlier version (throws a
    * TypeError for a BuiltPlugin this registry did not build). Nothing is compiled here.
@@ -247,6 +247,15 @@ export interface Registry {
   setInactive?(plugin: string, tools: readonly string[], reason: string | undefined): void;
   /** Remember the tools `plugin` declares that failed to load (replacing what was said before), for TOOL_NOT_FOUND. */
   setFailedTools?(plugin: string, failures: readonly { readonly name: string; readonly reason: string }[]): void;
+}
+
+export interface PluginBuildOptions {
+  /**
+   * Meta-check the schemas now but compile each on its tool's first call, as `lazy` does, even
+   * in an eager registry: for a plugin of hundreds of generated tools (an OpenAPI document's
+   * operations) of which an engine calls few, where compiling them all would take minutes.
+   */
+  readonly compileOnFirstCall?: boolean;
 }
 
 export interface PluginToolsResult {
