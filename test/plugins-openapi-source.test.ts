@@ -41,15 +41,12 @@ afterAll(async () => {
 describe("GitHub's REST API document (@octokit/openapi)", () => {
   it('loads one tool per operation, every name valid for OpenAI, and exports pass the strict-schema check', async () => {
     const pluginsDir = await plugin('github', `name: github\nversion: 1.0.0\nenv: [GITHUB_TOKEN]\nsource:\n  openapi:\n    spec: ${JSON.stringify(GITHUB)}\n    auth: { bearer_env: GITHUB_TOKEN }\n    dangerous: { methods: [DELETE] }\n`);
-    const started = performance.now();
+    // How long it takes is measured by bench/openapi-load.ts, not asserted here.
     const engine = await createEngine({ pluginsDir, load: 'lazy' });
-    const ms = performance.now() - started;
     try {
       const status = engine.plugins()[0]!;
       expect(status.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
       expect(status.status).toBe('active');
-      // A figure for the report, not an assertion on the clock.
-      console.info(`bench: GitHub's document (${status.tools.length} tools) loaded in ${Math.round(ms)} ms`);
       expect(status.tools.length).toBeGreaterThan(900);
       const tools = engine.tools().tools();
       expect(tools.find((t) => t.name === 'repos_get-content')).toBeDefined();
