@@ -133,6 +133,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
     chain: (name) => lookup(name),
     execute: (plan, input, runOptions) => executeChain(host, plan, registry.current(), input, runOptions),
     refuse: (chain, runId, error, input, runOptions) => failedBeforeStart(host, chain, runId, error, input, runOptions),
+    checkInput: host.checkInput,
   });
   closers.push(() => durable.close());
   const submitter = address ? await QueueSubmitter.open(address, store, host.clock) : undefined;

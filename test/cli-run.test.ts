@@ -168,7 +168,7 @@ describe('toolchain run (child process)', () => {
     child.kill('SIGINT');
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
     expect(code).toBe(130);
-    expect(JSON.parse(stdout)).toMatchObject({ status: 'failed', error: { code: 'ABORTED' }, steps: { wait: { status: 'failed', error: { code: 'ABORTED' } } } });
+    expect(JSON.parse(stdout)).toMatchObject({ status: 'cancelled', error: { code: 'ABORTED' }, steps: { wait: { status: 'failed', error: { code: 'ABORTED' } } } });
   });
 
   it('failure (1) and bad input (2)', async () => {

@@ -34,7 +34,7 @@ describe('cancelling a run of the memory store', () => {
     expect(again.error?.code).toBe('RUN_IN_PROGRESS');
     expect(await engine.cancel(runId)).toBe(true);
     const result = await running;
-    expect(result.status).toBe('failed');
+    expect(result.status).toBe('cancelled');
     expect(result.error?.code).toBe('ABORTED');
     expect(result.steps.hold?.status).toBe('failed');
     expect(result.steps.after?.status).toBe('pending');

@@ -248,7 +248,7 @@ steps:
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 30);
     const result = await engine.run('c', {}, { signal: controller.signal });
-    expect(result.error?.code).toBe('ABORTED');
+    expect(result).toMatchObject({ status: 'cancelled', error: { code: 'ABORTED' } });
     expect(result.steps).toMatchObject({ a: { status: 'failed', error: { code: 'ABORTED' } }, b: { status: 'pending' } });
     await new Promise((r) => setTimeout(r, 10));
     expect(rec.callOf('a').aborted).toBe(true);

@@ -94,7 +94,7 @@ describe('agent step: cancellation', () => {
     while (fake.requests.length === 0) await new Promise((r) => setTimeout(r, 5));
     abort.abort();
     const result = await running;
-    expect(result.status).toBe('failed');
+    expect(result.status).toBe('cancelled');
     expect(result.error).toMatchObject({ code: 'ABORTED' });
     await fake.disconnected; // the server saw the client go away: the request was really aborted
     expect(Date.now() - started).toBeLessThan(2000);

@@ -49,7 +49,7 @@ describe('metrics from synthetic events', () => {
     expect(sample(text, 'toolchain_circuit_open', { tool: 'tool_x' })).toBe(1);
     expect(sample(text, 'toolchain_runs_in_flight')).toBe(1);
     m.onEvent(finished('succeeded', 1));
-    m.onEvent({ ...base, type: 'run:finished', status: 'failed', duration_ms: 9, outputs: null, error: { code: 'ABORTED', message: 'cancelled' } });
+    m.onEvent({ ...base, type: 'run:finished', status: 'cancelled', duration_ms: 9, outputs: null, error: { code: 'ABORTED', message: 'cancelled' } });
     const after = await m.text();
     expect(sample(after, 'toolchain_circuit_open', { tool: 'tool_x' })).toBe(0);
     expect(sample(after, 'toolchain_runs_in_flight')).toBe(0);

@@ -20,7 +20,7 @@ describe('operating the workers', () => {
     expect(await cluster.engine.cancel('cancel-1')).toBe(true);
     await until('the run cancelled', async () => (await cluster.engine.runs.get('cancel-1'))?.status === 'cancelled', 1_000, 10);
     expect(Date.now() - asked).toBeLessThan(1_000);
-    expect(await submitted.result()).toMatchObject({ status: 'failed', error: { code: 'ABORTED' } });
+    expect(await submitted.result()).toMatchObject({ status: 'cancelled', error: { code: 'ABORTED' } });
   });
 
   it('SIGTERM while 10 runs execute: they finish, the worker exits 0, nothing is lost', async () => {

@@ -79,7 +79,7 @@ describe('SSE', () => {
     expect(await cancel.json()).toMatchObject({ status: 'cancelled' });
     const events = (await following).map((m) => JSON.parse(m.data) as RunEvent);
     expect(events.at(-2)).toMatchObject({ type: 'step:failed', step: 'wait', error: { code: 'ABORTED' } });
-    expect(events.at(-1)).toMatchObject({ type: 'run:finished', status: 'failed', error: { code: 'ABORTED' } });
+    expect(events.at(-1)).toMatchObject({ type: 'run:finished', status: 'cancelled', error: { code: 'ABORTED' } });
   });
 
   it('sends keep-alive comments while a run is quiet', async () => {

@@ -62,7 +62,7 @@ describe('RunView', () => {
       expect(marks).toEqual([expect.objectContaining({ item: 1, attempt: 1, status: 'failed', error: { code: 'FLAKY', message: 'not yet' } })]);
       expect(run.steps.each!.timeline.filter((a) => a.item === undefined).map((a) => a.status)).toEqual(['succeeded']);
       expect(run.steps.last!.input).toEqual({ value: [1, 2, 3] }); // a lone placeholder yields the value itself
-      expect(view.summary()).toEqual({ run_id: result.run_id, chain: 'shapes', status: 'succeeded', started_at: started.timestamp, finished_at: expect.any(Number), duration_ms: result.duration_ms });
+      expect(view.summary()).toEqual({ run_id: result.run_id, chain: 'shapes', status: 'succeeded', started_at: started.timestamp, finished_at: expect.any(Number), duration_ms: result.duration_ms, interrupted: false });
     } finally {
       await engine.close();
     }

@@ -13,5 +13,7 @@ export default defineConfig({
     emptyOutDir: true,
     target: 'es2022',
     reportCompressedSize: false,
+    // .vite/manifest.json: how the server tells this built folder from the sources, and which files are hashed.
+    manifest: true,
   },
 });

@@ -18,14 +18,20 @@ export function table(rows: readonly (readonly string[])[]): string {
   return rows.map((r) => r.map((cell, c) => (c === r.length - 1 ? cell : cell.padEnd(widths[c]!))).join('  ').trimEnd()).join('\n') + '\n';
 }
 
+/** `interrupted` for a run whose owner is gone (the store says `running`). */
+function shownStatus(run: RunSummary): string {
+  return run.interrupted ? 'interrupted' : run.status;
+}
+
 export function runsTable(runs: readonly RunSummary[]): string {
   if (runs.length === 0) return 'no runs recorded\n';
-  return table([['RUN', 'CHAIN', 'STATUS', 'STARTED', 'DURATION', 'ERROR'], ...runs.map((r) => [r.run_id, r.chain, r.status, time(r.created_at), formatMs(r.duration_ms), r.error?.code ?? ''])]);
+  return table([['RUN', 'CHAIN', 'STATUS', 'STARTED', 'DURATION', 'ERROR'], ...runs.map((r) => [r.run_id, r.chain, shownStatus(r), time(r.started_at), formatMs(r.duration_ms), r.error?.code ?? ''])]);
 }
 
 export function runTable(run: RunDetail): string {
-  const head = `run ${run.run_id}  chain ${run.chain}  ${run.status}  started ${time(run.created_at)}  ${formatMs(run.duration_ms)}\n`;
+  const head = `run ${run.run_id}  chain ${run.chain}  ${shownStatus(run)}  started ${time(run.started_at)}  ${formatMs(run.duration_ms)}\n`;
+  const gone = run.interrupted ? `interrupted: its owner (${run.owner ?? 'unknown'}) is gone; resume it with: toolchain resume ${run.run_id}\n` : '';
   const error = run.error ? `error: ${run.error.code} ${run.error.message}${run.error.step ? ` (step '${run.error.step}')` : ''}\n` : '';
   const steps = Object.entries(run.steps).map(([key, s]) => [key, s.status, String(s.attempts), formatMs(s.duration_ms), s.error ? `${s.error.code} ${s.error.message}` : '']);
-  return `${head}${error}\n${table([['STEP', 'STATUS', 'ATTEMPTS', 'DURATION', 'ERROR'], ...steps])}`;
+  return `${head}${gone}${error}\n${table([['STEP', 'STATUS', 'ATTEMPTS', 'DURATION', 'ERROR'], ...steps])}`;
 }

@@ -91,7 +91,7 @@ export interface StepSkippedEvent extends StepEventBase, StepRecord {
 
 export interface RunFinishedEvent extends EventBase {
   readonly type: 'run:finished';
-  readonly status: 'succeeded' | 'failed';
+  readonly status: RunResult['status'];
   readonly duration_ms: number;
   readonly outputs: unknown;
   readonly error?: RunError;

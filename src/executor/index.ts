@@ -15,6 +15,7 @@ export { createInputChecker, type CheckInput, type InputResult } from './run-inp
 export { createBinder, type Binder, type BoundPlan } from './call-sites.js';
 export { chainCallee } from './step-callees.js';
 export { emitRunBounds, toStepRecord } from './events.js';
+export { endStatusOf, isCancellation } from './run-result.js';
 export { transition, effectsOf, PENDING, type StepState, type StepInput, type StepRecord, type StepStatus, type FinalStatus, type SkipReason } from './step-state.js';
 export type {
   AgentEvent,
@@ -39,4 +40,4 @@ export type {
   StepSucceededEvent,
 } from './events.js';
 export type { AgentHost, AgentMessages, AgentRequest, AgentRunner, AgentTarget, TokenUsage, ToolCallProgress } from './agent-step.js';
-export type { ExecutorHost, ForEachProgress, LogEntry, RunControl, RunOptions, RunResult, StepMocks, StepRecorder, StepSummary } from './types.js';
+export type { ExecutorHost, ForEachProgress, LogEntry, RunControl, RunEndStatus, RunOptions, RunResult, StepMocks, StepRecorder, StepSummary } from './types.js';

@@ -15,7 +15,7 @@ export function runResult(plan: ChainPlan, runId: string, states: readonly StepS
       error = { code: 'RESULT_INVALID', message: `the chain's outputs could not be computed: ${(thrown as Error).message}` };
     }
   }
-  const status = error === undefined ? 'succeeded' : 'failed';
+  const status = endStatusOf(error);
   // A short chain's step summaries are built at once; a long chain's when `steps` is first read,
   // through an own enumerable getter (JSON, spread, structuredClone and deep equality see a plain
   // property either way). An object literal with an accessor is made by the runtime: for runs of 5
@@ -37,6 +37,16 @@ export function runResult(plan: ChainPlan, runId: string, states: readonly StepS
     },
     duration_ms: durationMs,
   };
+}
+
+/** A run stopped by its caller (not by a failing step) ended as `cancelled`. */
+export function isCancellation(error: { readonly code: string; readonly step?: string } | undefined): boolean {
+  return error !== undefined && error.code === 'ABORTED' && error.step === undefined;
+}
+
+/** How a run that ended with this error (or none) ended. */
+export function endStatusOf(error: RunError | undefined): RunResult['status'] {
+  return error === undefined ? 'succeeded' : isCancellation(error) ? 'cancelled' : 'failed';
 }
 
 /** Up to this many steps, a result's step summaries are built with it (runResult says why). */

@@ -88,10 +88,13 @@ export interface StepSummary {
   readonly error?: StepError;
 }
 
+/** `cancelled`: stopped by its caller (a signal, `cancel`); `failed`: anything else that kept it from succeeding. */
+export type RunEndStatus = 'succeeded' | 'failed' | 'cancelled';
+
 export interface RunResult {
   readonly run_id: string;
   readonly chain: string;
-  readonly status: 'succeeded' | 'failed';
+  readonly status: RunEndStatus;
   /** The chain's `outputs`, or the output of the last step in the file that ran; null when the run failed. */
   readonly outputs: unknown;
   readonly error?: RunError;

@@ -31,7 +31,7 @@ export function createRunLogger(logger: Logger): RunLogger {
       case 'run:finished': {
         const child = of(e);
         runs.delete(e.run_id);
-        if (e.status === 'failed') child.error({ event: e.type, parent: e.parent, status: e.status, duration_ms: e.duration_ms, error: e.error });
+        if (e.status !== 'succeeded') child[e.status === 'failed' ? 'error' : 'warn']({ event: e.type, parent: e.parent, status: e.status, duration_ms: e.duration_ms, error: e.error });
         else child.info({ event: e.type, parent: e.parent, status: e.status, duration_ms: e.duration_ms });
         return;
       }

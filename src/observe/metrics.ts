@@ -5,7 +5,7 @@ import type { RunEvent } from '../executor/events.js';
 import { CounterCells, type CounterCell } from './counter-cells.js';
 import { LabelledHistogram, type HistogramChild } from './histogram.js';
 import { toolLabel, type PlanSource } from './plan-source.js';
-import { NOT_CALLED, isCancellation } from './run-outcome.js';
+import { NOT_CALLED, REFUSED } from './run-outcome.js';
 
 // SPEC §8 metrics, computed from run events by one consumer. Each engine or server has its own
 // prom-client Registry (never the global default), so embedded engines and tests do not collide.
@@ -114,7 +114,8 @@ export function createRunMetrics(plans: PlanSource, registry: Registry = new (pr
       case 'run:finished':
         if (e.parent !== undefined) return;
         inFlight.dec();
-        runs.labels(e.chain, e.status === 'failed' && isCancellation(e.error) ? 'cancelled' : e.status).inc();
+        if (e.error !== undefined && REFUSED.has(e.error.code)) return;
+        runs.labels(e.chain, e.status).inc();
         return;
       case 'step:started':
         return;

@@ -101,7 +101,7 @@ export function createRunTracer(plans: PlanSource, tracer: Tracer = otel().trace
         return;
       case 'run:finished':
         for (const index of [...run.attempts.keys()]) endAttempt(run, index, e.timestamp, { code: 'ABORTED', message: 'the run ended' });
-        if (e.status === 'failed' && e.error) run.span.setStatus({ code: ERROR, message: `${e.error.code}: ${e.error.message}` });
+        if (e.status !== 'succeeded' && e.error) run.span.setStatus({ code: ERROR, message: `${e.error.code}: ${e.error.message}` });
         else run.span.setStatus({ code: OK });
         run.span.setAttribute('toolchain.status', e.status);
         run.span.end(e.timestamp);

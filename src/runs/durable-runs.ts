@@ -3,10 +3,12 @@ import { ToolchainError, type ErrorCode } from '../common/errors.js';
 import type { ChainPlan } from '../compiler/plan.js';
 import type { StepRecord } from '../executor/step-state.js';
 import type { RunControl, RunOptions, RunResult, StepRecorder, Stoppable } from '../executor/types.js';
+import type { CheckInput } from '../executor/run-inputs.js';
 import { isMemoryStore, type MemoryRunStore } from '../store/memory.js';
 import { storedStep } from '../store/stored-step.js';
 import type { RunFilter, RunStore, StoredRun } from '../store/types.js';
 import { asStoreError, fenced, GroupRecorder } from './group-recorder.js';
+import { resumption, withHistory, type Resumption } from './attempt-history.js';
 import { newOwnerId, ownerAlive } from './owner.js';
 import { endStatus, runDetail, runSummary, storedResult, type RunDetail, type RunSummary } from './stored-result.js';
 
@@ -25,6 +27,8 @@ export interface DurableSettings {
   readonly clock: Clock;
   readonly newRunId: () => string;
   readonly chain: (name: string) => ChainPlan | undefined;
+  /** The run's input against its chain's `inputs`: defaults filled, strings coerced, or why not. */
+  readonly checkInput: CheckInput;
   /** Executes a plan with the engine's tools. */
   readonly execute: (plan: ChainPlan, input: unknown, options: RunOptions) => Promise<RunResult>;
   /** The result (and events) of a run that could not start. */
@@ -69,7 +73,12 @@ export class DurableRuns {
     this.recorder = new GroupRecorder(s.store, s.inProcess, (runId, error) => this.active.get(runId)?.stop(error));
   }
 
-  start(plan: ChainPlan, input: unknown, options: StartOptions): Promise<RunResult> {
+  start(plan: ChainPlan, given: unknown, options: StartOptions): Promise<RunResult> {
+    // An input the chain refuses makes no run: nothing is recorded. The input recorded is the
+    // one the steps see (`--input ms=1500` is the number 1500 where the schema says integer).
+    const checked = this.s.checkInput(plan, given);
+    if (!checked.ok) return this.refuseInput(plan, given, options, checked.message);
+    const input = checked.input;
     const store = this.s.store;
     if (isMemoryStore(store) && options.runId === undefined) return this.startInMemory(store, plan, input, options);
     return this.startStored(plan, input, options);
@@ -92,6 +101,18 @@ export class DurableRuns {
     // SPEC §7.2: the id names a run already — answer from the store, refuse, or take it over.
     if (run.status !== 'running') return storedResult(run, await this.s.store.getSteps(id));
     return this.takeOver(run, { ...options, allowChanged: options.allowChanged ?? false });
+  }
+
+  /** A run id chosen by the caller may name a run already, which is answered as ever; else the input is refused. */
+  private async refuseInput(plan: ChainPlan, input: unknown, options: StartOptions, message: string): Promise<RunResult> {
+    const refusal = (): RunResult => this.s.refuse(plan.name, options.runId, { code: 'INPUT_INVALID', message }, input, options);
+    if (options.runId === undefined) return refusal();
+    try {
+      if ((await this.s.store.getRun(options.runId)) === undefined) return refusal();
+    } catch {
+      return refusal();
+    }
+    return this.startStored(plan, input, options);
   }
 
   /**
@@ -143,14 +164,15 @@ export class DurableRuns {
       const claim = await this.s.store.claimRun(run.id, { owner: this.owner, lease_until: now + this.s.leaseMs, now, expected_epoch: run.epoch });
       if (!claim.claimed) return refuse('RUN_IN_PROGRESS', `run ${run.id} was taken over by another owner at the same moment`);
       const restored = new Map<string, StepRecord>();
-      for (const step of await this.s.store.getSteps(run.id)) if (step.status === 'succeeded') restored.set(step.key, step);
-      return this.execute(plan, claim.run, run.input, options, restored);
+      const recorded = await this.s.store.getSteps(run.id);
+      for (const step of recorded) if (step.status === 'succeeded') restored.set(step.key, step);
+      return this.execute(plan, claim.run, run.input, options, restored, resumption(now, recorded));
     } catch (error) {
       return refuse(asStoreError(error, this.s.store.url).code, asStoreError(error, this.s.store.url).message);
     }
   }
 
-  private async execute(plan: ChainPlan, run: StoredRun, input: unknown, options: StartOptions, restored: ReadonlyMap<string, StepRecord> | undefined): Promise<RunResult> {
+  private async execute(plan: ChainPlan, run: StoredRun, input: unknown, options: StartOptions, restored: ReadonlyMap<string, StepRecord> | undefined, resumed?: Resumption): Promise<RunResult> {
     const { id, epoch } = run;
     const active = new Active(epoch);
     this.active.set(id, active);
@@ -158,7 +180,10 @@ export class DurableRuns {
     this.keepLeases();
     let result: RunResult;
     try {
-      const recorder = { record: (key: string, record: StepRecord) => this.recorder.record(id, storedStep(key, record)) };
+      const recorder =
+        resumed === undefined
+          ? { record: (key: string, record: StepRecord) => this.recorder.record(id, storedStep(key, record)) }
+          : { record: (key: string, record: StepRecord) => this.recorder.record(id, withHistory(storedStep(key, record), resumed)) };
       result = await this.s.execute(plan, input, runOptions(options, id, recorder, active, restored));
     } finally {
       this.active.delete(id);

@@ -1,34 +1,38 @@
-import type { ChainPlan } from '../compiler/plan.js';
+import type { ChainPlan, PlanStep } from '../compiler/plan.js';
 import type { RunError } from '../executor/events.js';
 import type { RunResult, StepSummary } from '../executor/types.js';
-import type { RunStatus, StoredRun, StoredStep } from '../store/types.js';
+import type { EarlierResult, RunStatus, StoredRun, StoredStep } from '../store/types.js';
+import { allAttempts, resumeTimes } from './attempt-history.js';
+import { isInterrupted } from './owner.js';
 
 // What the store knows of a run, in the shapes callers know: the RunResult of a finished run
 // (returned again, executing nothing, to whoever starts it with its id), and the detail of
 // `runs show --json` / `engine.runs.get`: SPEC §5's `--json` shape plus each step's output.
 
 /** One step of a stored run: SPEC §5's summary plus its output and when it started. */
-export interface StepDetail extends StepSummary {
+export interface StepDetail extends Omit<StepSummary, 'status'> {
+  /**
+   * `running`: not recorded yet, though every step it waits for is (it is at work, or waits for a
+   * slot); `interrupted`: the same in a run whose owner is gone.
+   */
+  readonly status: StepSummary['status'] | 'running' | 'interrupted';
   readonly output?: unknown;
   readonly started_at?: number;
   readonly fallback?: string;
+  /** What the step did in earlier executions of the run (it ran again after a resume), oldest first; `attempts` counts them too. */
+  readonly earlier?: readonly EarlierResult[];
 }
 
-export interface RunDetail {
-  readonly run_id: string;
-  readonly chain: string;
+export interface RunDetail extends RunSummary {
   readonly chain_hash: string;
-  readonly status: RunStatus;
   readonly input: unknown;
   readonly outputs: unknown;
-  readonly error?: RunError;
-  /** Every recorded step result by key (`name`, `name[i]`, `parent›name`), then the plan's steps that never ran as `pending`. */
+  /** Every recorded step result by key (`name`, `name[i]`, `parent›name`), then the plan's steps that have none (`pending`, or `running` / `interrupted` when all they wait for is recorded). */
   readonly steps: Readonly<Record<string, StepDetail>>;
-  readonly created_at: number;
-  readonly finished_at: number | null;
-  readonly duration_ms: number;
   /** Who runs it now, while it runs. */
   readonly owner: string | null;
+  /** When the run was resumed (oldest first); empty for a run that never was. */
+  readonly resumes: readonly number[];
 }
 
 /** A row of `runs list`. */
@@ -36,46 +40,75 @@ export interface RunSummary {
   readonly run_id: string;
   readonly chain: string;
   readonly status: RunStatus;
-  readonly created_at: number;
+  /** When the run was first started (a resumed run keeps it). Epoch milliseconds, like every time here. */
+  readonly started_at: number;
   readonly finished_at: number | null;
+  /** Until it finished, or until now while it runs; for an interrupted run, until the last sign of its owner. */
   readonly duration_ms: number;
+  /** Status `running`, but its owner is gone: nothing finishes it until it is resumed (`toolchain resume RUN_ID`). */
+  readonly interrupted: boolean;
   readonly error?: RunError;
 }
 
-export function runSummary(run: StoredRun, now: number): RunSummary {
+export function runSummary(run: StoredRun, now: number, steps?: readonly StoredStep[]): RunSummary {
+  const interrupted = isInterrupted(run, now);
+  const end = run.finished_at ?? (interrupted ? lastSignOfLife(run, steps) : now);
   return {
     run_id: run.id,
     chain: run.chain,
     status: run.status,
-    created_at: run.created_at,
+    started_at: run.created_at,
     finished_at: run.finished_at,
-    duration_ms: (run.finished_at ?? now) - run.created_at,
+    duration_ms: Math.max(0, end - run.created_at),
+    interrupted,
     ...(run.error ? { error: run.error } : {}),
   };
 }
 
+/** An interrupted run's owner was last heard of when it renewed its lease or recorded a step. */
+function lastSignOfLife(run: StoredRun, steps: readonly StoredStep[] | undefined): number {
+  let last = run.updated_at;
+  for (const s of steps ?? []) last = Math.max(last, s.started_at + s.duration_ms);
+  return last;
+}
+
 export function runDetail(run: StoredRun, steps: readonly StoredStep[], plan: ChainPlan | undefined, now: number): RunDetail {
+  const summary = runSummary(run, now, steps);
   const out: Record<string, StepDetail> = {};
   for (const s of steps) {
     out[s.key] = {
       status: s.status,
-      attempts: s.attempts,
+      attempts: allAttempts(s),
       duration_ms: s.duration_ms,
       started_at: s.started_at,
       ...(s.error ? { error: s.error } : {}),
       ...(s.output !== undefined ? { output: s.output } : {}),
       ...(s.fallback ? { fallback: s.fallback } : {}),
+      ...(s.earlier?.length ? { earlier: s.earlier } : {}),
     };
   }
-  for (const step of plan?.hash === run.chain_hash ? plan.steps : []) out[step.name] ??= { status: 'pending', attempts: 0, duration_ms: 0 };
-  return {
-    ...runSummary(run, now),
-    chain_hash: run.chain_hash,
-    input: run.input,
-    outputs: run.outputs,
-    steps: out,
-    owner: run.owner,
-  };
+  const planned = plan?.hash === run.chain_hash ? plan.steps : [];
+  for (const step of planned) {
+    if (out[step.name] !== undefined) continue;
+    out[step.name] = run.status === 'running' ? unrecorded(step, planned, out, steps, summary) : { status: 'pending', attempts: 0, duration_ms: 0 };
+  }
+  return { ...summary, chain_hash: run.chain_hash, input: run.input, outputs: run.outputs, steps: out, owner: run.owner, resumes: resumeTimes(steps) };
+}
+
+/**
+ * A step of a running run with no result recorded. If every step it waits for has one, it was
+ * ready: at work now (or waiting for a slot), or at work when the owner died. It started when the
+ * last of those ended, or when its first element or sub-chain step did.
+ */
+function unrecorded(step: PlanStep, planned: readonly PlanStep[], out: Record<string, StepDetail>, steps: readonly StoredStep[], run: RunSummary): StepDetail {
+  let started = run.started_at;
+  for (const i of step.waitsFor) {
+    const dep = out[planned[i]!.name];
+    if (dep === undefined || dep.status === 'pending' || dep.status === 'running' || dep.status === 'interrupted') return { status: 'pending', attempts: 0, duration_ms: 0 };
+    started = Math.max(started, (dep.started_at ?? run.started_at) + dep.duration_ms);
+  }
+  for (const s of steps) if (s.key.startsWith(`${step.name}[`) || s.key.startsWith(`${step.name}›`)) started = Math.min(started, s.started_at);
+  return { status: run.interrupted ? 'interrupted' : 'running', attempts: 1, duration_ms: Math.max(0, run.started_at + run.duration_ms - started), started_at: started };
 }
 
 /** The RunResult of a finished run, as its first execution returned it. */
@@ -88,7 +121,7 @@ export function storedResult(run: StoredRun, steps: readonly StoredStep[]): RunR
   return {
     run_id: run.id,
     chain: run.chain,
-    status: run.status === 'succeeded' ? 'succeeded' : 'failed',
+    status: run.status === 'running' ? 'failed' : run.status,
     outputs: run.status === 'succeeded' ? run.outputs : null,
     error: run.error ?? undefined,
     steps: summaries,
@@ -96,8 +129,7 @@ export function storedResult(run: StoredRun, steps: readonly StoredStep[]): RunR
   };
 }
 
-/** How a run ended, as the store says it: an ABORTED run was cancelled. */
+/** How a run ended, as the store says it. */
 export function endStatus(result: RunResult): Exclude<RunStatus, 'running'> {
-  if (result.status === 'succeeded') return 'succeeded';
-  return result.error?.code === 'ABORTED' ? 'cancelled' : 'failed';
+  return result.status;
 }

@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ToolchainError } from '../common/errors.js';
 
 // SPEC §8.1 security. With a token, every route but /healthz needs `Authorization: Bearer T` —
 // or, for the inspector in a browser (which cannot add a header to a page load or an
@@ -10,6 +11,13 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 export const TOKEN_COOKIE = 'toolchain_token';
 
 const digest = (s: string): Buffer => createHash('sha256').update(s).digest();
+
+/** Throws USAGE for a host other than loopback without a token: anyone who could reach it could run chains. */
+export function checkListenHost(host: string, token: string | undefined): void {
+  if (token === undefined && !isLoopbackHost(host)) {
+    throw new ToolchainError('USAGE', `refusing to listen on ${host} without a token: anyone who can reach it could run chains; pass --token (or set TOOLCHAIN_TOKEN), or listen on 127.0.0.1`);
+  }
+}
 
 export function isLoopbackHost(host: string): boolean {
   const h = host.replace(/^\[|\]$/g, '').toLowerCase();

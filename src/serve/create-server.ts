@@ -1,4 +1,5 @@
 import fastifyStatic from '@fastify/static';
+import { relative, sep } from 'node:path';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
 import { approvedBy } from '../call/index.js';
@@ -6,9 +7,9 @@ import type { Engine } from '../engine.js';
 import { ToolchainError } from '../common/errors.js';
 import { createObserver, type Observer } from '../observe/observe.js';
 import type { ApprovalRequest, ApproveCallback } from '../registry/types.js';
-import { installAuth, isLoopbackHost } from './auth.js';
+import { checkListenHost, installAuth } from './auth.js';
 import { installErrorHandlers } from './http-errors.js';
-import { inspectorDir } from './inspector-files.js';
+import { builtInspector, inspectorFilesIn } from './inspector-files.js';
 import { createMemoryRunService } from './memory-run-service.js';
 import { registerCatalogueRoutes } from './routes-catalogue.js';
 import { registerRunRoutes } from './routes-runs.js';
@@ -106,9 +107,7 @@ export async function createServer(engine: Engine, options: ServerOptions = {}):
     metrics: () => observer.metrics(),
     async listen(listen: ListenOptions = {}) {
       const host = listen.host ?? '127.0.0.1';
-      if (options.token === undefined && !isLoopbackHost(host)) {
-        throw new ToolchainError('USAGE', `refusing to listen on ${host} without a token: anyone who can reach it could run chains; pass --token (or set TOOLCHAIN_TOKEN), or listen on 127.0.0.1`);
-      }
+      checkListenHost(host, options.token);
       return app.listen({ host, port: listen.port ?? 7300 });
     },
     async close(graceMs = 10_000) {
@@ -120,19 +119,22 @@ export async function createServer(engine: Engine, options: ServerOptions = {}):
 
 async function registerInspector(app: FastifyInstance, webRoot: string | false | undefined): Promise<void> {
   if (webRoot === false) return;
-  const root = webRoot ?? inspectorDir();
-  if (root === undefined) {
+  const files = webRoot !== undefined ? inspectorFilesIn(webRoot) : builtInspector();
+  if (files === undefined) {
     app.get('/', async (_req, reply) => reply.type('text/plain').send('The run inspector is not built: run `npm run build`. The API is under /api/.\n'));
     return;
   }
+  const { dir, served, hashed } = files;
   await app.register(fastifyStatic, {
-    root,
+    root: dir,
     prefix: '/',
     index: ['index.html'],
-    // Hashed asset names never change content; the page itself is always revalidated. The page
+    // Only the built page and the files its build names: nothing else in the folder is served.
+    ...(served !== undefined ? { allowedPath: (path: string) => path === '/' || served.has(path.slice(1)) } : {}),
+    // Hashed asset names never change content; anything else is always revalidated. The page
     // may load and call nothing but this server.
     setHeaders: (reply, path) => {
-      reply.header('cache-control', path.endsWith('.html') ? 'no-cache' : 'public, max-age=31536000, immutable');
+      reply.header('cache-control', hashed.has(relative(dir, path).split(sep).join('/')) ? 'public, max-age=31536000, immutable' : 'no-cache');
       reply.header('content-security-policy', "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'");
       reply.header('x-content-type-options', 'nosniff');
       reply.header('referrer-policy', 'no-referrer');

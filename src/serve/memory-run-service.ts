@@ -4,10 +4,10 @@ import type { RunEvent, RunOptions, RunResult } from '../executor/index.js';
 import type { ApproveCallback } from '../registry/types.js';
 import { EventFeed } from './event-feed.js';
 import { RunView } from './run-view.js';
-import { ServiceError, type ListQuery, type RunDetail, type RunService, type RunSummary, type StartOptions, type StartOutcome } from './run-service.js';
+import { ServiceError, type ListQuery, type RunDetail, type RunService, type RunSummary, type StartOptions, type StartOutcome, type StepDetail } from './run-service.js';
 import { resumeQueued, submitQueued } from './queued-starts.js';
 import { storedEvents, storedEventStream, storedRunDetail } from './stored-events.js';
-import type { RunSummary as StoredSummary } from '../runs/stored-result.js';
+import type { RunDetail as StoredDetail, RunSummary as StoredSummary } from '../runs/stored-result.js';
 
 // The RunService of a server over one engine. The runs this server starts (and resumes) are
 // followed event by event, the newest `maxRuns` kept in memory (finished runs are dropped oldest
@@ -33,6 +33,12 @@ const REQUEST_CODES: ReadonlyMap<string, 400 | 404 | 409> = new Map([
   ['CHAIN_CHANGED', 409],
 ]);
 
+interface Resumed {
+  readonly seed: readonly RunEvent[];
+  readonly startedAt: number;
+  readonly resumes: readonly number[];
+}
+
 interface Entry {
   readonly view: RunView;
   readonly feed: EventFeed;
@@ -57,7 +63,8 @@ export function createMemoryRunService(engine: Engine, options: MemoryRunService
     }
   }
 
-  async function start(chain: string, input: unknown, opts: StartOptions, resumeId?: string, seed: readonly RunEvent[] = []): Promise<StartOutcome> {
+  /** `resumed`: the run taken up again, with what the store knows of it (its steps' events, its first start, its earlier resumes). */
+  async function start(chain: string, input: unknown, opts: StartOptions, resumeId?: string, resumed?: Resumed): Promise<StartOutcome> {
     if (closing) throw new ServiceError(503, 'SHUTTING_DOWN', 'the server is shutting down and takes no new runs');
     // With a queue the workers execute it; the server reads it from the store like any run elsewhere.
     if (engine.queued) return resumeId !== undefined ? resumeQueued(engine, resumeId) : submitQueued(engine, chain, input, opts.runId, opts.wait === true);
@@ -75,7 +82,10 @@ export function createMemoryRunService(engine: Engine, options: MemoryRunService
     }
     const id = known ?? randomUUID();
     const abort = new AbortController();
-    const view = new RunView(id, chain, input, Date.now(), (name) => engine.chain(name));
+    const view = new RunView(id, chain, input, resumed?.startedAt ?? Date.now(), (name) => engine.chain(name));
+    // One history: a resumed run keeps its first start, its earlier resumes, and marks this one.
+    for (const at of resumed?.resumes ?? []) view.resumedAt(at);
+    if (resumed !== undefined) view.resumedAt(Date.now());
     let follow!: (run: Promise<RunResult>) => void;
     const entry: Entry = { view, feed: new EventFeed(id), abort, done: new Promise<RunResult>((resolve) => (follow = resolve)) };
     // Events wait until the run is known to be a run: its first step moved, or it ended. A
@@ -84,8 +94,9 @@ export function createMemoryRunService(engine: Engine, options: MemoryRunService
     const held: RunEvent[] = [];
     let accepted = false;
     let refused = false;
-    // A resumed run's recorded successes are not run again (no events): they come from the store.
-    for (const e of seed) view.apply(e), entry.feed.push(e);
+    // A resumed run's recorded steps come from the store: its successes do not run again (no
+    // events), and what its failed steps did before stays on the timeline.
+    for (const e of resumed?.seed ?? []) view.apply(e), entry.feed.push(e);
     let decide!: (refusal: ServiceError | undefined) => void;
     const decided = new Promise<ServiceError | undefined>((resolve) => (decide = resolve));
     const deliver = (e: RunEvent): void => {
@@ -137,7 +148,9 @@ export function createMemoryRunService(engine: Engine, options: MemoryRunService
       return stored.map((r) => entries.get(r.run_id)?.view.summary() ?? storedSummary(r));
     },
     async get(runId: string): Promise<RunDetail | undefined> {
-      return entries.get(runId)?.view.detail() ?? storedRunDetail(engine, runId);
+      const entry = entries.get(runId);
+      if (entry === undefined) return storedRunDetail(engine, runId);
+      return withElements(entry.view.detail(), await engine.runs.get(runId).catch(() => undefined));
     },
     async events(runId: string) {
       return entries.get(runId)?.feed.read() ?? storedEventStream(engine, runId);
@@ -161,9 +174,10 @@ export function createMemoryRunService(engine: Engine, options: MemoryRunService
     async resume(runId: string): Promise<StartOutcome> {
       const stored = await engine.runs.get(runId);
       if (stored === undefined) throw new ServiceError(404, 'RUN_NOT_FOUND', `no run with id '${runId}'`);
-      const restored = storedEvents(stored, engine.chain(stored.chain)).filter((e) => e.type.startsWith('step:') && (e.type === 'step:started' || e.type === 'step:succeeded') && stored.steps[(e as { step: string }).step]?.status === 'succeeded');
+      // Steps at work when the run stopped have no record: they start again, from nothing.
+      const seed = storedEvents(stored, engine.chain(stored.chain)).filter((e) => 'step' in e && stored.steps[e.step]?.status !== 'running' && stored.steps[e.step]?.status !== 'interrupted');
       entries.delete(runId);
-      return start(stored.chain, stored.input, { wait: false }, runId, restored);
+      return start(stored.chain, stored.input, { wait: false }, runId, { seed, startedAt: stored.started_at, resumes: stored.resumes });
     },
     async close(graceMs = 10_000): Promise<void> {
       closing = true;
@@ -187,8 +201,34 @@ function storedSummary(r: StoredSummary): RunSummary {
     run_id: r.run_id,
     chain: r.chain,
     status: r.status,
-    started_at: r.created_at,
-    ...(r.finished_at !== null ? { finished_at: r.finished_at, duration_ms: r.duration_ms } : {}),
+    started_at: r.started_at,
+    ...(r.finished_at !== null || r.interrupted ? { duration_ms: r.duration_ms } : {}),
+    ...(r.finished_at !== null ? { finished_at: r.finished_at } : {}),
+    interrupted: r.interrupted,
     ...(r.error ? { error: r.error } : {}),
   };
+}
+
+/**
+ * A for_each step's elements have no events of their own, only records: the ones the store has so
+ * far join the live view, keyed `step[i]` as in `runs show`, each with its one bar on the timeline.
+ */
+function withElements(detail: RunDetail, stored: StoredDetail | undefined): RunDetail {
+  if (stored === undefined) return detail;
+  let steps: Record<string, StepDetail> | undefined;
+  for (const [key, s] of Object.entries(stored.steps)) {
+    if (!key.endsWith(']') || detail.steps[key] !== undefined || s.started_at === undefined) continue;
+    if (s.status !== 'succeeded' && s.status !== 'failed') continue;
+    steps ??= { ...detail.steps };
+    steps[key] = {
+      status: s.status,
+      attempts: s.attempts,
+      duration_ms: s.duration_ms,
+      started_at: s.started_at,
+      ...(s.output !== undefined ? { output: s.output } : {}),
+      ...(s.error !== undefined ? { error: s.error } : {}),
+      timeline: [{ attempt: s.attempts, started_at: s.started_at, duration_ms: s.duration_ms, status: s.status, ...(s.error !== undefined ? { error: s.error } : {}) }],
+    };
+  }
+  return steps === undefined ? detail : { ...detail, steps };
 }

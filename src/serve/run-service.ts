@@ -34,8 +34,10 @@ export interface RunSummary {
   /** Epoch milliseconds. */
   readonly started_at: number;
   readonly finished_at?: number;
-  /** Set once finished. */
+  /** Set once finished, and for an interrupted run (until the last sign of its owner). */
   readonly duration_ms?: number;
+  /** Status `running`, but its owner is gone: nothing finishes it until it is resumed. */
+  readonly interrupted: boolean;
   readonly error?: RunError;
 }
 
@@ -55,7 +57,8 @@ export interface AttemptRecord {
 
 /** A step of `runs show --json`: the SPEC §5 summary plus output, error, input and every attempt. */
 export interface StepDetail {
-  readonly status: 'pending' | 'running' | 'succeeded' | 'failed' | 'skipped';
+  /** `interrupted`: at work when the run's owner died. */
+  readonly status: 'pending' | 'running' | 'succeeded' | 'failed' | 'skipped' | 'interrupted';
   readonly attempts: number;
   readonly duration_ms: number;
   readonly started_at?: number;
@@ -72,6 +75,8 @@ export interface RunDetail extends RunSummary {
   readonly input: unknown;
   readonly outputs: unknown;
   readonly steps: Readonly<Record<string, StepDetail>>;
+  /** When the run was resumed (epoch milliseconds, oldest first); empty for a run that never was. */
+  readonly resumes: readonly number[];
 }
 
 export interface RunService {

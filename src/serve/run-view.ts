@@ -1,6 +1,5 @@
 import type { ChainPlan } from '../compiler/plan.js';
 import type { RunEvent } from '../executor/events.js';
-import { isCancellation } from '../observe/run-outcome.js';
 import type { AttemptRecord, RunDetail, RunStatus, RunSummary, StepDetail } from './run-service.js';
 
 // A run as the inspector and `runs show` see it, folded from its events one at a time. The
@@ -21,17 +20,24 @@ interface MutableStep {
   /** The run (top-level or sub-chain) the step belongs to. */
   run_id: string;
   timeline: AttemptRecord[];
+  /** Attempts made in earlier executions of the run (before a resume ran the step again). */
+  base: number;
 }
 
 export class RunView {
   status: RunStatus = 'running';
-  readonly started_at: number;
+  /** The run's start: when its executor began it (a resumed run: its first start, from the store). */
+  started_at: number;
   finished_at: number | undefined;
   duration_ms: number | undefined;
   outputs: unknown = null;
   error: RunDetail['error'];
   /** Set by the service when the run was cancelled through it. */
   cancelRequested = false;
+  /** Running, with its owner gone (a stored run): it ended, unfinished, this long after its start. */
+  private interruptedMs: number | undefined;
+  /** When the run was resumed, oldest first. */
+  private readonly resumes: number[] = [];
   private readonly steps = new Map<string, MutableStep>();
   /** Key prefix of each sub-chain run (`first›`); '' for the run itself. */
   private readonly prefixes = new Map<string, string>();
@@ -54,7 +60,11 @@ export class RunView {
 
   apply(e: RunEvent): void {
     if (e.type === 'run:started') {
-      if (e.parent === undefined) return;
+      if (e.parent === undefined) {
+        // The view is made before the run is created in the store; the run began here.
+        if (this.resumes.length === 0) this.started_at = e.timestamp;
+        return;
+      }
       const prefix = `${this.prefixes.get(e.parent.run_id) ?? ''}${e.parent.step}›`;
       this.prefixes.set(e.run_id, prefix);
       const plan = this.planOf(e.chain);
@@ -64,10 +74,11 @@ export class RunView {
     if (e.type === 'run:finished') {
       if (e.parent !== undefined) return;
       this.finished_at = e.timestamp;
-      this.duration_ms = e.duration_ms;
+      // A resumed run's time counts from its first start, not from the last resume.
+      this.duration_ms = this.resumes.length > 0 ? Math.max(0, e.timestamp - this.started_at) : e.duration_ms;
       this.outputs = e.outputs;
       this.error = e.error;
-      this.status = e.status === 'succeeded' ? 'succeeded' : this.cancelRequested || isCancellation(e.error) ? 'cancelled' : 'failed';
+      this.status = e.status === 'failed' && this.cancelRequested ? 'cancelled' : e.status;
       return;
     }
     if (e.type === 'agent:turn' || e.type === 'agent:tool_call') return;
@@ -77,25 +88,32 @@ export class RunView {
     const last = step.timeline[step.timeline.length - 1];
     switch (e.type) {
       case 'step:started':
+        // A step that ended before and starts again runs in a resumed execution: its earlier attempts stay.
+        // (An agent's calls of one tool share a key, each call a start of its own: not that.)
+        if (step.status !== 'pending' && step.status !== 'running' && e.call === undefined) {
+          step.base = step.attempts;
+          delete step.error;
+          delete step.skip_reason;
+        }
         step.status = 'running';
         step.started_at = e.timestamp;
-        step.attempts = 1;
-        step.timeline.push({ attempt: 1, started_at: e.timestamp, status: 'running' });
+        step.attempts = step.base + 1;
+        step.timeline.push({ attempt: step.base + 1, started_at: e.timestamp, status: 'running' });
         return;
       case 'step:retrying':
         if (last && last.status === 'running' && e.item === undefined) {
           step.timeline[step.timeline.length - 1] = { ...last, status: 'failed', duration_ms: e.duration_ms, error: e.error };
-          step.timeline.push({ attempt: e.attempt + 1, started_at: e.timestamp + e.delay_ms, status: 'running', ...(e.fallback ? { fallback: e.fallback } : {}) });
-          step.attempts = Math.max(step.attempts, e.attempt + 1);
+          step.timeline.push({ attempt: step.base + e.attempt + 1, started_at: e.timestamp + e.delay_ms, status: 'running', ...(e.fallback ? { fallback: e.fallback } : {}) });
+          step.attempts = Math.max(step.attempts, step.base + e.attempt + 1);
         } else if (e.item !== undefined) {
           // A for_each element failed an attempt: shown as a failed sliver inside the step's bar.
-          step.timeline.push({ attempt: e.attempt, started_at: e.timestamp - e.duration_ms, duration_ms: e.duration_ms, status: 'failed', error: e.error, item: e.item });
+          step.timeline.push({ attempt: step.base + e.attempt, started_at: e.timestamp - e.duration_ms, duration_ms: e.duration_ms, status: 'failed', error: e.error, item: e.item });
         }
         return;
       case 'step:succeeded':
       case 'step:failed': {
         step.status = e.status;
-        step.attempts = e.attempts;
+        step.attempts = step.base + e.attempts;
         step.duration_ms = e.duration_ms;
         step.started_at ??= e.started_at;
         if (e.type === 'step:succeeded') step.output = e.output;
@@ -133,24 +151,38 @@ export class RunView {
     }
   }
 
+  /** The run was taken up again at `at` (a resume): marked on the timeline; its time counts from its first start. */
+  resumedAt(at: number): void {
+    if (!this.resumes.includes(at)) this.resumes.push(at), this.resumes.sort((a, b) => a - b);
+  }
+
+  /** A stored run whose owner is gone: its steps at work are interrupted, its time stopped `ms` after its start. */
+  interruptedAfter(ms: number): void {
+    this.interruptedMs = ms;
+  }
+
   summary(): RunSummary {
+    const interrupted = this.status === 'running' && this.interruptedMs !== undefined;
+    const duration = this.duration_ms ?? (interrupted ? this.interruptedMs : undefined);
     return {
       run_id: this.run_id,
       chain: this.chain,
       status: this.status,
       started_at: this.started_at,
       ...(this.finished_at !== undefined ? { finished_at: this.finished_at } : {}),
-      ...(this.duration_ms !== undefined ? { duration_ms: this.duration_ms } : {}),
+      ...(duration !== undefined ? { duration_ms: duration } : {}),
+      interrupted,
       ...(this.error !== undefined ? { error: this.error } : {}),
     };
   }
 
   detail(): RunDetail {
+    const summary = this.summary();
     const steps: Record<string, StepDetail> = {};
     for (const [key, s] of this.steps) {
       const input = s.status === 'pending' || s.status === 'skipped' ? undefined : this.resolveInput(s);
       steps[key] = {
-        status: s.status,
+        status: s.status === 'running' && summary.interrupted ? 'interrupted' : s.status,
         attempts: s.attempts,
         duration_ms: s.duration_ms,
         ...(s.started_at !== undefined ? { started_at: s.started_at } : {}),
@@ -161,7 +193,7 @@ export class RunView {
         timeline: s.timeline,
       };
     }
-    return { ...this.summary(), input: this.input, outputs: this.outputs, steps };
+    return { ...summary, input: this.input, outputs: this.outputs, steps, resumes: [...this.resumes] };
   }
 
   /** The step's input_map against its run's context (inputs and earlier outputs); for_each steps show their list. */
@@ -179,7 +211,7 @@ export class RunView {
 }
 
 function blankStep(index: number, run_id: string): MutableStep {
-  return { status: 'pending', attempts: 0, duration_ms: 0, index, run_id, timeline: [] };
+  return { status: 'pending', attempts: 0, duration_ms: 0, index, run_id, timeline: [], base: 0 };
 }
 
 /** The run's inputs with their declared defaults, as the run's steps saw them. */

@@ -15,27 +15,41 @@ const POLL_MS = 500;
 /** The events a stored run's records stand for, in recording order; `plan` gives steps their index. */
 export function storedEvents(detail: StoredDetail, plan?: ChainPlan): RunEvent[] {
   const base = { run_id: detail.run_id, chain: detail.chain };
-  const events: RunEvent[] = [{ type: 'run:started', ...base, timestamp: detail.created_at, input: detail.input }];
+  const events: RunEvent[] = [{ type: 'run:started', ...base, timestamp: detail.started_at, input: detail.input }];
   const indexOf = new Map(plan?.steps.map((s) => [s.name, s.index]));
   let extra = plan?.steps.length ?? 0;
   for (const [step, s] of Object.entries(detail.steps)) {
     if (s.status === 'pending') continue;
-    const started_at = s.started_at ?? detail.created_at;
+    const started_at = s.started_at ?? detail.started_at;
     const index = indexOf.get(step) ?? extra++;
     const end = { ...base, timestamp: started_at + s.duration_ms, step, index, attempts: s.attempts, started_at, duration_ms: s.duration_ms };
+
+    // What the step did before the run was resumed, each earlier execution's attempts as one bar.
+    for (const e of s.earlier ?? []) {
+      const at = { ...base, timestamp: e.started_at + e.duration_ms, step, index, attempts: e.attempts, started_at: e.started_at, duration_ms: e.duration_ms };
+      if (e.status === 'skipped') events.push({ type: 'step:skipped', ...at, status: 'skipped', attempt: 0, reason: 'dependency' });
+      else {
+        events.push({ type: 'step:started', ...base, timestamp: e.started_at, step, index, attempt: 1 });
+        events.push({ type: 'step:failed', ...at, status: 'failed', attempt: Math.max(1, e.attempts), error: e.error ?? { code: 'TOOL_ERROR', message: '' } });
+      }
+    }
+    const earlier = s.earlier?.reduce((n, e) => n + e.attempts, 0) ?? 0;
+    end.attempts = s.attempts - earlier;
     if (s.status === 'skipped') {
       events.push({ type: 'step:skipped', ...end, status: 'skipped', attempt: 0, reason: 'when' });
       continue;
     }
     events.push({ type: 'step:started', ...base, timestamp: started_at, step, index, attempt: 1 });
-    if (s.status === 'succeeded') events.push({ type: 'step:succeeded', ...end, status: 'succeeded', attempt: s.attempts, output: s.output });
-    else events.push({ type: 'step:failed', ...end, status: 'failed', attempt: Math.max(1, s.attempts), error: s.error ?? { code: 'TOOL_ERROR', message: '' }, ...(s.output !== undefined ? { output: s.output } : {}) });
+    // At work (or when its owner died): started, not ended.
+    if (s.status === 'running' || s.status === 'interrupted') continue;
+    if (s.status === 'succeeded') events.push({ type: 'step:succeeded', ...end, status: 'succeeded', attempt: end.attempts, output: s.output });
+    else events.push({ type: 'step:failed', ...end, status: 'failed', attempt: Math.max(1, end.attempts), error: s.error ?? { code: 'TOOL_ERROR', message: '' }, ...(s.output !== undefined ? { output: s.output } : {}) });
   }
   if (detail.status !== 'running') {
     events.push({
       type: 'run:finished',
       ...base,
-      timestamp: detail.finished_at ?? detail.created_at + detail.duration_ms,
+      timestamp: detail.finished_at ?? detail.started_at + detail.duration_ms,
       status: detail.status === 'succeeded' ? 'succeeded' : 'failed',
       duration_ms: detail.duration_ms,
       outputs: detail.outputs,
@@ -49,9 +63,11 @@ export function storedEvents(detail: StoredDetail, plan?: ChainPlan): RunEvent[]
 export async function storedRunDetail(engine: Engine, runId: string): Promise<RunDetail | undefined> {
   const stored = await engine.runs.get(runId);
   if (stored === undefined) return undefined;
-  const view = new RunView(stored.run_id, stored.chain, stored.input, stored.created_at, (name) => engine.chain(name));
+  const view = new RunView(stored.run_id, stored.chain, stored.input, stored.started_at, (name) => engine.chain(name));
   for (const e of storedEvents(stored, engine.chain(stored.chain))) view.apply(e);
   if (stored.status === 'cancelled') view.status = 'cancelled';
+  if (stored.interrupted) view.interruptedAfter(stored.duration_ms);
+  for (const at of stored.resumes) view.resumedAt(at);
   return view.detail();
 }
 
@@ -61,10 +77,21 @@ export async function storedEventStream(engine: Engine, runId: string): Promise<
   if (first === undefined) return undefined;
   return {
     async *[Symbol.asyncIterator]() {
-      let sent = 0;
+      // Each event once, known by its kind, its step and how many of that kind the step had
+      // before it (a resumed step starts again): between two reads a step at work may end, and
+      // one recorded after another that started later moves ahead of it in the records.
+      const sent = new Set<string>();
       for (let detail: StoredDetail | undefined = first; detail !== undefined; ) {
-        const events = storedEvents(detail, engine.chain(detail.chain));
-        for (; sent < events.length; sent++) yield events[sent]!;
+        const seen = new Map<string, number>();
+        for (const e of storedEvents(detail, engine.chain(detail.chain))) {
+          const kind = 'step' in e ? `${e.type} ${e.step}` : e.type;
+          const nth = (seen.get(kind) ?? 0) + 1;
+          seen.set(kind, nth);
+          const identity = `${kind} ${nth}`;
+          if (sent.has(identity)) continue;
+          sent.add(identity);
+          yield e;
+        }
         if (detail.status !== 'running') return;
         await new Promise((resolve) => setTimeout(resolve, POLL_MS).unref());
         detail = await engine.runs.get(runId);

@@ -93,7 +93,7 @@ export class Entry implements LiveRun {
   finished(result: RunResult, at: number): void {
     this.live = undefined;
     // endStatus (runs/stored-result.ts), which the store may not import: runs depends on the store.
-    const status = result.status === 'succeeded' ? 'succeeded' : result.error?.code === 'ABORTED' ? 'cancelled' : 'failed';
+    const status = result.status;
     this.onEnd(this, { status, outputs: status === 'succeeded' ? result.outputs : null, error: result.error ?? null, finished_at: at });
   }
 

@@ -3,6 +3,7 @@ import { listLimit } from './run-codec.js';
 import { Entry, type LiveRun } from './memory-entry.js';
 import { storedStep } from './stored-step.js';
 import type { Claim, ClaimOutcome, CreateOutcome, NewRun, RunEnd, RunFilter, RunStore, StepBatch, StoredRun, StoredStep } from './types.js';
+import type { StepRecord } from '../executor/step-state.js';
 
 // The run store in memory: the library's default, so that runs can be listed, inspected and
 // cancelled in a process that set up nothing. It keeps the newest `maxRuns` finished runs (100 by
@@ -153,7 +154,7 @@ export function createMemoryStore(maxRuns = 100): MemoryRunStore {
     },
     async getSteps(id: string) {
       const entry = find(id);
-      return entry ? [...entry.steps()].map(([key, record]) => storedStep(key, record)) : [];
+      return entry ? [...entry.steps()].map(([key, record]) => withHistoryOf(storedStep(key, record), record)) : [];
     },
     async listRuns(filter: RunFilter = {}) {
       const limit = listLimit(filter.limit);
@@ -183,4 +184,11 @@ export function createMemoryStore(maxRuns = 100): MemoryRunStore {
       unindexed = [];
     },
   };
+}
+
+/** A result recorded by a resumed run keeps what the step did before (StepRecord alone has no field for it). */
+function withHistoryOf(step: StoredStep, record: StepRecord | StoredStep): StoredStep {
+  const { earlier, resumed_at } = record as StoredStep;
+  if (earlier === undefined && resumed_at === undefined) return step;
+  return { ...step, ...(earlier !== undefined ? { earlier } : {}), ...(resumed_at !== undefined ? { resumed_at } : {}) };
 }

@@ -47,6 +47,20 @@ export interface StoredRun {
  */
 export interface StoredStep extends StepRecord {
   readonly key: string;
+  /** The step's results in earlier executions of the run (before it was resumed), oldest first. */
+  readonly earlier?: readonly EarlierResult[];
+  /** On a result recorded by a resumed execution: when the run was resumed. */
+  readonly resumed_at?: number;
+}
+
+/** A result a resumed run's step had before it ran again: failed, or skipped because of a failure. */
+export interface EarlierResult {
+  readonly status: StepRecord['status'];
+  readonly attempts: number;
+  readonly started_at: number;
+  readonly duration_ms: number;
+  readonly error?: StepRecord['error'];
+  readonly resumed_at?: number;
 }
 
 export interface NewRun {

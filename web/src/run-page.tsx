@@ -35,7 +35,8 @@ export function RunPage({ id }: { id: string }) {
         if (stopped) return;
         setDetail(run);
         api.chain(run.chain).then((c) => !stopped && setChain(c), () => !stopped && setChain('gone'));
-        if (run.status === 'running' && !stopFollowing) {
+        // An interrupted run has no owner to send events: nothing to follow until it is resumed.
+        if (run.status === 'running' && !run.interrupted && !stopFollowing) {
           const view = new RunView(run.run_id, run.chain, run.input, run.started_at, () => undefined);
           live.current = view;
           stopFollowing = followRun(id, (e) => (view.apply(e), redraw()), () => {
@@ -59,7 +60,7 @@ export function RunPage({ id }: { id: string }) {
   }, [id, generation]);
 
   // While running, the clock moves the running bars.
-  const running = (live.current?.status ?? detail?.status) === 'running';
+  const running = (live.current?.status ?? detail?.status) === 'running' && detail?.interrupted !== true;
   const [now, setNow] = useState(Date.now());
   useEffect(() => {
     if (!running) return;
@@ -92,24 +93,29 @@ export function RunPage({ id }: { id: string }) {
     }
   };
 
-  const end = shown.finished_at ?? now;
+  const end = shown.finished_at ?? (shown.interrupted ? shown.started_at + (shown.duration_ms ?? 0) : now);
   return (
-    <section class="run" data-status={shown.status}>
+    <section class="run" data-status={shown.status} data-interrupted={shown.interrupted ? 'true' : undefined}>
       <div class="run-head">
         <h1 tabIndex={-1}>
           {shown.chain} <span class="mono muted">{shown.run_id}</span>
         </h1>
         <div class="facts">
-          <StatusBadge status={shown.status} />
+          <StatusBadge status={shown.interrupted ? 'interrupted' : shown.status} />
           <span>started {formatTime(shown.started_at)}</span>
           <span>{formatDuration(shown.duration_ms ?? end - shown.started_at)}</span>
         </div>
         <div class="actions">
-          <button type="button" onClick={() => void act('cancel')} disabled={shown.status !== 'running'}>Cancel</button>
-          <button type="button" onClick={() => void act('resume')} disabled={shown.status === 'running' || shown.status === 'succeeded'}>Resume</button>
+          <button type="button" onClick={() => void act('cancel')} disabled={shown.status !== 'running' || shown.interrupted}>Cancel</button>
+          <button type="button" onClick={() => void act('resume')} disabled={(shown.status === 'running' && !shown.interrupted) || shown.status === 'succeeded'}>Resume</button>
           <button type="button" onClick={() => void act('rerun')}>Re-run with same input</button>
         </div>
       </div>
+      {shown.interrupted && (
+        <p class="notice interrupted" role="status">
+          Interrupted: the process that ran it is gone, and nothing finishes it until it is resumed. Resume continues it from its recorded steps (or run <code>toolchain resume {shown.run_id}</code>).
+        </p>
+      )}
       {notice && <p class={`notice ${notice.kind}`} role={notice.kind === 'error' ? 'alert' : 'status'}>{notice.text}</p>}
       {shown.error && (
         <p class="notice error run-error" role="alert">
@@ -150,5 +156,6 @@ function mergeLive(liveDetail: RunDetail, fetched: RunDetail | undefined): RunDe
     const input = fetched.steps[key]?.input;
     if (input !== undefined && s.input === undefined) steps[key] = { ...s, input };
   }
-  return { ...liveDetail, steps };
+  // The page's own view started from the fetched record: the resumes it knew of are the server's.
+  return { ...liveDetail, steps, resumes: liveDetail.resumes.length ? liveDetail.resumes : fetched.resumes };
 }

@@ -87,12 +87,12 @@ export function RunsPage() {
           </thead>
           <tbody>
             {runs.map((r) => (
-              <tr key={r.run_id} data-run={r.run_id} data-status={r.status}>
-                <td><StatusBadge status={r.status} /></td>
+              <tr key={r.run_id} data-run={r.run_id} data-status={r.status} data-interrupted={r.interrupted ? 'true' : undefined}>
+                <td><StatusBadge status={r.interrupted ? 'interrupted' : r.status} /></td>
                 <td>{r.chain}</td>
                 <td><a href={`#/runs/${encodeURIComponent(r.run_id)}`} class="mono">{r.run_id.slice(0, 13)}</a></td>
                 <td>{formatTime(r.started_at)}</td>
-                <td class="num">{formatDuration(r.duration_ms ?? (r.status === 'running' ? now - r.started_at : undefined))}</td>
+                <td class="num">{formatDuration(r.duration_ms ?? (r.status === 'running' && !r.interrupted ? now - r.started_at : undefined))}</td>
                 <td class="error-cell">{r.error ? <><code>{r.error.code}</code> {r.error.message}</> : ''}</td>
               </tr>
             ))}

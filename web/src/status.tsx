@@ -7,6 +7,7 @@ const SYMBOL: Record<string, string> = {
   failed: '✗',
   skipped: '–',
   cancelled: '⊘',
+  interrupted: '↯',
 };
 
 export function StatusBadge({ status }: { status: string }) {

@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { createEngine } from '../../engine.js';
 import { ToolchainError } from '../../common/errors.js';
@@ -10,6 +12,8 @@ import { parseMocks } from '../run-mocks.js';
 import { openSession, type SessionFlags } from '../run-session.js';
 import { collect, ISOLATION_HELP } from '../shared-options.js';
 import { storeUrl } from '../store-url.js';
+import { openOnFirstUse } from '../../store/lazy-store.js';
+import { openStore } from '../../store/open-store.js';
 
 // `toolchain run CHAIN` (SPEC §5, §7, §10): inputs from --input-file, then --input-json, then each
 // --input KEY=VALUE (the later source wins; run-input.ts); outputs as JSON on stdout (or the whole
@@ -61,6 +65,11 @@ async function runCommand(ctx: CommandContext, chainName: string, flags: RunFlag
   if (mocks && flags.queue !== undefined) throw new ToolchainError('USAGE', '--mock makes a dry run in this process; it cannot go with --queue');
   if (concurrency !== undefined && flags.queue !== undefined) throw new ToolchainError('USAGE', "--concurrency limits steps in this process; with --queue the chain's own concurrency applies on the workers");
   const session = openSession(io, flags, globals);
+  const storeAt = flags.queue !== undefined && flags.store === undefined && io.env.TOOLCHAIN_STORE === undefined ? undefined : storeUrl(flags.store, io);
+  // An SQLite store whose folder does not exist yet is opened when the run first writes (opening
+  // creates the folder): a refused run leaves no .toolchain/ behind. One that exists opens at once,
+  // so that a file that is no store is reported before anything runs.
+  const store = storeAt?.startsWith('sqlite:') && !existsSync(dirname(resolve(io.cwd, storeAt.slice('sqlite:'.length)))) ? openOnFirstUse(storeAt, () => openStore(storeAt)) : storeAt;
   try {
     // One run calls a few of the installed tools: compile their validators and import their
     // handlers on first use only.
@@ -69,7 +78,7 @@ async function runCommand(ctx: CommandContext, chainName: string, flags: RunFlag
       pluginsDir: globals.plugins,
       load: 'lazy',
       cache: ctx.diskCache(),
-      store: flags.queue !== undefined && flags.store === undefined && io.env.TOOLCHAIN_STORE === undefined ? undefined : storeUrl(flags.store, io),
+      store,
       ...(flags.queue !== undefined ? { queue: flags.queue } : {}),
       isolation: session.isolation,
       ...(session.logger ? { logger: session.logger } : {}),
@@ -92,6 +101,7 @@ async function runCommand(ctx: CommandContext, chainName: string, flags: RunFlag
       await engine.close();
     }
   } finally {
+    if (typeof store === 'object') await store.close();
     session.close();
   }
 }

@@ -3,7 +3,11 @@ import { createEngine, type Engine } from '../../engine.js';
 import { ToolchainError } from '../../common/errors.js';
 import { EXIT_OK } from '../io.js';
 import type { CommandContext } from '../main.js';
-import { showDiagnostic } from '../paths.js';
+import { relativeTo, showDiagnostic } from '../paths.js';
+import { durationFlag } from '../duration-flag.js';
+import { formatMs } from '../runs-table.js';
+import type { Diagnostic } from '../../common/errors.js';
+import { checkListenHost } from '../../serve/auth.js';
 import { collect, ISOLATION_HELP, isolationFlag } from '../shared-options.js';
 import { guardProcess } from '../process-guard.js';
 import { DEFAULT_STORE, storeUrl } from '../store-url.js';
@@ -39,7 +43,7 @@ export function registerServe(program: Command, ctx: CommandContext): void {
     .option('--no-watch', 'do not reload plugins and chains when their files change')
     .option('--store <url>', `where runs are recorded and read (default: env TOOLCHAIN_STORE, else ${DEFAULT_STORE})`)
     .option('--queue <url>', "submit the runs started over HTTP to this queue's workers (redis://HOST:PORT[/DB][?queue=NAME]); the store then defaults to that Redis")
-    .option('--grace <seconds>', 'on shutdown, how long runs in flight may take before they are cancelled', '10')
+    .option('--grace <duration>', 'on shutdown, how long runs in flight may take before they are cancelled', '10s')
     .option('--isolation <level>', ISOLATION_HELP, 'worker')
     .action(async (flags: ServeFlags) => {
       ctx.exit(await serve(ctx, flags));
@@ -56,15 +60,27 @@ async function serve(ctx: CommandContext, flags: ServeFlags): Promise<number> {
   const { io } = ctx;
   const globals = ctx.globals();
   const port = whole('port', flags.port, 0, 65535);
-  const graceMs = whole('grace', flags.grace, 0, 3600) * 1000;
+  const graceMs = durationFlag('grace', flags.grace, true);
   const isolation = isolationFlag(flags.isolation);
   const token = flags.token ?? (io.env.TOOLCHAIN_TOKEN || undefined);
   if (token !== undefined && token.length < 8) throw new ToolchainError('USAGE', 'the token must be at least 8 characters long');
+  // Every argument is checked before a plugin loads: a refusal comes at once, and runs no plugin code.
+  checkListenHost(flags.host, token);
   const { createServer } = await import('../../serve/index.js');
   const { createObserver } = await import('../../observe/index.js');
   const { createCliLogger } = await import('../../observe/cli-logger.js');
   const logger = createCliLogger({ stream: io.stdout, verbose: flags.verbose });
   const say = (line: string): void => void io.stderr.write(`toolchain serve: ${line}\n`);
+  // Each problem once on stderr for whoever watches the terminal, and once in the log at its
+  // severity with its file, line, column and code, for whoever reads the log.
+  const problems = (diagnostics: readonly Diagnostic[], context: { plugin?: string }): void => {
+    for (const d of diagnostics) {
+      const line = showDiagnostic(io.cwd, d);
+      say(line);
+      const where = d.file !== undefined ? { file: relativeTo(io.cwd, d.file), line: d.line ?? 1, col: d.col ?? 1 } : {};
+      logger[d.severity === 'error' ? 'error' : 'warn']({ event: 'diagnostic', ...context, code: d.code, severity: d.severity, ...where }, line);
+    }
+  };
   // The observer needs the engine's plans and the engine needs the observer's log: tie the knot late.
   let engine: Engine | undefined;
   const observer = createObserver({ chain: (name) => engine?.chain(name) }, { logger });
@@ -77,17 +93,19 @@ async function serve(ctx: CommandContext, flags: ServeFlags): Promise<number> {
     ...(flags.queue !== undefined ? { queue: flags.queue } : {}),
     observe: observer,
     onPluginEvent: (e) => {
-      logger.info({ event: e.type, plugin: e.plugin, version: e.version }, e.type);
-      for (const d of e.diagnostics ?? []) say(showDiagnostic(io.cwd, d));
+      const diagnostics = e.diagnostics ?? [];
+      const level = e.type === 'plugin:error' || diagnostics.some((d) => d.severity === 'error') ? 'error' : diagnostics.length > 0 || e.type === 'plugin:inactive' ? 'warn' : 'info';
+      logger[level]({ event: e.type, plugin: e.plugin, dir: relativeTo(io.cwd, e.dir), version: e.version, problems: diagnostics.length }, `${e.type} ${e.plugin}${diagnostics.length ? `: ${diagnostics.length} problem${diagnostics.length === 1 ? '' : 's'}` : ''}`);
+      problems(diagnostics, { plugin: e.plugin });
     },
     onChainsReloaded: (e) => {
       logger.info({ event: 'chains:reloaded', chains: e.chains }, 'chains:reloaded');
-      for (const d of e.diagnostics) say(showDiagnostic(io.cwd, d));
+      problems(e.diagnostics, {});
     },
   });
   const unguard = guardProcess({ pluginsDir: globals.plugins, report: (line) => logger.warn({ event: 'process:uncaught' }, line) });
   try {
-    for (const d of engine.diagnostics()) say(showDiagnostic(io.cwd, d));
+    problems(engine.diagnostics(), {});
     const server = await createServer(engine, { logger, approve: flags.approve, ...(token !== undefined ? { token } : {}) });
     let url: string;
     try {
@@ -97,9 +115,11 @@ async function serve(ctx: CommandContext, flags: ServeFlags): Promise<number> {
       if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new ToolchainError('USAGE', `port ${port} on ${flags.host} is in use; pick another with --port`);
       throw error;
     }
+    // Listening for the signals before saying where: a SIGTERM right after that line stops it gracefully.
+    const signalled = untilSignal();
     say(`${engine.chains().length} chains, ${engine.tools().tools().length} tools; inspector at ${url}/${token !== undefined ? '?token=…' : ''} (Ctrl-C stops)`);
-    const signal = await untilSignal();
-    say(`${signal}: finishing requests in flight; runs have ${graceMs / 1000} s`);
+    const signal = await signalled;
+    say(`${signal}: finishing requests in flight; runs have ${formatMs(graceMs)}`);
     await server.close(graceMs);
     logger.flush();
     say('stopped');

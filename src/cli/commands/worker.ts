@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { ToolchainError } from '../../common/errors.js';
-import { parseDuration } from '../../expr/index.js';
+import { durationFlag as duration } from '../duration-flag.js';
 import { createWorker } from '../../worker.js';
 import { EXIT_OK } from '../io.js';
 import type { CommandContext } from '../main.js';
@@ -40,13 +40,6 @@ export function registerWorker(program: Command, ctx: CommandContext): void {
     .action(async (flags: WorkerFlags) => {
       ctx.exit(await work(ctx, flags));
     });
-}
-
-function duration(name: string, text: string, allowZero: boolean): number {
-  if (allowZero && /^0(ms|s)?$/.test(text)) return 0;
-  const ms = parseDuration(text);
-  if (ms === undefined) throw new ToolchainError('USAGE', `--${name} must be a duration such as 500ms, 2s or 1m, got '${text}'`);
-  return ms;
 }
 
 async function work(ctx: CommandContext, flags: WorkerFlags): Promise<number> {

@@ -99,6 +99,7 @@ export function summaryLine(result: RunResult): string {
   const counts = new Map<string, number>();
   for (const s of Object.values(result.steps)) counts.set(s.status, (counts.get(s.status) ?? 0) + 1);
   const parts = ['succeeded', 'failed', 'skipped', 'pending'].filter((k) => counts.get(k)).map((k) => `${counts.get(k)} ${k === 'pending' ? 'not run' : k}`);
-  const mark = result.status === 'succeeded' ? '\u001b[32m✓\u001b[0m' : '\u001b[31m✗\u001b[0m';
-  return `${mark} ${result.chain} ${result.status} in ${ms(result.duration_ms)}: ${parts.join(', ')}`;
+  const mark = result.status === 'succeeded' ? '\u001b[32m✓\u001b[0m' : result.status === 'cancelled' ? '\u001b[33m⊘\u001b[0m' : '\u001b[31m✗\u001b[0m';
+  // A run executed elsewhere (a queue's worker) may come back without step summaries: no dangling colon then.
+  return `${mark} ${result.chain} ${result.status} in ${ms(result.duration_ms)}${parts.length ? `: ${parts.join(', ')}` : ''}`;
 }
