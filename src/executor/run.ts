@@ -233,13 +233,11 @@ export class Run implements CallOwner, CallWatcher, Stoppable {
     this.options.recorder?.record(this.keyPrefix + name, record());
   }
 
-  progress(i: number, done: number, total: number): void {
-    this.options.onProgress?.({ run_id: this.runId, step: this.plan.steps[i]!.name, done, total });
-  }
-  /** A for_each's elements done (displays); a call's own report (ctx.progress) is a step:progress event. */
+  /** A call's own report of how far it has got (ctx.progress): a step:progress event, when someone listens. */
   callProgress(label: string, attempt: number, item: number | undefined, report: ToolProgress): void {
     if (this.onEvent) progressEvent(this, label, attempt, item, report);
   }
+
   log(label: string, attempt: number, message: string, fields: Record<string, unknown> | undefined): void {
     this.host.log({ timestamp: this.clock.now(), run_id: this.runId, step: label, attempt, message, ...(fields !== undefined ? { fields } : {}) });
   }
