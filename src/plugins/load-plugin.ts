@@ -162,6 +162,8 @@ export interface LoadPluginOptions {
   readonly sessions?: SourceSessions;
   /** A source's tools changed on their own (an MCP server's list_changed): the caller reloads the plugin. */
   readonly onSourceChanged?: () => void;
+  /** Where a source reads environment variables (an MCP server's `env` and `headers`, the address policy's allow list); default process.env. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
 export async function loadPlugin(dir: string, options: LoadPluginOptions = {}): Promise<PluginLoad> {
@@ -245,6 +247,7 @@ async function loadFromSource(dir: string, read: ReadManifest, manifest: PluginM
     ...(options.cache ? { cache: options.cache } : {}),
     ...(options.sessions ? { sessions: options.sessions } : {}),
     ...(options.onSourceChanged ? { onSourceChanged: options.onSourceChanged } : {}),
+    ...(options.env ? { env: options.env } : {}),
     log,
   });
   if (!loaded.ok) return { ok: false, name: manifest.name, diagnostics: [...read.diagnostics, ...loaded.diagnostics] };

@@ -39,7 +39,7 @@ interface Prepared {
 }
 
 export function createPluginHost(options: PluginHostOptions): PluginHost {
-  const { dir, registry, cache, isolation, log } = options;
+  const { dir, registry, cache, isolation, log, env } = options;
   const folders = new Map<string, Folder>();
   /** Plugin name → the version in the registry now. */
   const installed = new Map<string, ReadyPlugin>();
@@ -88,6 +88,7 @@ export function createPluginHost(options: PluginHostOptions): PluginHost {
         ...(cache ? { cache } : {}),
         ...(isolation ? { isolation } : {}),
         ...(log ? { log } : {}),
+        ...(env ? { env } : {}),
       });
       return { entry, folder, generation, loaded, load: buildPlugin(registry, loaded) };
     })();
