@@ -279,8 +279,10 @@ function isRelativePath(command: string): boolean {
 }
 
 function describe(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
-  return text.replace(/\s+/g, ' ').trim();
+  const text = (error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ').trim();
+  // The SDK's StreamableHTTPError keeps the HTTP status in `code` and only the body in its message.
+  const status = (error as { code?: unknown } | null)?.code;
+  return typeof status === 'number' && status >= 400 && status < 600 && text.startsWith('Streamable HTTP error') ? `${text} (HTTP ${status})` : text;
 }
 
 function isConnectionLoss(error: unknown): boolean {
