@@ -1,4 +1,5 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -16,6 +17,23 @@ const require = createRequire(import.meta.url);
 const FS_SERVER = require.resolve('@modelcontextprotocol/server-filesystem/dist/index.js');
 const EVERYTHING = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');
 const CHANGING = join(import.meta.dirname, 'fixtures', 'mcp', 'changing-server.mjs');
+const HTTP_SERVER = join(import.meta.dirname, 'fixtures', 'mcp', 'http-server.mjs');
+
+/** Starts the Streamable HTTP fixture on `port` (0: a free one) with its token; resolves once it listens. */
+async function httpServer(port: number, token: string): Promise<{ child: ChildProcess; port: number }> {
+  const child = spawn(process.execPath, [HTTP_SERVER, String(port)], { env: { ...process.env, MCP_TEST_TOKEN: token }, stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout!.setEncoding('utf8');
+  const listening = new Promise<number>((resolve, reject) => {
+    child.stdout!.on('data', (chunk: string) => {
+      out += chunk;
+      const m = /listening (\d+)/.exec(out);
+      if (m) resolve(Number(m[1]));
+    });
+    child.once('exit', (code) => reject(new Error(`the HTTP fixture exited (${code}) before it listened: ${out}`)));
+  });
+  return { child, port: await listening };
+}
 
 let root: string;
 let data: string;
@@ -221,5 +239,55 @@ describe('tools/list_changed', () => {
       await engine.close();
     }
     expect(childrenRunning(CHANGING)).toHaveLength(0);
+  });
+});
+
+describe('source: mcp over Streamable HTTP (url and headers from the environment)', () => {
+  it('reaches the server with its header, fails calls with TOOL_UNAVAILABLE while it is gone, and reconnects', async () => {
+    let server = await httpServer(0, 't-123');
+    const manifest = (name: string): string =>
+      `name: ${name}\nversion: 1.0.0\nenv: [MCP_TEST_TOKEN]\nsource:\n  mcp:\n    url: http://127.0.0.1:${server.port}/mcp\n    headers: { Authorization: "Bearer \${MCP_TEST_TOKEN}" }\n    startup_timeout: 5s\n`;
+    const p = await project('http', { web: manifest('web') }, {
+      hello: 'name: hello\nsteps:\n  - name: g\n    tool: web/greet\n    input_map: { name: Ada }\n    retry: { max_attempts: 10, backoff: { initial: 100ms, jitter: none }, retry_on: [TOOL_UNAVAILABLE] }\noutputs: { text: $.g.text }\n',
+      once: 'name: once\nsteps:\n  - name: g\n    tool: web/greet\n    input_map: { name: Bo }\n',
+    });
+    const engine = await createEngine({ chainsDir: p.chainsDir, pluginsDir: p.pluginsDir, cache: 'off', registryOptions: { env: { MCP_TEST_TOKEN: 't-123' } } });
+    try {
+      expect(engine.plugins()[0]).toMatchObject({ status: 'active', tools: ['web/greet'] });
+      expect(engine.tools().get('web/greet')!.returns).toMatchObject({ required: ['text'] });
+      expect((await engine.run('hello')).outputs).toEqual({ text: 'Hello, Ada!' });
+      // The server goes away: a call fails at once, as TOOL_UNAVAILABLE.
+      server.child.kill('SIGKILL');
+      await once(server.child, 'exit');
+      const gone = await engine.run('once');
+      expect(gone.error?.code).toBe('TOOL_UNAVAILABLE');
+      // Back on the same address: the retrying chain waits for the reconnect.
+      server = await httpServer(server.port, 't-123');
+      const back = await engine.run('hello');
+      expect(back.error).toBeUndefined();
+      expect(back.outputs).toEqual({ text: 'Hello, Ada!' });
+    } finally {
+      await engine.close();
+      server.child.kill();
+    }
+  }, 30_000);
+
+  it('a header the server refuses (a wrong token) leaves the plugin unloaded, saying what the server answered', async () => {
+    const server = await httpServer(0, 'right');
+    try {
+      const manifest = `name: web\nversion: 1.0.0\nenv: [MCP_TEST_TOKEN]\nsource:\n  mcp:\n    url: http://127.0.0.1:${server.port}/mcp\n    headers: { Authorization: "Bearer \${MCP_TEST_TOKEN}" }\n`;
+      const p = await project('http-refused', { web: manifest }, {});
+      const engine = await createEngine({ pluginsDir: p.pluginsDir, cache: 'off', registryOptions: { env: { MCP_TEST_TOKEN: 'wrong' } } });
+      try {
+        const status = engine.plugins()[0]!;
+        expect(status.status).toBe('error');
+        expect(status.diagnostics[0]).toMatchObject({ code: 'TOOL_UNAVAILABLE', line: 6 });
+        expect(status.diagnostics[0]!.message).toMatch(/could not be reached: .*a wrong or missing token \(HTTP 401\)/);
+      } finally {
+        await engine.close();
+      }
+    } finally {
+      server.child.kill();
+    }
   });
 });
