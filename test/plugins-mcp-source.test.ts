@@ -216,7 +216,7 @@ describe('source: mcp with @modelcontextprotocol/server-everything', () => {
 });
 
 describe('tools/list_changed', () => {
-  it('reloads the plugin with the new list; a run already going keeps the tools it started with', async () => {
+  it('reloads the plugin with the new list, with one server however many reloads', async () => {
     const p = await project('changing', { ch: mcpPlugin('ch', [CHANGING]) }, {
       add: 'name: add\nsteps:\n  - name: a\n    tool: ch/add_tool\n  - name: wait\n    tool: ch/slow\n    input_map: { ms: 400 }\n',
       extra: 'name: extra\nsteps:\n  - name: x\n    tool: ch/extra\n',
@@ -224,13 +224,13 @@ describe('tools/list_changed', () => {
     const loaded: string[] = [];
     const engine = await createEngine({ chainsDir: p.chainsDir, pluginsDir: p.pluginsDir, watch: true, onPluginEvent: (e) => loaded.push(e.type) });
     try {
-      expect(engine.plugins()[0]!.tools).toEqual(['ch/add_tool', 'ch/slow']);
+      expect(engine.plugins()[0]!.tools).toEqual(['ch/add_tool', 'ch/slow', 'ch/drop_later', 'ch/later']);
       const before = await engine.run('extra');
       expect(before.error?.code).toBe('TOOL_NOT_FOUND');
       const first = engine.run('add');
       const result = await first;
       expect(result.error).toBeUndefined();
-      await expect.poll(() => engine.plugins()[0]!.tools, { timeout: 5000 }).toEqual(['ch/add_tool', 'ch/slow', 'ch/extra']);
+      await expect.poll(() => engine.plugins()[0]!.tools, { timeout: 5000 }).toEqual(['ch/add_tool', 'ch/slow', 'ch/drop_later', 'ch/later', 'ch/extra']);
       const after = await engine.run('extra');
       expect(after.outputs).toBe('extra here');
       // One server for the plugin, however many reloads.
@@ -240,6 +240,35 @@ describe('tools/list_changed', () => {
     }
     expect(childrenRunning(CHANGING)).toHaveLength(0);
   });
+
+  it('a run going while the list changes keeps the tools it started with; the next run gets the new list', async () => {
+    const p = await project('changing-mid-run', { ch: mcpPlugin('ch', [CHANGING]) }, {
+      // Its second step starts only after the first has waited, by when the list has changed.
+      going: 'name: going\nsteps:\n  - name: wait\n    tool: ch/slow\n    input_map: { ms: 1500 }\n  - name: then\n    tool: ch/later\n    depends_on: [wait]\noutputs: { said: $.then }\n',
+      drop: 'name: drop\nsteps:\n  - name: d\n    tool: ch/drop_later\n',
+    });
+    const reloads: string[] = [];
+    const engine = await createEngine({ chainsDir: p.chainsDir, pluginsDir: p.pluginsDir, watch: true, onPluginEvent: (e) => reloads.push(e.type) });
+    try {
+      const events: RunEvent[] = [];
+      const going = engine.run('going', undefined, { onEvent: (e) => events.push(e) });
+      await expect.poll(() => events.some((e) => e.type === 'step:started' && e.step === 'wait')).toBe(true);
+      // While the first step waits: the server takes `later` off its list and the plugin reloads.
+      expect((await engine.run('drop')).error).toBeUndefined();
+      await expect.poll(() => engine.plugins()[0]!.tools, { timeout: 5000 }).toEqual(['ch/add_tool', 'ch/slow', 'ch/drop_later']);
+      expect(events.some((e) => e.type === 'step:started' && e.step === 'then')).toBe(false);
+      // The run that was going still calls `later`, from the tools it started with.
+      const result = await going;
+      expect(result.error).toBeUndefined();
+      expect(result.outputs).toEqual({ said: 'later ran' });
+      // A run started now gets the new list, which has no `later`.
+      const after = await engine.run('going');
+      expect(after.error?.code).toBe('TOOL_NOT_FOUND');
+      expect(after.error?.message).toMatch(/later/);
+    } finally {
+      await engine.close();
+    }
+  }, 20_000);
 });
 
 describe('source: mcp over Streamable HTTP (url and headers from the environment)', () => {
