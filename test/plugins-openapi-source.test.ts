@@ -243,3 +243,29 @@ describe('real documents of many shapes load, or are refused with a diagnostic',
     expect(report.diagnostics[0]!.message).toMatch(/references do not resolve/);
   });
 });
+
+describe('hot reload of an OpenAPI plugin', () => {
+  const doc = (ops: readonly string[]): string =>
+    `openapi: 3.0.3\ninfo: { title: Live, version: '1' }\npaths:\n${ops.map((op) => `  /${op}:\n    get: { operationId: ${op}, responses: { '200': { description: ok } } }\n`).join('')}`;
+
+  it('editing the document inside the plugin folder changes the tools; a broken edit keeps the last good ones', async () => {
+    const pluginsDir = await plugin('live', 'name: live\nversion: 1.0.0\nsource:\n  openapi:\n    spec: ./openapi.yaml\n    base_url: https://api.example.com\n', { 'openapi.yaml': doc(['first']) });
+    const file = join(pluginsDir, 'live', 'openapi.yaml');
+    const engine = await createEngine({ pluginsDir, watch: true, cache: 'off' });
+    try {
+      expect(engine.plugins()[0]!.tools).toEqual(['live/first']);
+      await writeFile(file, doc(['first', 'second']));
+      await expect.poll(() => engine.plugins()[0]!.tools, { timeout: 10_000 }).toEqual(['live/first', 'live/second']);
+      await writeFile(file, 'openapi: 3.0.3\npaths: [\n');
+      await expect.poll(() => engine.plugins()[0]!.stale, { timeout: 10_000 }).toBe(true);
+      const status = engine.plugins()[0]!;
+      expect(status.tools).toEqual(['live/first', 'live/second']);
+      expect(status.diagnostics[0]).toMatchObject({ code: 'PLUGIN_INVALID', message: expect.stringMatching(/neither JSON nor YAML/) });
+      await writeFile(file, doc(['third']));
+      await expect.poll(() => engine.plugins()[0]!.tools, { timeout: 10_000 }).toEqual(['live/third']);
+      expect(engine.plugins()[0]!.stale).toBe(false);
+    } finally {
+      await engine.close();
+    }
+  }, 40_000);
+});
