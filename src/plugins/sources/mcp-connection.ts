@@ -4,6 +4,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ToolchainError } from '../../common/errors.js';
 import { raceTimeout } from '../../common/race.js';
 import { durationMs } from '../../registry/duration-ms.js';
+import { packageVersion } from '../../schemas/schema-files.js';
 import type { ToolProgress } from '../../registry/types.js';
 import type { McpSource } from '../manifest.generated.js';
 import { loadMcpClient } from './mcp-client-modules.js';
@@ -154,7 +155,12 @@ export class McpConnection {
     const { config, plugin } = this.settings;
     const startupMs = (config.startup_timeout !== undefined ? durationMs(config.startup_timeout) : undefined) ?? DEFAULT_STARTUP_MS;
     const sdk = await loadMcpClient();
-    const client = new sdk.Client({ name: 'toolchain', version: '1' }, { capabilities: {} });
+    // The client declares no capabilities because it has none of them: it answers no roots/list
+    // (roots), runs no model for the server (sampling), asks nobody for input mid-call
+    // (elicitation) and does not run calls as tasks. A server that offers tools only to clients
+    // with one of those (server-everything's get-roots-list, trigger-sampling-request,
+    // trigger-elicitation-request) lists them to other clients, not to this one.
+    const client = new sdk.Client({ name: 'toolchain', version: packageVersion() }, { capabilities: {} });
     client.onclose = () => this.lost(client, this.exitReason());
     client.onerror = () => undefined; // transport hiccups; a real loss arrives as onclose or a failed call
     client.setNotificationHandler(sdk.ToolListChangedNotificationSchema, () => void this.relist(client));
