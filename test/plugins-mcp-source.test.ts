@@ -215,6 +215,27 @@ describe('source: mcp with @modelcontextprotocol/server-everything', () => {
   });
 });
 
+describe("server-everything's whole list, as this client sees it", () => {
+  it('has no tool that needs a capability the client does not declare; a task-only tool is left out with a warning', async () => {
+    const p = await project('everything-all', { every: mcpPlugin('every', [EVERYTHING, 'stdio']) }, {});
+    const engine = await createEngine({ pluginsDir: p.pluginsDir, cache: 'off' });
+    try {
+      const status = engine.plugins()[0]!;
+      expect(status.status).toBe('active');
+      expect(status.tools).toContain('every/echo');
+      // Offered only to clients that declare roots, sampling or elicitation.
+      for (const tool of ['get-roots-list', 'trigger-sampling-request', 'trigger-elicitation-request', 'trigger-url-elicitation']) expect(status.tools).not.toContain(`every/${tool}`);
+      // Listed, but the server runs it only as an MCP task.
+      expect(status.tools).not.toContain('every/simulate-research-query');
+      expect(status.diagnostics).toEqual([
+        expect.objectContaining({ code: 'PLUGIN_INVALID', severity: 'warning', line: 4, message: expect.stringMatching(/'simulate-research-query' is left out: it runs only as an MCP task/) }),
+      ]);
+    } finally {
+      await engine.close();
+    }
+  });
+});
+
 describe('tools/list_changed', () => {
   it('reloads the plugin with the new list, with one server however many reloads', async () => {
     const p = await project('changing', { ch: mcpPlugin('ch', [CHANGING]) }, {

@@ -235,6 +235,14 @@ describe('real documents of many shapes load, or are refused with a diagnostic',
     }
   });
 
+  it('an operation that cannot be sent is reported only when the filters keep it', async () => {
+    const file = join(EXAMPLES, '3.0', 'yaml', 'file-uploads.yaml');
+    const pluginsDir = await plugin('uploads', `name: uploads\nversion: 1.0.0\nsource:\n  openapi:\n    spec: ${JSON.stringify(file)}\n  include: { tags: [image/png] }\n`);
+    const report = (await inspectPlugins(pluginsDir)).plugins[0]!;
+    expect(report.tools).toEqual([]);
+    expect(report.diagnostics.map((d) => d.message)).toEqual([expect.stringMatching(/^operation POST \/anything\/image-png is left out: its request body is image\/png/)]);
+  });
+
   it('a document that is not OpenAPI, or has a $ref to nowhere, is refused at its spec line', async () => {
     const pluginsDir = await plugin('broken', 'name: broken\nversion: 1.0.0\nsource:\n  openapi:\n    spec: ./doc.yaml\n', { 'doc.yaml': "openapi: 3.0.0\ninfo: { title: x, version: '1' }\npaths:\n  /a: { get: { responses: { '200': { $ref: '#/components/responses/Nope' } } } }\n" });
     const report = (await inspectPlugins(pluginsDir)).plugins[0]!;

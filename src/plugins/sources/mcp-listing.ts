@@ -10,6 +10,8 @@ export interface McpToolInfo {
   readonly inputSchema: Record<string, unknown>;
   readonly outputSchema?: Record<string, unknown>;
   readonly annotations?: { readonly readOnlyHint?: boolean; readonly destructiveHint?: boolean; readonly title?: string };
+  /** The server runs it only as an MCP task (`execution.taskSupport: required`): a plain tools/call is refused. */
+  readonly taskOnly?: true;
 }
 
 /** More pages than any real server has: a server that keeps handing out cursors is cut off. */
@@ -27,7 +29,7 @@ export async function listAllTools(client: Client): Promise<McpToolInfo[]> {
   return tools;
 }
 
-function plain(t: McpToolInfo): McpToolInfo {
+function plain(t: McpToolInfo & { readonly execution?: { readonly taskSupport?: string } }): McpToolInfo {
   const a = t.annotations;
   return {
     name: t.name,
@@ -36,6 +38,7 @@ function plain(t: McpToolInfo): McpToolInfo {
     inputSchema: t.inputSchema,
     ...(t.outputSchema !== undefined ? { outputSchema: t.outputSchema } : {}),
     ...(a ? { annotations: { ...(a.readOnlyHint !== undefined ? { readOnlyHint: a.readOnlyHint } : {}), ...(a.destructiveHint !== undefined ? { destructiveHint: a.destructiveHint } : {}) } } : {}),
+    ...(t.execution?.taskSupport === 'required' ? { taskOnly: true as const } : {}),
   };
 }
 

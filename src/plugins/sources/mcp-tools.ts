@@ -9,11 +9,12 @@ import { distinctNames, type SourceTool } from './source-tools.js';
 // output schema (when it has one) its `returns`; a tool the server marks destructive
 // (`destructiveHint: true`, and not read-only) is dangerous unless the manifest says otherwise.
 // Names outside what the registry and models accept are made valid (`.` and `/` become `_`),
-// and two names that meet are reported. The handler calls the shared connection.
+// and two names that meet are reported. A tool the server runs only as an MCP task is left out
+// with a warning: the client does not run tasks. The handler calls the shared connection.
 
 export function mcpSourceTools(plugin: string, listing: readonly McpToolInfo[], connection: McpConnection): { tools: SourceTool[]; warnings: Diagnostic[] } {
   const { names, clashes } = distinctNames(listing.map((t) => t.name));
-  const warnings: Diagnostic[] = clashes.map((c) => ({
+  const warnings: Diagnostic[] = clashes.map((c): Diagnostic => ({
     code: 'NAME_COLLISION',
     severity: 'warning',
     message: `the MCP server's tools '${c.first}' and '${c.raw}' make the same tool name; '${c.raw}' is '${plugin}/${c.name}'`,
@@ -36,7 +37,10 @@ export function mcpSourceTools(plugin: string, listing: readonly McpToolInfo[], 
       ...(info.outputSchema ? { returns: asJsonSchema(info.outputSchema, false) } : {}),
       dangerous: info.annotations?.destructiveHint === true && info.annotations.readOnlyHint !== true,
     };
-    return { name, aliases: info.name === name ? [] : [info.name], def };
+    const unsupported = info.taskOnly
+      ? { message: `the MCP server's tool '${info.name}' is left out: it runs only as an MCP task (execution.taskSupport: required), and the engine calls tools with a plain tools/call`, pointer: '/source' }
+      : undefined;
+    return { name, aliases: info.name === name ? [] : [info.name], def, ...(unsupported ? { unsupported } : {}) };
   });
   return { tools, warnings };
 }

@@ -39,15 +39,7 @@ export async function loadOpenApiTools(
     return { ok: false, diagnostics: [place('/source/openapi', 'MISSING_KEY', `${config.spec} names no absolute server URL; give 'base_url' (the API's root, e.g. https://api.example.com/v1)`)] };
   }
   const warnings: Diagnostic[] = [];
-  const usable: Operation[] = [];
-  for (const op of all) {
-    if (op.deprecated && config.include_deprecated !== true) continue;
-    if (op.unsupported) {
-      warnings.push(place('/source/openapi/spec', 'PLUGIN_INVALID', `operation ${op.operationId ?? `${op.method} ${op.path}`} is left out: ${op.unsupported}`, 'warning'));
-      continue;
-    }
-    usable.push(op);
-  }
+  const usable = all.filter((op) => !op.deprecated || config.include_deprecated === true);
   const { names, clashes } = distinctNames(usable.map((op) => op.operationId ?? `${op.method.toLowerCase()}_${op.path.replace(/[{}]/g, '')}`));
   for (const c of clashes) {
     warnings.push(place('/source/openapi/spec', 'NAME_COLLISION', `operations '${c.first}' and '${c.raw}' make the same tool name; '${c.raw}' is '${manifest.name}/${c.name}'`, 'warning'));
@@ -67,7 +59,9 @@ export async function loadOpenApiTools(
       ...(op.returns ? { returns: op.returns } : {}),
       dangerous: dangerousMethods.has(op.method as never) || dangerousOps.has(name) || aliases.some((a) => dangerousOps.has(a)),
     };
-    return { name, aliases, tags: op.tags, def };
+    // One that cannot be sent is left out, with a warning, when the filters keep it (source-tools.ts).
+    const unsupported = op.unsupported ? { message: `operation ${op.operationId ?? `${op.method} ${op.path}`} is left out: ${op.unsupported}`, pointer: '/source/openapi/spec' } : undefined;
+    return { name, aliases, tags: op.tags, def, ...(unsupported ? { unsupported } : {}) };
   });
   return { ok: true, tools, warnings };
 }

@@ -7,7 +7,9 @@ import type { ToolchainPluginManifest } from '../manifest.generated.js';
 // What every source does with the tools it found: names made valid for the registry and for
 // models, `include`/`exclude` applied, and the manifest's `tools` entries laid over the tools
 // they name. A name in a filter or an entry that matches no tool is a warning with the closest
-// name, at its line; the plugin still loads.
+// name, at its line; the plugin still loads. A tool the engine cannot call (a multipart
+// operation, an MCP tool that runs only as a task) is left out with a warning when the filters
+// keep it, and silently when they do not.
 
 export interface SourceTool {
   /** The tool's name in the registry (valid: see toolName). */
@@ -17,6 +19,8 @@ export interface SourceTool {
   /** OpenAPI tags, for `include: { tags }`. */
   readonly tags?: readonly string[];
   readonly def: ToolDefinition;
+  /** Why the engine cannot call it, and where in the manifest to say so: it is left out. */
+  readonly unsupported?: { readonly message: string; readonly pointer: string };
 }
 
 export interface SourceTools {
@@ -91,6 +95,13 @@ export function applyManifest(found: readonly SourceTool[], manifest: ToolchainP
     const set = new Set(source.exclude);
     kept = kept.filter((t) => !matches(t, set));
   }
+
+  for (const t of kept) {
+    if (!t.unsupported) continue;
+    const { line, col } = sourceMap.valueAt(t.unsupported.pointer);
+    warnings.push({ code: 'PLUGIN_INVALID', severity: 'warning', message: t.unsupported.message, file, pointer: t.unsupported.pointer, line, col });
+  }
+  kept = kept.filter((t) => !t.unsupported);
 
   const entries = manifest.tools ?? [];
   const entryOf = new Map<SourceTool, number>();
