@@ -65,6 +65,16 @@ describe('requirement resolution', () => {
     expect(result.get('a')![0]!.message).toMatch(/(a|b|c) → (a|b|c) → (a|b|c) → (a|b|c)/);
   });
 
+  it('finds a requirement cycle through 20,000 plugins, naming a short path in each message', () => {
+    const n = 20_000;
+    const result = resolveRequirements(Array.from({ length: n }, (_, i) => candidate(`p${i}`, '1.0.0', [`p${(i + 1) % n}`])));
+    expect([...result.values()].every((d) => d.length === 1 && d[0]!.code === 'PLUGIN_CYCLE')).toBe(true);
+    const message = result.get('p0')![0]!.message;
+    expect(message.length).toBeLessThan(400);
+    // The search starts where Tarjan's closes the component: p0, round through every plugin.
+    expect(message).toBe("plugin 'p0' is on a requirement cycle: p0 → p1 → p2 → p3 → p4 → p5 → p6 → p7 → p8 → p9 → … 19981 more … → p19991 → p19992 → p19993 → p19994 → p19995 → p19996 → p19997 → p19998 → p19999 → p0");
+  });
+
   it('reports a second plugin with the same name as PLUGIN_DUPLICATE; the first keeps it', () => {
     const first = { ...candidate('geo', '1.0.0'), key: 'geo-a' };
     const second = { ...candidate('geo', '2.0.0'), key: 'geo-b' };

@@ -224,6 +224,16 @@ describe('text', () => {
     expect(await jsonQuery({ value: false, path: '$' })).toEqual({ matches: [false], count: 1 });
   });
 
+  it('json_query reads RFC 9535 JSONPath, as chains do', async () => {
+    const value = { files: [{ path: 'a.md', size: 10 }, { path: 'b.txt', size: '300' }, { path: 'c.md', size: 300 }] };
+    // Strict comparison: the string '300' is not the number 300.
+    expect(await jsonQuery({ value, path: '$.files[?@.size >= 100].path' })).toMatchObject({ matches: ['c.md'] });
+    expect(await jsonQuery({ value, path: "$.files[?match(@.path, '.*[.]md')].path" })).toMatchObject({ matches: ['a.md', 'c.md'] });
+    expect(await jsonQuery({ value, path: '$.files.length' })).toEqual({ matches: [], count: 0 });
+    expect(await jsonQuery({ value, path: '$.files[-1].path' })).toEqual({ matches: ['c.md'], count: 1 });
+    expect(await messageOf(jsonQuery({ value, path: '$.files[?(@.size === 10)]' }))).toContain("'===' is JavaScript");
+  });
+
   it('json_query refuses bad JSON, calls and assignments in filters, and non-numbers to sum', async () => {
     expect(await codeOf(jsonQuery({ json: '{nope', path: '$' }))).toBe('BAD_JSON');
     expect(await codeOf(jsonQuery({ value: { s: 'x' }, path: '$[?(@.s.repeat(1e9))]' }))).toBe('BAD_PATH');

@@ -4,6 +4,8 @@ import type { Readable } from 'node:stream';
 import { ToolchainError } from '../common/errors.js';
 import type { ChainPlan } from '../compiler/plan.js';
 import type { CliIO } from './io.js';
+import { defineOwn } from '../common/define-own.js';
+import { isRecord } from '../common/json.js';
 
 // A run's input from the command line (SPEC §5): --input-file, then --input-json over it, then
 // each --input KEY=VALUE over both (the more specific source wins). One key given twice with
@@ -34,14 +36,10 @@ export async function readInput(io: CliIO, flags: InputFlags, plan: ChainPlan | 
     // Scalars stay strings (the engine coerces them to the declared type); objects and arrays
     // cannot be coerced from text, so for those the value is read as JSON.
     const type = Object.hasOwn(properties, key) ? properties[key]?.type : undefined;
-    setKey(input, key, type === 'object' || type === 'array' ? parseJson(value, `--input ${key}`) : value);
+    // `__proto__` stays an ordinary (and then rejected) key instead of a prototype change.
+    defineOwn(input, key, type === 'object' || type === 'array' ? parseJson(value, `--input ${key}`) : value);
   }
   return input;
-}
-
-function setKey(target: Record<string, unknown>, key: string, value: unknown): void {
-  // Keeps `__proto__` an ordinary (and then rejected) key instead of a prototype change.
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 /** Inputs are small; a FIFO, /dev/zero or an endless pipe must not grow the process without bound. */
@@ -90,9 +88,7 @@ function parseJson(text: string, where: string): unknown {
 
 function parseObject(text: string, where: string): Record<string, unknown> {
   const value = parseJson(text, where);
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new ToolchainError('INPUT_INVALID', `${where} must hold a JSON object of inputs`);
-  }
-  return value as Record<string, unknown>;
+  if (!isRecord(value)) throw new ToolchainError('INPUT_INVALID', `${where} must hold a JSON object of inputs`);
+  return value;
 }
 

@@ -177,6 +177,8 @@ export interface Diagnostic {
   readonly col?: number;
   /** The closest valid name, when the problem is a misspelling. */
   readonly suggestion?: string;
+  /** For a problem inside a string (a JSONPath, a template, a condition): its 0-based offset in that string. */
+  readonly offset?: number;
 }
 
 /** An error a user caused, carrying a code tests can assert on and, when it has them, diagnostics. */

@@ -1,4 +1,4 @@
-import { cycleThrough, stronglyConnected, topologicalOrder } from './graph-walks.js';
+import { cycles, pathText, shortestPath, topologicalOrder, type Successors } from '../common/directed-graph.js';
 import type { DiagnosticSink } from '../loader/diagnostic-sink.js';
 
 // SPEC §2.5: edges come from references, `depends_on`, and order (a step without `parallel: true`
@@ -118,29 +118,28 @@ function dropImpliedOrderEdges(order: readonly number[], waitsFor: Set<number>[]
   }
 }
 
-function reportCycles(next: readonly (readonly number[])[], steps: readonly StepNode[], byPair: Map<number, Edge>, pair: PairKey, sink: DiagnosticSink): void {
+function reportCycles(next: Successors, steps: readonly StepNode[], byPair: Map<number, Edge>, pair: PairKey, sink: DiagnosticSink): void {
   for (const e of byPair.values()) {
     if (e.from === e.to) {
       const what = e.kind === 'reference' ? `reads its own output (${e.text})` : 'lists itself in depends_on';
       sink.error('SELF_DEPENDENCY', e.pointer, `step '${steps[e.to]!.name}' ${what}`);
     }
   }
-  for (const component of stronglyConnected(next)) {
-    if (component.length >= 2) reportCycle(component, steps, byPair, pair, sink);
-  }
+  // Self-dependencies are reported above; a cycle named below goes through other steps.
+  const others = next.map((list, from) => list.filter((to) => to !== from));
+  for (const component of cycles(others)) reportCycle(component, others, steps, byPair, pair, sink);
 }
 
 type PairKey = (from: number, to: number) => number;
 
-function rank(kind: EdgeKind): number {
-  return kind === 'order' ? 1 : 0;
-}
-
-function reportCycle(component: number[], steps: readonly StepNode[], byPair: Map<number, Edge>, pair: PairKey, sink: DiagnosticSink): void {
+function reportCycle(component: number[], next: Successors, steps: readonly StepNode[], byPair: Map<number, Edge>, pair: PairKey, sink: DiagnosticSink): void {
   const members = new Set(component);
-  const cycle = findCycle(component.reduce((a, b) => Math.min(a, b)), members, byPair);
-  const cycleEdges = cycle.map((from, k) => byPair.get(pair(from, cycle[(k + 1) % cycle.length]!))!);
-  const names = [...cycle, cycle[0]!].map((i) => steps[i]!.name).join(' → ');
+  // The shortest way round from the component's first step (in the file) back to it.
+  const start = component.reduce((a, b) => Math.min(a, b));
+  const round = shortestPath(start, start, next, (step) => members.has(step))!;
+  const cycle = round.slice(0, -1);
+  const cycleEdges = cycle.map((from, k) => byPair.get(pair(from, round[k + 1]!))!);
+  const names = pathText(round.map((i) => steps[i]!.name));
   // A cycle closed by order is a reference to a later step that waits for this one by order.
   const forward = cycleEdges.find((e) => e.kind !== 'order' && e.from > e.to);
   if (forward && cycleEdges.some((e) => e.kind === 'order')) {
@@ -156,18 +155,4 @@ function reportCycle(component: number[], steps: readonly StepNode[], byPair: Ma
   }
   const first = cycleEdges[cycleEdges.length - 1]!;
   sink.error('CHAIN_CYCLE', first.pointer, `steps form a cycle: ${names}`);
-}
-
-/** A simple cycle through `start` inside one strongly connected component, in edge order. */
-function findCycle(start: number, members: Set<number>, byPair: Map<number, Edge>): number[] {
-  const next = new Map<number, number[]>();
-  for (const e of byPair.values()) {
-    if (members.has(e.from) && members.has(e.to) && e.from !== e.to) {
-      const list = next.get(e.from) ?? [];
-      list.push(e.to);
-      next.set(e.from, list);
-    }
-  }
-  for (const list of next.values()) list.sort((a, b) => a - b);
-  return cycleThrough(start, next);
 }

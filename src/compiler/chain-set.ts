@@ -1,12 +1,11 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Graph as DagGraph, alg } from '@dagrejs/graphlib';
 import type { Diagnostic } from '../common/errors.js';
 import { readTextFile } from '../loader/index.js';
 import { chainSignatures, toolSignatures, withFlowCheck } from './check-flows.js';
 import { checkTargets, type NameCatalogue } from './check-targets.js';
 import type { CompileCache } from './compile-cache.js';
-import { compileText, hashText, type CompiledFile, type TargetRef } from './compile-chain.js';
+import { compileText, hashText, type CompiledFile } from './compile-chain.js';
 import type { ChainPlan } from './plan.js';
 import { subChainProblems, type Callees } from './subchain-graph.js';
 
@@ -91,17 +90,12 @@ export function compileChainSet(sources: readonly ChainSource[], tools?: NameCat
     diagnostics.push(...problems);
     if (problems.length || !f.plan || flowBroken.has(f.file)) broken.add(f.name!);
   }
-  for (const { chain, diagnostic } of subChainCycles(byName)) {
+  // Sub-chain cycles and nesting past the limit. A target that runs another chain: a `chain:`
+  // step, or an agent that offers a chain as a tool.
+  const callees: Callees = (n) => byName.get(n)?.targets.filter((t) => (t.kind === 'chain' || t.kind === 'agent_tool') && byName.has(t.name)).map((t) => t.name);
+  for (const { chain, diagnostic } of subChainProblems(byName.values(), callees)) {
     diagnostics.push(diagnostic);
     broken.add(chain);
-  }
-  // Nesting past the limit (chains on a cycle were reported just above).
-  const callees: Callees = (n) => byName.get(n)?.targets.filter((t) => runsChain(t, byName)).map((t) => t.name);
-  const depths = new Map<string, number>();
-  for (const f of byName.values()) {
-    const problems = subChainProblems(f, callees, depths);
-    diagnostics.push(...problems);
-    if (problems.length) broken.add(f.name!);
   }
   // A chain that runs a broken chain cannot run either.
   let grew = true;
@@ -138,52 +132,3 @@ export async function loadChainSet(dir: string, tools?: NameCatalogue, cache?: C
   const set = compileChainSet(sources, tools, cache);
   return diagnostics.length ? { ...set, diagnostics: [...diagnostics, ...set.diagnostics] } : set;
 }
-
-/**
- * A target that runs another chain: a `chain:` step, or an agent that offers a chain as a tool
- * (a model could then recurse through it without bound, so it counts as a sub-chain edge).
- */
-function runsChain(t: TargetRef, byName: Map<string, CompiledFile>): boolean {
-  return (t.kind === 'chain' || t.kind === 'agent_tool') && byName.has(t.name);
-}
-
-function subChainCycles(byName: Map<string, CompiledFile>): { chain: string; diagnostic: Diagnostic }[] {
-  const g = new DagGraph({ directed: true });
-  for (const [name, f] of byName) {
-    g.setNode(name);
-    for (const t of f.targets) if (runsChain(t, byName)) g.setEdge(name, t.name);
-  }
-  const cycles = alg.findCycles(g).filter((c) => c.length > 1);
-  for (const [name, f] of byName) if (f.targets.some((t) => runsChain(t, byName) && t.name === name)) cycles.push([name]);
-  const out: { chain: string; diagnostic: Diagnostic }[] = [];
-  for (const cycle of cycles) {
-    const members = new Set(cycle);
-    for (const name of [...cycle].sort()) {
-      const f = byName.get(name)!;
-      const t = f.targets.find((x) => runsChain(x, byName) && members.has(x.name))!;
-      const diagnostic: Diagnostic = {
-        code: 'SUBCHAIN_CYCLE',
-        severity: 'error',
-        message: `step '${t.step}' runs chain '${t.name}', which leads back to '${name}': ${cyclePath(name, members, byName)}`,
-        file: f.file,
-        pointer: t.pointer,
-        line: t.line,
-        col: t.col,
-      };
-      out.push({ chain: name, diagnostic });
-    }
-  }
-  return out;
-}
-
-/** `a → b → c → a`, following each chain's first sub-chain step that stays on the cycle. */
-function cyclePath(start: string, members: Set<string>, byName: Map<string, CompiledFile>): string {
-  const path = [start];
-  let at = start;
-  do {
-    at = byName.get(at)!.targets.find((t) => runsChain(t, byName) && members.has(t.name))!.name;
-    path.push(at);
-  } while (at !== start && path.length <= members.size);
-  return path.join(' → ');
-}
-

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { didYouMean, hasErrors, suggestionSuffix, type Diagnostic } from '../common/errors.js';
 import { compileValue } from '../expr/index.js';
 import { parseDuration } from '../expr/duration.js';
-import { FORBIDDEN_MEMBERS } from '../expr/forbidden.js';
+import { FORBIDDEN_KEYS } from '../common/forbidden-keys.js';
 import type { CompiledValue, PathRef } from '../expr/types.js';
 import type { DiskCache } from '../cache/disk-cache.js';
 import { capDiagnostics, DEFAULT_LOAD_LIMITS, parseYaml } from '../loader/index.js';
@@ -81,7 +81,7 @@ export function compileDocument(doc: LoadedYaml, hash: string): CompiledFile {
   const raw = dropIllTyped(doc.value, schemaErrors) as Partial<ToolchainChain> | null;
   const name = typeof raw?.name === 'string' && /^[A-Za-z_][A-Za-z0-9_]*$/.test(raw.name) ? raw.name : undefined;
   const base = { file: doc.file, hash, ...(name ? { name, namePosition: doc.sourceMap.valueAt('/name') } : {}) };
-  if (name !== undefined && FORBIDDEN_MEMBERS.has(name)) sink.error('BAD_NAME', '/name', `chain name '${name}' is reserved (it names JavaScript's object machinery); rename the chain`);
+  if (name !== undefined && FORBIDDEN_KEYS.has(name)) sink.error('BAD_NAME', '/name', `chain name '${name}' is reserved (it names JavaScript's object machinery); rename the chain`);
   if (!raw || typeof raw !== 'object' || !Array.isArray(raw.steps)) return { ...base, diagnostics: sink.diagnostics, targets: [] };
 
   // Compile whatever is well-formed even when the schema check failed, so that one run of
@@ -104,7 +104,7 @@ export function compileDocument(doc: LoadedYaml, hash: string): CompiledFile {
     else stepIndex.set(s.name, index);
     if (inputNames.has(s.name)) sink.error('NAME_COLLISION', at, `step '${s.name}' has the same name as an input: '$.${s.name}' would be ambiguous`);
     // As a key of results, events and stored runs it would reach object machinery, not data.
-    if (FORBIDDEN_MEMBERS.has(s.name)) sink.error('BAD_NAME', at, `step name '${s.name}' is reserved (it names JavaScript's object machinery); rename the step`);
+    if (FORBIDDEN_KEYS.has(s.name)) sink.error('BAD_NAME', at, `step name '${s.name}' is reserved (it names JavaScript's object machinery); rename the step`);
   }
 
   const bodies: CompiledStepBody[] = [];
@@ -136,7 +136,7 @@ export function compileDocument(doc: LoadedYaml, hash: string): CompiledFile {
   let outputs: CompiledValue | undefined;
   if (isRecord(raw.outputs)) {
     const { value, problems } = compileValue(raw.outputs, '/outputs');
-    for (const p of problems) sink.error(p.code, `/outputs${p.pointer}`, p.message);
+    for (const p of problems) sink.error(p.code, `/outputs${p.pointer}`, p.message, p.offset !== undefined ? { offset: p.offset } : {});
     for (const ref of value.refs) {
       const r = { ...ref, pointer: `/outputs${ref.pointer}` };
       if (r.root !== undefined && !stepIndex.has(r.root) && !inputNames.has(r.root)) unknownReference(r, 'outputs', stepIndex, inputNames, sink);

@@ -1,6 +1,6 @@
 import { compileCondition, compilePath, compileValue, ExprSyntaxError } from '../expr/index.js';
 import { parseDuration } from '../expr/duration.js';
-import type { CompiledValue, PathRef } from '../expr/types.js';
+import type { CompiledValue, ExprProblem, PathRef } from '../expr/types.js';
 import type { Step, StepKind } from './chain-file.generated.js';
 import { agentMessages, compileAgent } from './compile-agent.js';
 import { compileFallback, compileRetry } from './compile-policies.js';
@@ -16,13 +16,17 @@ export type CompiledStepBody = Omit<PlanStep, 'waitsFor' | 'skipsWith' | 'depend
 
 const EMPTY: CompiledValue = compileValue({}).value;
 
+function offsetOf(problem: ExprProblem): { offset?: number } {
+  return problem.offset !== undefined ? { offset: problem.offset } : {};
+}
+
 export function compileStep(raw: RawStep, index: number, sink: DiagnosticSink): { body: CompiledStepBody; refs: PathRef[] } {
   const pointer = `/steps/${index}`;
   const refs: PathRef[] = [];
   const value = (v: unknown, at: string): CompiledValue => {
     if (v === undefined) return EMPTY;
     const { value: compiled, problems } = compileValue(v, at);
-    for (const p of problems) sink.error(p.code, at + p.pointer, p.message);
+    for (const p of problems) sink.error(p.code, at + p.pointer, p.message, offsetOf(p));
     for (const r of compiled.refs) refs.push({ ...r, pointer: at + r.pointer });
     return compiled;
   };
@@ -37,7 +41,7 @@ export function compileStep(raw: RawStep, index: number, sink: DiagnosticSink): 
   let when: PlanStep['when'];
   if (raw.when !== undefined) {
     const { condition, problems } = compileCondition(raw.when);
-    for (const p of problems) sink.error(p.code, `${pointer}/when`, `'when' of step '${raw.name}': ${p.message}`);
+    for (const p of problems) sink.error(p.code, `${pointer}/when`, `'when' of step '${raw.name}': ${p.message}`, offsetOf(p));
     if (condition) {
       when = condition;
       for (const r of condition.refs) refs.push({ ...r, pointer: `${pointer}/when` });
@@ -50,9 +54,10 @@ export function compileStep(raw: RawStep, index: number, sink: DiagnosticSink): 
       const items = compilePath(raw.for_each);
       forEach = { items, ...(raw.max_concurrency !== undefined ? { maxConcurrency: raw.max_concurrency } : {}), ...(raw.distribute === true ? { distribute: true as const } : {}) };
       refs.push({ root: items.root, source: items.source, pointer: `${pointer}/for_each` });
+      for (const root of items.filterRoots) refs.push({ root, source: items.source, pointer: `${pointer}/for_each` });
     } catch (err) {
       if (!(err instanceof ExprSyntaxError)) throw err;
-      sink.error('BAD_JSONPATH', `${pointer}/for_each`, `bad JSONPath '${raw.for_each}' in for_each: ${err.message}`);
+      sink.error('BAD_JSONPATH', `${pointer}/for_each`, `bad JSONPath '${raw.for_each}' in for_each at character ${err.index + 1}: ${err.message}`, { offset: err.index });
     }
   } else if (raw.max_concurrency !== undefined) {
     sink.error('BAD_VALUE', `${pointer}/max_concurrency`, `step '${raw.name}' sets max_concurrency without for_each`);

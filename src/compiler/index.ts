@@ -13,7 +13,7 @@ export { createCompileCache, type CompileCache, type CompileCacheOptions, type K
 export type { CompiledFile, TargetRef } from './compile-chain.js';
 export { inferOutputs, type ChainFlow, type ChainSignature, type Signatures, type ToolSignature } from './flow/index.js';
 export { chainSignatures } from './check-flows.js';
-export { addedChainProblems, MAX_SUBCHAIN_DEPTH, nestingDepth, planCallees, subChainProblems, type Callees } from './subchain-graph.js';
+export { addedChainProblems, MAX_SUBCHAIN_DEPTH, planCallees, subChainProblems, type Callees, type SubChainProblem } from './subchain-graph.js';
 export type * from './plan.js';
 export type { ToolchainChain as ChainFile } from './chain-file.generated.js';
 

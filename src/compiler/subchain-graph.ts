@@ -1,3 +1,4 @@
+import { cycles, keyedGraph, longestPaths, pathText, shortestPath } from '../common/directed-graph.js';
 import type { Diagnostic } from '../common/errors.js';
 import type { CompiledFile, TargetRef } from './compile-chain.js';
 import type { ChainPlan } from './plan.js';
@@ -7,7 +8,7 @@ import type { ChainPlan } from './plan.js';
 // holds a thousand runs, and one that comes back to itself never ends. So nesting is limited to
 // MAX_SUBCHAIN_DEPTH levels below the chain a caller runs: checked here when chains are compiled
 // (the folder as a set, and each chain added from code) and again when a run starts a child.
-// Every walk here is iterative: a deep nesting must not overflow the compiler's stack either.
+// The walks are common/directed-graph.ts's: a deep nesting must not overflow the compiler's stack either.
 
 export const MAX_SUBCHAIN_DEPTH = 64;
 
@@ -24,84 +25,62 @@ export function planCallees(plan: ChainPlan, has: (name: string) => boolean): st
   return [...out];
 }
 
-/**
- * Levels of sub-chains below `start` (0: it runs none), Infinity when a path from it comes back to
- * a chain on that path. `memo` may be shared between calls over the same graph.
- */
-export function nestingDepth(start: string, callees: Callees, memo: Map<string, number> = new Map()): number {
-  const onPath = new Set<string>();
-  const stack: { name: string; next: number; kids: readonly string[] }[] = [];
-  const enter = (name: string): void => {
-    onPath.add(name);
-    stack.push({ name, next: 0, kids: callees(name) ?? [] });
-  };
-  if (memo.has(start)) return memo.get(start)!;
-  enter(start);
-  while (stack.length > 0) {
-    const top = stack[stack.length - 1]!;
-    if (top.next < top.kids.length) {
-      const kid = top.kids[top.next++]!;
-      if (onPath.has(kid)) memo.set(kid, Infinity);
-      else if (!memo.has(kid)) enter(kid);
-      continue;
-    }
-    let depth = memo.get(top.name) === Infinity ? Infinity : 0;
-    for (const kid of top.kids) depth = Math.max(depth, 1 + (memo.get(kid) ?? 0));
-    memo.set(top.name, depth);
-    onPath.delete(top.name);
-    stack.pop();
-  }
-  return memo.get(start)!;
-}
-
 function at(file: CompiledFile, t: TargetRef, code: Diagnostic['code'], message: string): Diagnostic {
   return { code, severity: 'error', message, file: file.file, pointer: t.pointer, line: t.line, col: t.col };
 }
 
+/** A `chain:` step, or an agent that offers a chain as a tool (a model could recurse through it without bound), naming a known chain. */
 function runsChain(t: TargetRef, callees: Callees): boolean {
   return (t.kind === 'chain' || t.kind === 'agent_tool') && callees(t.name) !== undefined;
 }
 
-/**
- * Whether one compiled chain nests too deep, placed at the step that leads deepest. With
- * `selfCycle`, also whether it comes back to itself (SUBCHAIN_CYCLE): what `addChain` asks of a
- * chain from code, whose name `callees` must already answer with the new chain's own targets.
- */
-export function subChainProblems(file: CompiledFile, callees: Callees, memo: Map<string, number> = new Map(), selfCycle = false): Diagnostic[] {
-  const name = file.name;
-  if (name === undefined) return [];
-  const targets = file.targets.filter((t) => runsChain(t, callees));
-  if (selfCycle) {
-    for (const t of targets) {
-      if (t.name === name || reaches(t.name, name, callees)) {
-        return [at(file, t, 'SUBCHAIN_CYCLE', `step '${t.step}' runs chain '${t.name}', which leads back to '${name}'; a chain may not run itself`)];
-      }
-    }
-  }
-  let deepest: { t: TargetRef; depth: number } | undefined;
-  for (const t of targets) {
-    const depth = 1 + nestingDepth(t.name, callees, memo);
-    if (depth !== Infinity && depth > (deepest?.depth ?? 0)) deepest = { t, depth };
-  }
-  if (deepest === undefined || deepest.depth <= MAX_SUBCHAIN_DEPTH) return [];
-  const { t, depth } = deepest;
-  return [at(file, t, 'SUBCHAIN_TOO_DEEP', `step '${t.step}' runs chain '${t.name}', which nests sub-chains ${depth} levels deep below '${name}'; at most ${MAX_SUBCHAIN_DEPTH} are allowed`)];
+export interface SubChainProblem {
+  readonly chain: string;
+  readonly diagnostic: Diagnostic;
 }
 
-/** Is `goal` reachable from `from`? */
-function reaches(from: string, goal: string, callees: Callees): boolean {
-  const seen = new Set<string>([from]);
-  const todo = [from];
-  while (todo.length > 0) {
-    for (const next of callees(todo.pop()!) ?? []) {
-      if (next === goal) return true;
-      if (!seen.has(next)) {
-        seen.add(next);
-        todo.push(next);
-      }
+/**
+ * What the sub-chain graph of `files` (and every chain they run, as `callees` answers) says about
+ * them: SUBCHAIN_CYCLE for each file on a cycle, at its first step that leads back to it, then
+ * SUBCHAIN_TOO_DEEP for each file that nests too deep, at the step that leads deepest.
+ */
+export function subChainProblems(files: Iterable<CompiledFile>, callees: Callees): SubChainProblem[] {
+  const byName = new Map<string, CompiledFile>();
+  for (const f of files) if (f.name !== undefined && !byName.has(f.name)) byName.set(f.name, f);
+  const graph = keyedGraph(byName.keys(), callees);
+  const { keys, index, next } = graph;
+  const problems: SubChainProblem[] = [];
+
+  // Chains that run themselves first, in order of the graph, each cycle's files by name.
+  const found = cycles(next);
+  const ordered = [...found.filter((c) => c.length > 1), ...found.filter((c) => c.length === 1).sort((a, b) => a[0]! - b[0]!)];
+  for (const component of ordered) {
+    const members = new Set(component);
+    for (const name of component.map((i) => keys[i]!).sort()) {
+      const f = byName.get(name);
+      if (f === undefined) continue;
+      const t = f.targets.find((x) => runsChain(x, callees) && members.has(index.get(x.name)!))!;
+      const back = t.name === name ? [name] : shortestPath(index.get(t.name)!, index.get(name)!, next, (i) => members.has(i))!.map((i) => keys[i]!);
+      const path = pathText([name, ...back]);
+      problems.push({ chain: name, diagnostic: at(f, t, 'SUBCHAIN_CYCLE', `step '${t.step}' runs chain '${t.name}', which leads back to '${name}': ${path}; a chain may not run itself`) });
     }
   }
-  return false;
+
+  // Nesting past the limit (a path into a cycle has no depth: the cycle is reported above).
+  const below = longestPaths(next);
+  for (const [name, f] of byName) {
+    let deepest: { t: TargetRef; depth: number } | undefined;
+    for (const t of f.targets) {
+      if (!runsChain(t, callees)) continue;
+      const depth = 1 + below[index.get(t.name)!]!;
+      if (depth !== Infinity && depth > (deepest?.depth ?? 0)) deepest = { t, depth };
+    }
+    if (deepest === undefined || deepest.depth <= MAX_SUBCHAIN_DEPTH) continue;
+    const { t, depth } = deepest;
+    const message = `step '${t.step}' runs chain '${t.name}', which nests sub-chains ${depth} levels deep below '${name}'; at most ${MAX_SUBCHAIN_DEPTH} are allowed`;
+    problems.push({ chain: name, diagnostic: at(f, t, 'SUBCHAIN_TOO_DEEP', message) });
+  }
+  return problems;
 }
 
 /** What `addChain` checks of a chain from code, against the chains known now (`lookup`). */
@@ -111,5 +90,5 @@ export function addedChainProblems(file: CompiledFile, plan: ChainPlan, lookup: 
     const p = n === plan.name ? plan : lookup(n);
     return p ? planCallees(p, has) : undefined;
   };
-  return subChainProblems(file, callees, new Map(), true);
+  return subChainProblems([file], callees).map((p) => p.diagnostic);
 }

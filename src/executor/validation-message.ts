@@ -8,6 +8,11 @@ import type { ArgumentProblem } from '../registry/types.js';
 // behind it: "key 'city' from $.locate.city matched nothing". The step is not named: whoever shows
 // the error knows which step it belongs to.
 
+/** JavaScript's `.length`, which a JSONPath reads as a member named length. */
+function lengthHint(source: string): string {
+  return /(?:\.length|\[\s*(['"])length\1\s*\])\s*$/.test(source) ? ": in JSONPath '.length' selects a member named length, which arrays and strings do not have" : '';
+}
+
 function topKey(path: string): string | undefined {
   return pointerTokens(path)[0];
 }
@@ -28,7 +33,7 @@ export function validationMessage(
     if (key === undefined) return p.message;
     const param = isRecord(callee.parameters?.properties) ? callee.parameters.properties[key] : undefined;
     const escape = source !== undefined && isRecord(param) && expectsJsonPath(param) ? `; ${source} was read as a reference into the run: to pass the JSONPath itself, write '$${source}'` : '';
-    if (source !== undefined && args[key] === undefined) return `${p.message} (key '${key}' from ${source} matched nothing${escape})`;
+    if (source !== undefined && args[key] === undefined) return `${p.message} (key '${key}' from ${source} matched nothing${lengthHint(source)}${escape})`;
     return `key '${key}': ${p.message}${escape}`;
   });
   return `invalid arguments for ${callee.describe}: ${parts.join('; ')}`;

@@ -4,7 +4,8 @@
 // `[`, `]` and `,` outside a path are the brackets and commas of a list literal (`['JP', 'FR']`).
 // A JSONPath operand starts with `$` and runs to the first whitespace or operator character
 // (`= ! < > & | ( )`) that is outside brackets and quotes, so `$.a[?(@.x > 1)]` and
-// `$['a b']` are single tokens.
+// `$['a b']` are single tokens; whitespace followed by `.` or `[` (the next segment, which the
+// RFC allows after blanks) continues the path.
 
 import { ExprSyntaxError } from './syntax-error.js';
 
@@ -105,7 +106,13 @@ function pathEnd(source: string, start: number): number {
     if (ch === "'" || ch === '"') quote = ch;
     else if (ch === '[') depth += 1;
     else if (ch === ']') depth -= 1;
-    else if (depth <= 0 && (/\s/.test(ch) || OPERATOR_CHARS.includes(ch))) break;
+    else if (depth <= 0 && /\s/.test(ch)) {
+      // JSONPath allows blanks between segments (`$.a [0]`): the path goes on if one follows.
+      let j = i;
+      while (j < source.length && /\s/.test(source[j] as string)) j += 1;
+      if (source[j] !== '.' && source[j] !== '[') break;
+      i = j - 1;
+    } else if (depth <= 0 && OPERATOR_CHARS.includes(ch)) break;
   }
   return i;
 }

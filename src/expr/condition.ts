@@ -6,6 +6,7 @@ import { tokenize } from './condition-lexer.js';
 import { compileTest } from './condition-eval.js';
 import { parseCondition } from './condition-parser.js';
 import { compilePath } from './path.js';
+import { pushRefs } from './value.js';
 import { ExprSyntaxError } from './syntax-error.js';
 import type { CompiledCondition, CompiledPath, ExprProblem, PathRef } from './types.js';
 
@@ -17,7 +18,7 @@ export function compileCondition(source: string): { condition?: CompiledConditio
   const refs: PathRef[] = [];
   const collect = (text: string): CompiledPath => {
     const path = compilePath(text);
-    refs.push(Object.freeze({ root: path.root, source: text, pointer: '' }));
+    pushRefs(refs, path, '');
     return path;
   };
   try {
@@ -27,7 +28,7 @@ export function compileCondition(source: string): { condition?: CompiledConditio
   } catch (error) {
     if (!(error instanceof ExprSyntaxError)) throw error;
     return {
-      problems: [{ code: 'BAD_EXPRESSION', message: `bad condition: ${error.message} at character ${error.index + 1} of the condition`, pointer: '' }],
+      problems: [{ code: 'BAD_EXPRESSION', message: `bad condition: ${error.message} at character ${error.index + 1} of the condition`, pointer: '', offset: error.index }],
     };
   }
 }

@@ -1,57 +1,59 @@
-// Simple paths (`$.a.b[0].c`) compiled to direct property access over a key array prepared
-// once. Semantics shared by every variant:
-// - a missing member, or stepping into null or a non-object (strings included), gives undefined;
-// - the final value is never a function: an inherited method (`$.a.toString`) gives undefined;
-// - a negative index counts from the end of an array, and gives undefined on anything else.
-// The root is read with plain property access, so a context whose prototype is the run
-// context (for_each's `item`/`index`) works unchanged.
+// Simple paths (`$.a.b[0].c`, RFC 9535's singular queries: names and indexes only) compiled to
+// direct property access over keys prepared once. The rules are the RFC's:
+// - a name selects a member of an object, never of an array or a string (`$.list.length` is
+//   nothing), and only the object's own members;
+// - an index selects an element of an array only (negative: from the end), never an object's
+//   member named "0";
+// - anything else (stepping into null, a number, a missing member) gives undefined: no node.
+// The root is read with plain property access, so a context whose prototype is the run context
+// (for_each's `item`/`index`) works unchanged; an inherited method there (`$.toString`) is no
+// member, and gives undefined.
 
+import { isRecord } from '../common/json.js';
 import { plainRoot } from './context.js';
 import type { Getter, RunContext } from './types.js';
 
-/** A string member name, or an array index (negative: from the end). */
+/** A member name, or an array index (negative: from the end). */
 export type Key = string | number;
 
-type Bag = Record<Key, unknown>;
+type Bag = Record<string, unknown>;
 
-function isObject(value: unknown): value is Bag {
-  return typeof value === 'object' && value !== null;
+function rootMember(ctx: RunContext, name: string): unknown {
+  if (!isRecord(ctx)) return undefined;
+  const v = (ctx as Bag)[name];
+  return typeof v === 'function' ? undefined : v;
 }
 
-function noFunction(value: unknown): unknown {
-  return typeof value === 'function' ? undefined : value;
+function element(value: unknown, index: number): unknown {
+  if (!Array.isArray(value)) return undefined;
+  const at = index < 0 ? value.length + index : index;
+  return at >= 0 && at < value.length ? value[at] : undefined;
+}
+
+function member(value: unknown, name: string): unknown {
+  return isRecord(value) && Object.hasOwn(value, name) ? value[name] : undefined;
 }
 
 export function simpleGetter(keys: readonly Key[]): Getter {
-  if (keys.some((k) => typeof k === 'number' && k < 0)) return generalGetter(keys);
-  // Specialised closures for the common short paths: no loop, no array reads per run.
+  if (keys.length === 0) return plainRoot; // `$` itself: flattened when layered, so no member is lost
+  if (!keys.every((k) => typeof k === 'string')) return generalGetter(keys);
+  // Specialised closures for the common short paths of names, written out: no loop, no calls.
+  const [k0, k1, k2] = keys as readonly string[];
   switch (keys.length) {
-    case 0:
-      // `$` itself: flattened when the context is layered (for_each), so no member is lost.
-      return plainRoot;
-    case 1: {
-      const k0 = keys[0] as Key;
-      return (ctx) => noFunction((ctx as Bag)[k0]);
-    }
-    case 2: {
-      const k0 = keys[0] as Key;
-      const k1 = keys[1] as Key;
+    case 1:
+      return (ctx) => rootMember(ctx, k0!);
+    case 2:
       return (ctx) => {
-        const a = (ctx as Bag)[k0];
-        return isObject(a) ? noFunction(a[k1]) : undefined;
+        const a = rootMember(ctx, k0!);
+        return typeof a === 'object' && a !== null && !Array.isArray(a) && Object.hasOwn(a, k1!) ? (a as Bag)[k1!] : undefined;
       };
-    }
-    case 3: {
-      const k0 = keys[0] as Key;
-      const k1 = keys[1] as Key;
-      const k2 = keys[2] as Key;
+    case 3:
       return (ctx) => {
-        const a = (ctx as Bag)[k0];
-        if (!isObject(a)) return undefined;
-        const b = a[k1];
-        return isObject(b) ? noFunction(b[k2]) : undefined;
+        const a = rootMember(ctx, k0!);
+        if (typeof a !== 'object' || a === null || Array.isArray(a) || !Object.hasOwn(a, k1!)) return undefined;
+        const b = (a as Bag)[k1!];
+        return typeof b === 'object' && b !== null && !Array.isArray(b) && Object.hasOwn(b, k2!) ? (b as Bag)[k2!] : undefined;
       };
-    }
     default:
       return generalGetter(keys);
   }
@@ -59,18 +61,13 @@ export function simpleGetter(keys: readonly Key[]): Getter {
 
 function generalGetter(keys: readonly Key[]): Getter {
   const n = keys.length;
+  const first = keys[0] as Key;
   return (ctx: RunContext) => {
-    let current: unknown = ctx;
-    for (let i = 0; i < n; i++) {
-      if (!isObject(current)) return undefined;
-      let key = keys[i] as Key;
-      if (typeof key === 'number' && key < 0) {
-        if (!Array.isArray(current)) return undefined;
-        key = current.length + key;
-        if (key < 0) return undefined;
-      }
-      current = current[key];
+    let current: unknown = typeof first === 'number' ? element(ctx, first) : rootMember(ctx, first);
+    for (let i = 1; i < n && current !== undefined; i++) {
+      const key = keys[i] as Key;
+      current = typeof key === 'number' ? element(current, key) : member(current, key);
     }
-    return noFunction(current);
+    return current;
   };
 }

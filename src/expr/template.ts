@@ -69,6 +69,7 @@ const MISSING: CompiledPath = Object.freeze({
   root: undefined,
   simple: true,
   multi: false,
+  filterRoots: [],
   get: () => undefined,
 });
 

@@ -21,10 +21,12 @@ export interface PathRef {
 export interface CompiledPath {
   readonly source: string;
   readonly root: string | undefined;
-  /** True when compiled to direct property access rather than going through jsonpath-plus. */
+  /** True for names and indexes only (RFC 9535's singular query), compiled to direct property access. */
   readonly simple: boolean;
   /** True when the path can match many nodes (wildcard, filter, slice, recursive descent, union): the result is then an array. */
   readonly multi: boolean;
+  /** The root members that absolute queries inside filters read (undefined: any), for the DAG. */
+  readonly filterRoots: readonly (string | undefined)[];
   readonly get: Getter;
 }
 
@@ -48,4 +50,6 @@ export interface ExprProblem {
   readonly message: string;
   /** RFC 6901 pointer relative to the pointer passed to the compiler ('' for the value itself). */
   readonly pointer: string;
+  /** 0-based offset of the problem in the string at `pointer` (the path, template or condition). */
+  readonly offset?: number;
 }

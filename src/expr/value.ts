@@ -11,12 +11,13 @@
 // Problems are collected for every bad string, not only the first; the parts that failed read
 // as undefined.
 
-import { setMember } from './member.js';
+import { defineOwn } from '../common/define-own.js';
+import { isRecord } from '../common/json.js';
 import { compilePath } from './path.js';
 import { childPointer } from '../common/json-pointer.js';
 import { ExprSyntaxError } from './syntax-error.js';
 import { compileTemplate, isTemplate } from './template.js';
-import type { CompiledValue, ExprProblem, Getter, PathRef } from './types.js';
+import type { CompiledPath, CompiledValue, ExprProblem, Getter, PathRef } from './types.js';
 
 interface Node {
   readonly get: Getter;
@@ -44,7 +45,7 @@ export function compileValue(value: unknown, pointer = ''): { value: CompiledVal
   if (isPlainObject(value)) {
     for (const key of Object.keys(value)) {
       const source = stringSource(value[key]);
-      if (source !== undefined) setMember(sources, key, source);
+      if (source !== undefined) defineOwn(sources, key, source);
     }
   }
   const compiled: CompiledValue = Object.freeze({
@@ -86,7 +87,7 @@ function compileString(text: string, pointer: string, out: Collector): Node {
   if (text.startsWith('$')) {
     try {
       const path = compilePath(text);
-      out.refs.push(Object.freeze({ root: path.root, source: text, pointer }));
+      pushRefs(out.refs, path, pointer);
       return { get: path.get, constant: false, value: undefined };
     } catch (error) {
       if (!(error instanceof ExprSyntaxError)) throw error;
@@ -94,6 +95,7 @@ function compileString(text: string, pointer: string, out: Collector): Node {
         code: 'BAD_JSONPATH',
         message: `bad JSONPath '${text}' at character ${error.index + 1}: ${error.message}`,
         pointer,
+        offset: error.index,
       });
       return { get: NOTHING, constant: false, value: undefined };
     }
@@ -101,14 +103,20 @@ function compileString(text: string, pointer: string, out: Collector): Node {
   if (isTemplate(text)) {
     const template = compileTemplate(text);
     for (const path of template.paths) {
-      if (path.source !== '') out.refs.push(Object.freeze({ root: path.root, source: path.source, pointer }));
+      if (path.source !== '') pushRefs(out.refs, path, pointer);
     }
     for (const problem of template.problems) {
-      out.problems.push({ code: 'BAD_TEMPLATE', message: `bad template '${text}': ${problem.message}`, pointer });
+      out.problems.push({ code: 'BAD_TEMPLATE', message: `bad template '${text}': ${problem.message}`, pointer, offset: problem.offset });
     }
     return { get: template.get, constant: false, value: undefined };
   }
   return constant(text);
+}
+
+/** The path's own root, then those its filters' absolute queries read (`$.a[?@.x == $.b.y]` reads b). */
+export function pushRefs(refs: PathRef[], path: CompiledPath, pointer: string): void {
+  refs.push(Object.freeze({ root: path.root, source: path.source, pointer }));
+  for (const root of path.filterRoots) refs.push(Object.freeze({ root, source: path.source, pointer }));
 }
 
 function compileArray(items: readonly unknown[], pointer: string, out: Collector): Node {
@@ -134,7 +142,7 @@ function compileObject(object: Readonly<Record<string, unknown>>, pointer: strin
     const result: Record<string, unknown> = {};
     keys.forEach((key, i) => {
       const v = nodes[i]?.value;
-      if (v !== undefined) setMember(result, key, v);
+      if (v !== undefined) defineOwn(result, key, v);
     });
     return folded(result);
   }
@@ -160,7 +168,7 @@ function compileObject(object: Readonly<Record<string, unknown>>, pointer: strin
       const result: Record<string, unknown> = {};
       for (let i = 0; i < n; i++) {
         const v = (getters[i] as Getter)(ctx);
-        if (v !== undefined) setMember(result, keys[i] as string, v);
+        if (v !== undefined) defineOwn(result, keys[i] as string, v);
       }
       return result;
     },
@@ -170,7 +178,7 @@ function compileObject(object: Readonly<Record<string, unknown>>, pointer: strin
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  if (!isRecord(value)) return false;
   const proto: unknown = Object.getPrototypeOf(value);
   return proto === Object.prototype || proto === null;
 }

@@ -12,7 +12,7 @@ export class DiagnosticSink {
   ) {}
 
   /** Reports at the value of `pointer`, or at its key with `atKey` (unknown keys, names). */
-  error(code: ErrorCode, pointer: string, message: string, options: { atKey?: boolean; suggestion?: string } = {}): void {
+  error(code: ErrorCode, pointer: string, message: string, options: { atKey?: boolean; suggestion?: string; offset?: number } = {}): void {
     const key = `${code} ${pointer} ${message}`;
     if (this.seen.has(key)) return;
     this.seen.add(key);
@@ -26,6 +26,7 @@ export class DiagnosticSink {
       line: pos.line,
       col: pos.col,
       ...(options.suggestion ? { suggestion: options.suggestion } : {}),
+      ...(options.offset !== undefined ? { offset: options.offset } : {}),
     });
   }
 

@@ -1,5 +1,5 @@
 import { isAlias, isMap, isNode, isPair, isScalar, isSeq, type Document, type Node } from 'yaml';
-import { FORBIDDEN_KEYS } from './safe-value.js';
+import { FORBIDDEN_KEYS } from '../common/forbidden-keys.js';
 import { childPointer } from '../common/json-pointer.js';
 
 export interface NodeAt {

@@ -4,7 +4,6 @@ import { scanTokens } from './depth-check.js';
 import { capDiagnostics } from './cap-diagnostics.js';
 import { loadDiagnostic, START } from './diagnostic.js';
 import { walkDocument, type DocumentFacts } from './document-walk.js';
-import { readBlockYaml, type BlockYaml } from './block-yaml.js';
 import { cacheKey, type DiskCache } from '../cache/disk-cache.js';
 import { resolveLimits } from './limits.js';
 import { toPlainValue } from './safe-value.js';
@@ -43,7 +42,7 @@ export function yamlCacheKey(text: string, limits?: Partial<LoadLimits>): string
   return cacheKey(CACHE_FORMAT, String(lim.maxBytes), String(lim.maxDepth), String(lim.maxAliases), String(lim.maxDiagnostics), text);
 }
 
-export interface Parsed {
+interface Parsed {
   readonly result: LoadResult;
   readonly facts?: DocumentFacts;
   readonly lineCounter?: LineCounter;
@@ -55,21 +54,6 @@ function parseUncached(text: string, file: string, lim: LoadLimits): Parsed {
     return { result: { diagnostics: [loadDiagnostic('FILE_TOO_LARGE', `larger than the limit of ${lim.maxBytes} bytes`, file, START)] } };
   }
 
-  const block = readBlockYaml(text, lim.maxDepth);
-  if (block !== undefined) return fromBlockYaml(block, text, file);
-  return parseWithYaml(text, file, lim);
-}
-
-/** The block-YAML reader's result as the yaml path would have given it (no diagnostics: it gives up on anything yaml would report). */
-function fromBlockYaml(block: BlockYaml, text: string, file: string): Parsed {
-  const lineCounter = lineCounterOf(block.lineStarts);
-  const sourceMap = new OffsetSourceMap(block.values, block.keys, lineCounter);
-  const facts: DocumentFacts = { values: block.values, keys: block.keys, forbidden: [], duplicates: [] };
-  return { result: { document: { file, text, value: block.value, sourceMap }, diagnostics: [] }, facts, lineCounter };
-}
-
-/** The yaml library's full parse: any YAML, every diagnostic. Exported for the test that holds the block reader to it. */
-export function parseWithYaml(text: string, file: string, lim: LoadLimits): Parsed {
   // The depth check lexes the text anyway; its tokens feed the parser so the text is lexed once.
   // They end where a second document starts: only the first is parsed.
   const tokens: string[] = [];
@@ -204,10 +188,9 @@ function parseTokens(tokens: readonly string[], lineCounter: LineCounter, maxSyn
   }
 }
 
-// Parsing is the slow part of loading (the yaml library runs at about a megabyte a second before
-// the JIT warms up), and a cold CLI start parses every chain and manifest. So results are kept
-// on disk by content hash (cache/disk-cache.ts): the plain value, the diagnostics, and the offsets
-// behind the source map. Bump the format when any of those change shape. An entry is data, never
+// Parsing is the slow part of loading (the more so before the JIT has warmed up), and a cold CLI
+// start parses every chain and manifest. So results are kept on disk by content hash
+// (cache/disk-cache.ts): the plain value, the diagnostics, and the offsets behind the source map. Bump the format when any of those change shape. An entry is data, never
 // code, and everything after the parse (schema check, compile) checks it again; the cache only
 // returns entries this user's engine wrote (HMAC), so a planted one cannot change what runs.
 const CACHE_FORMAT = 'yaml-2.9/loader/2';
@@ -260,7 +243,7 @@ function fromCache(cached: string, text: string, file: string): LoadResult | und
   return { document: { file, text, value: entry.document.value, sourceMap }, diagnostics };
 }
 
-/** A LineCounter from line starts recorded elsewhere (the block reader, the disk cache). */
+/** A LineCounter from line starts the disk cache recorded. */
 function lineCounterOf(lineStarts: readonly number[]): LineCounter {
   const lineCounter = new LineCounter();
   for (const offset of lineStarts) lineCounter.addNewLine(offset);

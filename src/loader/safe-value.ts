@@ -1,5 +1,4 @@
-/** Keys that reach Object.prototype through assignment, spread-free merges or `obj[k][j] = v`. */
-export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
+import { FORBIDDEN_KEYS } from '../common/forbidden-keys.js';
 
 /**
  * A fresh copy of a toJS() result made of plain arrays and plain objects only, without forbidden

@@ -1,4 +1,5 @@
 import semver from 'semver';
+import { cycles, keyedGraph, pathText, shortestPath } from '../common/directed-graph.js';
 import { closestNames, type Diagnostic } from '../common/errors.js';
 import type { Requirement } from './parse-requirement.js';
 
@@ -70,7 +71,7 @@ export function resolveRequirements(candidates: readonly Candidate[]): Resolutio
   }
 
   for (const { members, path: cycle } of findCycles(live, satisfiers)) {
-    const path = cycle.map((c) => c.name).join(' → ');
+    const path = pathText(cycle.map((c) => c.name));
     for (const c of members) {
       result.get(c.key)!.push(problem(c, 'PLUGIN_CYCLE', `plugin '${c.name}' is on a requirement cycle: ${path}`));
     }
@@ -96,63 +97,15 @@ export function resolveRequirements(candidates: readonly Candidate[]): Resolutio
 }
 
 /**
- * Each strongly connected component (Tarjan) with more than one member, and one closed path
- * through it (first = last) to show in the message.
+ * Each requirement cycle (a plugin never satisfies its own requirement, so every cycle has two
+ * plugins or more), and the shortest closed path round it (first = last) to show in the message.
  */
 function findCycles(nodes: readonly Candidate[], satisfiers: ReadonlyMap<string, Candidate[][]>): { members: Candidate[]; path: Candidate[] }[] {
-  const next = (c: Candidate): Candidate[] => [...new Set((satisfiers.get(c.key) ?? []).flat())];
-  const index = new Map<Candidate, number>();
-  const low = new Map<Candidate, number>();
-  const stack: Candidate[] = [];
-  const onStack = new Set<Candidate>();
-  const components: Candidate[][] = [];
-  let counter = 0;
-
-  const visit = (v: Candidate): void => {
-    index.set(v, counter);
-    low.set(v, counter);
-    counter++;
-    stack.push(v);
-    onStack.add(v);
-    for (const w of next(v)) {
-      if (!index.has(w)) {
-        visit(w);
-        low.set(v, Math.min(low.get(v)!, low.get(w)!));
-      } else if (onStack.has(w)) {
-        low.set(v, Math.min(low.get(v)!, index.get(w)!));
-      }
-    }
-    if (low.get(v) === index.get(v)) {
-      const component: Candidate[] = [];
-      let w: Candidate;
-      do {
-        w = stack.pop()!;
-        onStack.delete(w);
-        component.push(w);
-      } while (w !== v);
-      if (component.length > 1) components.push(component);
-    }
-  };
-  for (const node of nodes) if (!index.has(node)) visit(node);
-
-  return components.map((component) => {
+  const { keys, next } = keyedGraph(nodes, (c) => (satisfiers.get(c.key) ?? []).flat());
+  return cycles(next).map((component) => {
     const members = new Set(component);
     const start = component[component.length - 1]!;
-    // Shortest way round from start back to start, inside the component.
-    const previous = new Map<Candidate, Candidate>();
-    const queue = next(start).filter((n) => members.has(n));
-    for (const n of queue) previous.set(n, start);
-    while (queue.length > 0 && !previous.has(start)) {
-      const v = queue.shift()!;
-      for (const w of next(v)) {
-        if (!members.has(w) || previous.has(w)) continue;
-        previous.set(w, v);
-        queue.push(w);
-      }
-    }
-    const path: Candidate[] = [start];
-    for (let v = previous.get(start)!; v !== start; v = previous.get(v)!) path.unshift(v);
-    path.unshift(start);
-    return { members: component, path };
+    const path = shortestPath(start, start, next, (i) => members.has(i))!;
+    return { members: component.map((i) => keys[i]!), path: path.map((i) => keys[i]!) };
   });
 }

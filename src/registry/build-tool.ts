@@ -1,11 +1,11 @@
-import type { JsonSchema } from '../common/json.js';
+import { isRecord, type JsonSchema } from '../common/json.js';
 import { type Diagnostic, ToolchainError } from '../common/errors.js';
 import type { ValidateFunction } from 'ajv';
 import { TOP_LEVEL, type CompiledSchema, type SchemaCompiler, type SchemaUse } from './schema-compiler.js';
 import { toProblems } from './argument-problems.js';
 import { createCircuitBreaker } from './circuit-breaker.js';
 import { planCopy, planFreshCopy } from './copy-args.js';
-import { durationMs } from './duration-ms.js';
+import { parseDuration } from '../expr/duration.js';
 import { createDirect, createInvoke } from './invoke-tool.js';
 import { restrictEnv } from './restrict-env.js';
 import { createResultCache } from './result-cache.js';
@@ -49,7 +49,7 @@ interface SchemaHandle {
 }
 
 function compile(name: string, schema: unknown, key: 'parameters' | 'returns', use: SchemaUse, settings: BuildSettings): SchemaHandle {
-  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
+  if (!isRecord(schema)) {
     fail(`tool '${name}': \`${key}\` must be a JSON Schema object`, `/${key}`);
   }
   const invalid = (error: unknown): never => fail(`tool '${name}': \`${key}\` is not a valid JSON Schema: ${(error as Error).message}`, `/${key}`);
@@ -85,9 +85,10 @@ function compile(name: string, schema: unknown, key: 'parameters' | 'returns', u
   return { get: () => compiled.validate, warnings: compiled.warnings };
 }
 
+/** A manifest duration means what a chain's does (a number is seconds, a string carries its unit; never zero). */
 function optionalMs(name: string, value: unknown, key: string): number | undefined {
   if (value === undefined) return undefined;
-  const ms = durationMs(value);
+  const ms = parseDuration(value);
   if (ms === undefined) fail(`tool '${name}': \`${key}\` must be a positive number of seconds or a string like 250ms, 2s, 10m`, `/${key.replace('.', '/')}`);
   return ms;
 }
@@ -118,7 +119,7 @@ export function buildTool(def: ToolDefinition, owner: ToolOwner | undefined, set
   const copyArgs = planCopy(parameters);
   const copyFresh = planFreshCopy(parameters);
   const prepare = (args: Record<string, unknown>, fresh?: boolean): PrepareResult => {
-    if (typeof args !== 'object' || args === null || Array.isArray(args)) return NOT_AN_OBJECT;
+    if (!isRecord(args)) return NOT_AN_OBJECT;
     const copy = fresh === true ? copyFresh(args) : copyArgs(args);
     validate ??= params.get();
     if (validate(copy, TOP_LEVEL)) return { ok: true, args: copy };

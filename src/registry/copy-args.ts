@@ -1,4 +1,5 @@
 import type { JsonSchema } from '../common/json.js';
+import { defineOwn } from '../common/define-own.js';
 
 // Ajv's `useDefaults` and `coerceTypes` write into the data they validate, and the caller's
 // arguments must stay untouched; and the copy is what the handler gets, so a handler that changes
@@ -110,9 +111,7 @@ export function cloneJson(value: unknown): unknown {
   for (const key of Object.keys(value)) {
     const member: unknown = (value as Record<string, unknown>)[key];
     const item = typeof member === 'object' && member !== null ? cloneJson(member) : member;
-    // Plain assignment of '__proto__' would change the prototype instead of adding a key.
-    if (key === '__proto__') Object.defineProperty(out, key, { value: item, enumerable: true, writable: true, configurable: true });
-    else out[key] = item;
+    defineOwn(out, key, item);
   }
   return out;
 }

@@ -6,7 +6,6 @@ export { toolNotFound } from './tool-not-found.js';
 export { formatProblems, problemsError, toProblems, fieldLabel } from './argument-problems.js';
 export { createCircuitBreaker, type CircuitBreaker, type CircuitState } from './circuit-breaker.js';
 export { canonicalJson } from './canonical-json.js';
-export { durationMs } from './duration-ms.js';
 export type { TruncatedResult } from './truncate-result.js';
 export type {
   ApprovalRequest,

@@ -1,3 +1,5 @@
+import { defineOwn } from '../common/define-own.js';
+
 // `truncate: true`: a result over the size limit is cut to fit and wrapped so nobody mistakes it
 // for the whole thing:
 //
@@ -81,8 +83,7 @@ function cutObject(value: Record<string, unknown>, budget: number): Record<strin
     total -= m.size;
   }
   const out: Record<string, unknown> = {};
-  // defineProperty: a `__proto__` member stays data.
-  for (const m of members) Object.defineProperty(out, m.key, { value: m.value, enumerable: true, writable: true, configurable: true });
+  for (const m of members) defineOwn(out, m.key, m.value);
   return out;
 }
 

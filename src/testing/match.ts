@@ -1,3 +1,4 @@
+import { isRecord } from '../common/json.js';
 import { printable } from '../common/printable.js';
 
 // Partial matching for chain tests (SPEC §10): an expected object lists only the keys that
@@ -12,8 +13,8 @@ export interface Mismatch {
 }
 
 export function partialMatch(expected: unknown, actual: unknown, path: string, out: Mismatch[] = []): Mismatch[] {
-  if (isObject(expected)) {
-    if (!isObject(actual)) {
+  if (isRecord(expected)) {
+    if (!isRecord(actual)) {
       out.push({ path, expected, actual });
       return out;
     }
@@ -29,9 +30,6 @@ export function partialMatch(expected: unknown, actual: unknown, path: string, o
   return out;
 }
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** `- expected` / `+ actual` lines, as a test runner prints them. */
 export function diffLines(m: Mismatch): string[] {

@@ -71,6 +71,22 @@ function chainText(name: string, next: string): string {
   return `name: ${name}\nsteps:\n  - name: down\n    chain: ${next}\n`;
 }
 
+describe('sub-chain cycles in a folder', () => {
+  it('a cycle through 4,000 chains is reported in each file with a short path, without overflowing', async () => {
+    const { compileChainSet } = await import('../../src/index.js');
+    const n = 4000;
+    const sources = Array.from({ length: n }, (_, i) => ({ file: `c${i}.yaml`, text: chainText(`c${i}`, `c${(i + 1) % n}`) }));
+    const set = compileChainSet(sources);
+    expect(set.plans.size).toBe(0);
+    const cycles = set.diagnostics.filter((d) => d.code === 'SUBCHAIN_CYCLE');
+    expect(cycles).toHaveLength(n);
+    expect(set.diagnostics).toHaveLength(n);
+    const c0 = cycles.find((d) => d.file === 'c0.yaml')!;
+    expect(c0).toMatchObject({ line: 4, col: 12 });
+    expect(c0.message).toBe("step 'down' runs chain 'c1', which leads back to 'c0': c0 → c1 → c2 → c3 → c4 → c5 → c6 → c7 → c8 → c9 → … 3981 more … → c3991 → c3992 → c3993 → c3994 → c3995 → c3996 → c3997 → c3998 → c3999 → c0; a chain may not run itself");
+  }, 60_000);
+});
+
 describe('the limit at run time and cycles from code', () => {
   let engine: Engine;
   beforeAll(async () => {
@@ -89,6 +105,14 @@ describe('the limit at run time and cycles from code', () => {
     expect(() => engine.addChain('name: ping\nsteps:\n  - name: s\n    chain: pong\n')).toThrow(expect.objectContaining({ code: 'SUBCHAIN_CYCLE' }));
     // The refused versions changed nothing: both still run.
     return Promise.all([engine.run('selfish'), engine.run('pong')]).then((results) => expect(results.map((r) => r.status)).toEqual(['succeeded', 'succeeded']));
+  });
+
+  it('addChain names the way back in a SUBCHAIN_CYCLE, as a folder does', () => {
+    engine.addChain('name: tick\nsteps:\n  - name: s\n    tool: leaf\n');
+    engine.addChain('name: tock\nsteps:\n  - name: s\n    chain: tick\n');
+    expect(() => engine.addChain('name: tick\nsteps:\n  - name: s\n    chain: tock\n')).toThrow(
+      expect.objectContaining({ message: expect.stringContaining("SUBCHAIN_CYCLE step 's' runs chain 'tock', which leads back to 'tick': tick → tock → tick; a chain may not run itself") }),
+    );
   });
 
   it('addChain refuses a chain that would nest too deep (SUBCHAIN_TOO_DEEP)', () => {

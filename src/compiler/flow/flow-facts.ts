@@ -100,10 +100,11 @@ export function pathValue(source: string): FlowValue | undefined {
   }
   const steps: PathStep[] = [];
   let followable = true;
-  for (const s of parsed.segments) {
-    if (s.kind === 'member') steps.push(s.name);
-    else if (s.kind === 'index') steps.push(s.index);
-    else if (s.kind === 'wildcard') steps.push({ every: true });
+  for (const segment of parsed.query.segments) {
+    const s = segment.selectors.length === 1 && !segment.descendant ? segment.selectors[0]! : undefined;
+    if (s?.kind === 'name') steps.push(s.name);
+    else if (s?.kind === 'index') steps.push(s.index);
+    else if (s?.kind === 'wildcard') steps.push({ every: true });
     else followable = false;
   }
   return { kind: 'path', source, root: parsed.root, steps: followable ? steps : undefined, multi: parsed.multi };

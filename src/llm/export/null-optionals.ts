@@ -1,6 +1,7 @@
 import type { JsonSchema } from '../../common/json.js';
 import { allowsNull } from './strict-schema.js';
 import { isRecord } from '../../common/json.js';
+import { defineOwn } from '../../common/define-own.js';
 
 // The way back from strict mode's nullable optionals: a model that must send every property sends
 // null for the ones it means to leave out. Before validation, such a null is removed — but only
@@ -43,7 +44,7 @@ function clean(value: unknown, schema: unknown, depth: number): unknown {
     const next = clean(member, sub, depth + 1);
     if (next !== member) {
       out ??= { ...value };
-      Object.defineProperty(out, key, { value: next, enumerable: true, writable: true, configurable: true });
+      defineOwn(out, key, next);
     }
   }
   return out ?? value;

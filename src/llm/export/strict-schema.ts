@@ -1,4 +1,4 @@
-import type { JsonSchema } from '../../common/json.js';
+import { isRecord, type JsonSchema } from '../../common/json.js';
 
 // OpenAI's strict mode (structured outputs) makes the model's arguments match the schema, but
 // accepts only a subset of JSON Schema: every object closed (`additionalProperties: false`) with
@@ -45,9 +45,8 @@ const NARROWING = new Set(['minLength', 'maxLength', 'uniqueItems', 'minProperti
 /** Say nothing about which values are valid. */
 const ANNOTATIONS = new Set(['$comment', '$schema', '$id', 'examples', 'readOnly', 'writeOnly', 'deprecated']);
 
-function isSchema(value: unknown): value is JsonSchema {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+/** A schema object (not `true` or `false`). */
+const isSchema: (value: unknown) => value is JsonSchema = isRecord;
 
 function withNotes(description: unknown, notes: readonly string[]): string | undefined {
   const text = typeof description === 'string' ? description : '';

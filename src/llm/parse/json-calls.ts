@@ -1,3 +1,4 @@
+import { isRecord } from '../../common/json.js';
 import { collectCalls } from './call-shape.js';
 import type { Claim, FormatResult, FoundCall, FoundProblem, Span } from './format.js';
 import type { KnownTools } from './known-tools.js';
@@ -99,6 +100,6 @@ export function matchSquare(text: string, start: number, end = text.length): num
 
 /** A parsed value as a call's arguments: an object as is; anything else as JSON text, which the registry reports as not an object. */
 export function asArguments(value: unknown): Record<string, unknown> | string {
-  if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;
+  if (isRecord(value)) return value;
   return typeof value === 'string' ? JSON.stringify(value) : (JSON.stringify(value) ?? 'null');
 }

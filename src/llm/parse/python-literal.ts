@@ -1,3 +1,5 @@
+import { defineOwn } from '../../common/define-own.js';
+
 // Calls written as Python (Llama 3.2/4 `[get_weather(city="Paris")]`, Gemma's tool_code blocks,
 // Llama 3.1's `brave_search.call(query="…")`), read by a grammar of literals — the subset that
 // Python's ast.literal_eval accepts, which is what vLLM's pythonic parser reads: strings (quotes
@@ -119,7 +121,7 @@ export class PyReader {
       const key = this.name();
       if (key !== undefined && this.eat('=')) {
         if (Object.hasOwn(keywords, key)) this.fail(`argument '${key}' is given twice`, before);
-        Object.defineProperty(keywords, key, { value: this.value(0), enumerable: true, writable: true, configurable: true });
+        defineOwn(keywords, key, this.value(0));
       } else {
         this.pos = before;
         positional.push(this.value(0));
@@ -180,7 +182,7 @@ export class PyReader {
       const key = this.value(depth + 1);
       if (typeof key === 'object' && key !== null) this.fail('a dict key must be a string, a number or a constant');
       this.expect(':', `':' after a dict key`);
-      Object.defineProperty(out, String(key), { value: this.value(depth + 1), enumerable: true, writable: true, configurable: true });
+      defineOwn(out, String(key), this.value(depth + 1));
       if (!this.eat(',')) {
         this.expect('}', `',' or '}'`);
         break;

@@ -3,7 +3,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ToolchainError } from '../../common/errors.js';
 import { raceTimeout } from '../../common/race.js';
-import { durationMs } from '../../registry/duration-ms.js';
+import { parseDuration } from '../../expr/duration.js';
 import { packageVersion } from '../../schemas/schema-files.js';
 import type { ToolProgress } from '../../registry/types.js';
 import type { McpSource } from '../manifest.generated.js';
@@ -153,7 +153,7 @@ export class McpConnection {
 
   private async connect(): Promise<readonly McpToolInfo[]> {
     const { config, plugin } = this.settings;
-    const startupMs = (config.startup_timeout !== undefined ? durationMs(config.startup_timeout) : undefined) ?? DEFAULT_STARTUP_MS;
+    const startupMs = (config.startup_timeout !== undefined ? parseDuration(config.startup_timeout) : undefined) ?? DEFAULT_STARTUP_MS;
     const sdk = await loadMcpClient();
     // The client declares no capabilities because it has none of them: it answers no roots/list
     // (roots), runs no model for the server (sampling), asks nobody for input mid-call

@@ -2,6 +2,7 @@ import type { FormatContext, FormatResult, ToolCallFormat } from '../format.js';
 import { formatResult, newFound } from '../json-calls.js';
 import { Seeker } from './special-tokens.js';
 import { tagValue, widen, wrapper } from './xml-tags.js';
+import { defineOwn } from '../../../common/define-own.js';
 
 // Anthropic's legacy prompt-based tool use (Claude 2.1 / Claude 3 before the tools API), still
 // written by models prompted with it: the name and each parameter as their own tags.
@@ -50,7 +51,7 @@ function parse(text: string, context: FormatContext): FormatResult {
     const params = PARAMETERS.exec(body)?.[1] ?? '';
     CHILD.lastIndex = 0;
     for (let c = CHILD.exec(params); c !== null; c = CHILD.exec(params)) {
-      Object.defineProperty(args, c[1]!, { value: context.value(name, c[1]!, tagValue(c[2]!)), enumerable: true, writable: true, configurable: true });
+      defineOwn(args, c[1]!, context.value(name, c[1]!, tagValue(c[2]!)));
     }
     found.calls.push({ start: span.start, end: span.end, name, arguments: args });
   }

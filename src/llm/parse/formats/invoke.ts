@@ -3,6 +3,7 @@ import type { FormatContext, FormatResult, ToolCallFormat } from '../format.js';
 import { formatResult, newFound } from '../json-calls.js';
 import { Seeker } from './special-tokens.js';
 import { tagValue, widen, wrapper, type Wrapper } from './xml-tags.js';
+import { defineOwn } from '../../../common/define-own.js';
 
 // `<invoke name="…">` with `<parameter name="…">` children: MiniMax-M2, Claude-style prompts, and
 // DeepSeek V3.2's DSML, which spells the same tags with a `｜DSML｜` prefix.
@@ -74,7 +75,7 @@ function parse(text: string, context: FormatContext): FormatResult {
       const end = tags.paramEnd.find(p.end, nextParam?.at ?? bodyEnd);
       const key = (p.match![1] ?? p.match![2] ?? '').trim();
       const raw = tagValue(text.slice(p.end, end?.at ?? nextParam?.at ?? bodyEnd));
-      Object.defineProperty(args, key, { value: typed(name, key, raw, p.match![3] ?? '', context), enumerable: true, writable: true, configurable: true });
+      defineOwn(args, key, typed(name, key, raw, p.match![3] ?? '', context));
       p = nextParam;
     }
     found.calls.push({ start: span.start, end: span.end, name, arguments: args });

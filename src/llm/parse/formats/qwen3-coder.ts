@@ -2,6 +2,7 @@ import type { FormatContext, FormatResult, ToolCallFormat } from '../format.js';
 import { formatResult, newFound } from '../json-calls.js';
 import { Seeker } from './special-tokens.js';
 import { tagValue, widen, wrapper } from './xml-tags.js';
+import { defineOwn } from '../../../common/define-own.js';
 
 // Qwen3-Coder (and Qwen3.5 / Qwen3-Next in coder mode): XML with the names inside the tags.
 //
@@ -54,7 +55,7 @@ function parse(text: string, context: FormatContext): FormatResult {
       const nextParam = parameters.find(p.end, bodyEnd);
       const end = parameterEnds.find(p.end, nextParam?.at ?? bodyEnd);
       const key = p.match![1]!.trim();
-      Object.defineProperty(args, key, { value: context.value(name, key, tagValue(text.slice(p.end, end?.at ?? nextParam?.at ?? bodyEnd))), enumerable: true, writable: true, configurable: true });
+      defineOwn(args, key, context.value(name, key, tagValue(text.slice(p.end, end?.at ?? nextParam?.at ?? bodyEnd))));
       count++;
       p = nextParam;
     }
