@@ -77,7 +77,13 @@ export interface Source {
   include?:
     | string[]
     | {
+        /**
+         * Keep the operations that have one of these tags.
+         */
         tags?: string[];
+        /**
+         * Keep these operations, by operationId or by the tool name made from it.
+         */
         operations?: string[];
       };
   /**
@@ -86,7 +92,7 @@ export interface Source {
   exclude?: string[];
 }
 /**
- * An MCP server, spoken to as a client: started as a process (`command`, stdio) or reached over Streamable HTTP (`url`). One server per plugin, shared by every run.
+ * An MCP server whose tools/list are the plugin's tools: a command started over stdio, or a Streamable HTTP url.
  */
 export interface McpSource {
   /**
@@ -121,7 +127,7 @@ export interface McpSource {
   startup_timeout?: number | string;
 }
 /**
- * An OpenAPI 3.0 / 3.1 or Swagger 2.0 document: one tool per operation.
+ * An OpenAPI 3.0 / 3.1 or Swagger 2.0 document whose operations are the plugin's tools, one each.
  */
 export interface OpenapiSource {
   /**
@@ -175,8 +181,14 @@ export interface OpenapiAuth {
    * Sends `Authorization: Basic` from two variables.
    */
   basic?: {
-    username_env: EnvName;
-    password_env: EnvName;
+    /**
+     * An environment variable's name.
+     */
+    username_env: string;
+    /**
+     * An environment variable's name.
+     */
+    password_env: string;
   };
 }
 export interface Tool {
