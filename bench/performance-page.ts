@@ -17,6 +17,7 @@ export const BENCHES: readonly { readonly name: string; readonly title: string }
   { name: 'cold-start', title: 'Cold start' },
   { name: 'llm-parse', title: 'Calls in text' },
   { name: 'llm-mcp', title: 'MCP' },
+  { name: 'openapi-load', title: 'OpenAPI documents' },
   { name: 'serve', title: 'The HTTP server' },
   { name: 'store', title: 'Run stores' },
   { name: 'durable', title: 'Durable runs' },

@@ -2,6 +2,7 @@
 // so that a CLI start does not spend tens of milliseconds in Ajv's compiler. `npm run gen:types`
 // rewrites the file; a test fails when it drifts from the schemas.
 import { readFile, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv } from 'ajv';
@@ -28,10 +29,14 @@ export async function generateValidators() {
   ajv.addSchema(await load('chain.schema.json'), 'chain');
   ajv.addSchema(await load('plugin.schema.json'), 'plugin');
   // The JSON Schema meta-schema too: tools' parameters are checked against it when they load.
+  // And the same meta-schema with every subschema position accepting any object or boolean: one
+  // schema object checked without the ones below it (src/registry/meta-check.ts walks those).
+  ajv.addMetaSchema(oneLevel(createRequire(import.meta.url)('ajv/dist/refs/json-schema-draft-07.json')), 'json-schema-node');
   const code = standaloneCode.default(ajv, {
     validateChain: 'chain',
     validatePlugin: 'plugin',
     validateJsonSchema: 'http://json-schema.org/draft-07/schema',
+    validateJsonSchemaNode: 'json-schema-node',
   });
   return [
     '// Generated from schemas/*.schema.json by `npm run gen:types`. Do not edit by hand.',
@@ -41,6 +46,14 @@ export async function generateValidators() {
     withFastPatterns(code.replace(/^"use strict";/, '')),
     '',
   ].join('\n');
+}
+
+/** The draft-07 meta-schema with each `{ $ref: '#' }` (a subschema) made `{ type: [object, boolean] }`. */
+function oneLevel(metaSchema) {
+  const copy = JSON.parse(JSON.stringify(metaSchema), (_key, value) =>
+    value !== null && typeof value === 'object' && value.$ref === '#' && Object.keys(value).length === 1 ? { type: ['object', 'boolean'] } : value,
+  );
+  return { ...copy, $id: 'https://toolchain.dev/schemas/json-schema-node.json', title: 'One schema object, not the schemas below it' };
 }
 
 // V8 compiles a regular expression on its first use, and again to machine code after a few: the

@@ -165,6 +165,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
       watch: options.watch === true,
       isolation, log: host.log,
       ...(disk ? { cache: disk } : {}),
+      ...(options.registryOptions?.env ? { env: options.registryOptions.env } : {}),
       ...(options.onPluginEvent ? { onEvent: options.onPluginEvent } : {}),
     });
     closers.push(() => pluginHost!.close());

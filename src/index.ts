@@ -76,6 +76,7 @@ export type {
   RunStartedEvent,
   RunFinishedEvent,
   StepStartedEvent,
+  StepProgressEvent,
   StepRetryingEvent,
   StepSucceededEvent,
   StepFailedEvent,
@@ -103,6 +104,7 @@ export type {
   LoadMode,
   BuiltPlugin,
   PluginBuild,
+  PluginBuildOptions,
   PluginToolsResult,
   SchemaCompiler,
   SchemaCompilerOptions,
@@ -114,8 +116,8 @@ export type {
 export { createPluginHost } from './plugins/index.js';
 export type { PluginHost, PluginHostOptions, PluginStatus, PluginEvent, PluginState, IsolationLevel, IsolationOptions } from './plugins/index.js';
 export type {
-  Tool,
   ToolContext,
+  ToolProgress,
   ToolDefinition,
   ToolHandler,
   ToolSet,

@@ -2,6 +2,6 @@
 // and the few helpers of plugin-api.ts, which the engine hands a plugin's code at run time
 // (whatever folder the plugin was copied to). Type imports cost a handler nothing at run time.
 
-export type { ToolContext, ToolDefinition, ToolHandler } from './registry/types.js';
+export type { ToolContext, ToolDefinition, ToolHandler, ToolProgress } from './registry/types.js';
 export type { JsonSchema, JsonValue } from './common/json.js';
 export { compileJsonPath, JsonPathSyntaxError, type CompiledJsonPath } from './plugins/plugin-api.js';

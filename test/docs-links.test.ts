@@ -165,6 +165,7 @@ const NOT_OUR_FILES: Readonly<Record<string, string>> = {
   './lib.js': 'an example of a relative import inside a plugin',
   './lib.ts': 'an example of a relative import inside a plugin',
   'chains/NAME.test.yaml': 'a placeholder for any chain test file',
+  'ipaddr.js': 'the npm package of that name, not a file',
 };
 
 /** `executor/call-sites.ts`, `read-reply.ts`, `schemas/chain.schema.json`, `../x/y.js`: a path to a source, data or doc file. */

@@ -76,4 +76,23 @@ describe("an engine with load: 'lazy' (what toolchain run uses)", () => {
       await removeDir(root);
     }
   });
+
+  it('a schema the meta-schema accepts but the validator cannot compile fails its calls, not the engine', async () => {
+    const engine = await createEngine({ load: 'lazy', cache: 'off' });
+    try {
+      // A named back-reference to a group that does not exist: a string to the meta-schema, an error to RegExp.
+      const bad = { type: 'string', pattern: '(?<a>x)\\k<b>' };
+      engine.registerTool({ name: 'args', parameters: { type: 'object', properties: { s: bad } }, handler: () => ({ s: 'x' }) });
+      engine.registerTool({ name: 'result', returns: { type: 'object', properties: { s: bad } }, handler: () => ({ s: 'x' }) });
+      engine.addChain('name: a\nsteps:\n  - name: a\n    tool: args\n    input_map: { s: x }\n');
+      engine.addChain('name: r\nsteps:\n  - name: r\n    tool: result\n');
+      for (const chain of ['a', 'a', 'r', 'r']) {
+        const result = await engine.run(chain);
+        expect(result.status).toBe('failed');
+        expect(result.error).toMatchObject({ code: 'PLUGIN_INVALID', message: expect.stringMatching(/not a schema the validator can compile: Invalid regular expression/) });
+      }
+    } finally {
+      await engine.close();
+    }
+  });
 });

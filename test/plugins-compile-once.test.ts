@@ -99,6 +99,33 @@ describe('plugin schemas compile once', () => {
     await host.close();
   });
 
+  it("eager: an OpenAPI document's tools are meta-checked at load and compile on their first call", async () => {
+    const root = await tempDir('toolchain-compile-openapi-');
+    const doc = {
+      openapi: '3.0.3',
+      info: { title: 'x', version: '1' },
+      servers: [{ url: 'https://api.example.com' }],
+      paths: Object.fromEntries(
+        ['a', 'b', 'c'].map((n) => [`/${n}`, { get: { operationId: n, parameters: [{ name: 'q', in: 'query', schema: { type: 'string' } }], responses: { '200': { description: 'ok', content: { 'application/json': { schema: { type: 'object' } } } } } } }]),
+      ),
+    };
+    await writeFiles(root, { 'api/plugin.yaml': 'name: api\nversion: 1.0.0\nsource:\n  openapi:\n    spec: ./doc.json\n', 'api/doc.json': JSON.stringify(doc) });
+    const { registry, total } = countingRegistry('eager');
+    const host = createPluginHost({ dir: root, registry });
+    try {
+      await host.ready;
+      expect(registry.current().tools().map((t) => t.qualifiedName)).toEqual(['api/a', 'api/b', 'api/c']);
+      expect(total()).toBe(0);
+      const tool = registry.current().get('api/b')!;
+      expect(tool.prepare({ q: 'x' }).ok).toBe(true);
+      expect(tool.prepare({ q: 'y' }).ok).toBe(true);
+      expect(total()).toBe(1);
+    } finally {
+      await host.close();
+      await removeDir(root);
+    }
+  });
+
   it('static (validate): no handler imported, and a schema that is not JSON Schema is still refused in place', async () => {
     const root = await tempDir('toolchain-compile-static-');
     await writeFiles(root, {

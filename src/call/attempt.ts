@@ -14,7 +14,14 @@ export type Prepared = Extract<PrepareResult, { ok: true }> | { readonly ok: fal
 
 /** Validated arguments, or VALIDATION_FAILED worded by the caller's rules. */
 export function prepare(callee: Callee, args: Record<string, unknown>, invalid: InvalidWording, fresh = false): Prepared {
-  const prepared = callee.prepare(args, fresh);
+  let prepared: PrepareResult;
+  try {
+    prepared = callee.prepare(args, fresh);
+  } catch (error) {
+    // A schema compiled on first use that does not compile (PLUGIN_INVALID) fails this call only.
+    if (error instanceof ToolchainError) return { ok: false, error: { code: error.code, message: error.message } };
+    throw error;
+  }
   if (prepared.ok) return prepared;
   return { ok: false, error: { code: 'VALIDATION_FAILED', message: invalid(callee, args, prepared.problems) } };
 }

@@ -1,5 +1,5 @@
 import type { TimerHandle } from '../common/clock.js';
-import type { ToolContext } from '../registry/types.js';
+import type { ToolContext, ToolProgress } from '../registry/types.js';
 import type { Callee, CallOwner } from './types.js';
 
 // The `ctx` a tool receives (SPEC §3.1), one per attempt, for every kind of caller. Its
@@ -61,6 +61,15 @@ export class CallContext implements ToolContext {
       this.owner.log(this.step, this.attempt, message, fields, this.item);
     } catch {
       // A logger's failure is not the tool's.
+    }
+  }
+
+  progress(report: ToolProgress): void {
+    if (this.reason !== undefined) return;
+    try {
+      this.owner.callProgress?.(this.step, this.attempt, this.item, report);
+    } catch {
+      // A listener's failure is not the tool's.
     }
   }
 

@@ -1,6 +1,6 @@
 import type { Clock } from '../common/clock.js';
 import type { FailureCode, StepError } from '../common/errors.js';
-import type { ApproveCallback, ArgumentProblem, DirectCall, PrepareResult } from '../registry/types.js';
+import type { ApproveCallback, ArgumentProblem, DirectCall, PrepareResult, ToolProgress } from '../registry/types.js';
 import type { CallContext } from './call-context.js';
 
 // The contract of one tool call (SPEC §2.7, §3): prepare the arguments → approve → invoke under a
@@ -20,7 +20,7 @@ export interface Callee {
   readonly timeoutMs?: number;
   /** The environment variables its code may read (SPEC §3.1 `ctx.env`). */
   env(): Readonly<Record<string, string | undefined>>;
-  /** Validates (a copy of) the arguments, defaults filled and types coerced; `fresh` as Tool.prepare. Never throws. */
+  /** Validates (a copy of) the arguments, defaults filled and types coerced; `fresh` and what it throws as Tool.prepare. */
   prepare(args: Record<string, unknown>, fresh?: boolean): PrepareResult;
   /** One attempt. May throw or reject; the call unit classifies whatever comes out. */
   invoke(args: Record<string, unknown>, ctx: CallContext): Promise<unknown>;
@@ -86,6 +86,8 @@ export interface CallOwner {
   idempotencyKey(label: string, item: number | undefined): string;
   /** A tool's `ctx.log` line; `item`: the for_each element the attempt works on. */
   log(label: string, attempt: number, message: string, fields: Record<string, unknown> | undefined, item: number | undefined): void;
+  /** A call reported how far it has got (ctx.progress); absent where nobody listens. */
+  callProgress?(label: string, attempt: number, item: number | undefined, report: ToolProgress): void;
 }
 
 /** An attempt failed and something follows it: another attempt after `delay_ms`, or the fallback. */

@@ -79,6 +79,14 @@ export const ERROR_KINDS = {
   CIRCUIT_OPEN: 'run',
   TOOL_CRASHED: 'run',
   TOOL_STALLED: 'run',
+  /** A tool's server (an MCP server) is down, starting or reconnecting: worth retrying. */
+  TOOL_UNAVAILABLE: 'run',
+  /** An HTTP API (an OpenAPI operation) answered 4xx other than 429: the request was wrong. */
+  HTTP_4XX: 'run',
+  /** An HTTP API answered 429 Too Many Requests: worth retrying after a wait. */
+  HTTP_429: 'run',
+  /** An HTTP API answered 5xx: worth retrying. */
+  HTTP_5XX: 'run',
   ABORTED: 'cancelled',
   // the run store and durable runs (SPEC §7)
   STORE_URL: 'usage',

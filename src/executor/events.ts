@@ -59,6 +59,15 @@ export interface StepRetryingEvent extends StepEventBase {
   readonly fallback?: FallbackKind;
 }
 
+/** A running call reported how far it has got (an MCP server's progress notifications, say). */
+export interface StepProgressEvent extends StepEventBase {
+  readonly type: 'step:progress';
+  readonly attempt: number;
+  readonly progress: number;
+  readonly total?: number;
+  readonly message?: string;
+}
+
 export interface StepSucceededEvent extends StepEventBase, StepRecord {
   readonly type: 'step:succeeded';
   readonly status: 'succeeded';
@@ -151,7 +160,7 @@ export interface AgentToolCallEvent extends AgentEventBase, AgentToolCall {
 
 export type StepFinishedEvent = StepSucceededEvent | StepFailedEvent | StepSkippedEvent;
 
-export type StepEvent = StepStartedEvent | StepRetryingEvent | StepFinishedEvent;
+export type StepEvent = StepStartedEvent | StepRetryingEvent | StepProgressEvent | StepFinishedEvent;
 
 export type AgentEvent = AgentTurnEvent | AgentToolCallEvent;
 

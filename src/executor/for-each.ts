@@ -15,7 +15,7 @@ import { resolveArgs } from './step-work.js';
 // continue` a failed element's slot holds `{ error: { code, message } }` and the others go on,
 // like a matrix without fail-fast. The step holds one engine slot; its elements are bounded by
 // max_concurrency alone. The group is the CallWatcher of its elements (keyed by position) and
-// reports to the run only through `apply`.
+// reports to the run only through `apply`; how many elements are done it tells displays itself.
 
 export function startForEach(run: Run, i: number, step: PlanStep): void {
   const forEach = step.forEach!;
@@ -74,7 +74,7 @@ class ForEachGroup implements CallWatcher, Abortable {
   }
 
   launch(): void {
-    this.run.progress(this.index, 0, this.items.length);
+    this.reportDone();
     this.feed();
   }
 
@@ -174,10 +174,16 @@ class ForEachGroup implements CallWatcher, Abortable {
     this.results[k] = output;
     this.contexts[k] = undefined;
     this.active--;
-    this.run.progress(this.index, ++this.finished, this.items.length);
+    this.finished++;
+    this.reportDone();
     if (this.finished < this.items.length) return this.feed();
     this.over = true;
     this.run.succeeded(this.index, this.results, this.attempts, undefined);
+  }
+
+  /** How many elements are done, for displays (RunOptions.onProgress). */
+  private reportDone(): void {
+    this.run.options.onProgress?.({ run_id: this.run.runId, step: this.name, done: this.finished, total: this.items.length });
   }
 
   abort(reason: Error): void {

@@ -33,6 +33,7 @@ export type {
   StepEvent,
   StepFailedEvent,
   StepFinishedEvent,
+  StepProgressEvent,
   StepRetryingEvent,
   StepSkippedEvent,
   StepStartedEvent,

@@ -2,7 +2,7 @@ import type { CallContext, CallOwner, CallSite, CallWatcher, FallbackKind, Retry
 import type { Clock } from '../common/clock.js';
 import { ToolchainError, type ErrorCode, type StepError } from '../common/errors.js';
 import type { ChainPlan } from '../compiler/plan.js';
-import type { ApproveCallback, ToolSet } from '../registry/types.js';
+import type { ApproveCallback, ToolProgress, ToolSet } from '../registry/types.js';
 import type { BoundPlan } from './call-sites.js';
 import type { EventListener, ParentRef, RunError, RunEvent } from './events.js';
 import { newContext } from './run-context.js';
@@ -10,7 +10,7 @@ import { runResult } from './run-result.js';
 import { armStops } from './run-stops.js';
 import { ReadyQueue } from './ready-queue.js';
 import { RunSlots } from './run-slots.js';
-import { stepEvent } from './step-events.js';
+import { progressEvent, stepEvent } from './step-events.js';
 import { childSite, mockedSite } from './step-callees.js';
 import { attemptInput, EMIT, effectsOf, FREE_SLOT, isActive, isFinal, PENDING, RECORD, RELEASE_DEPENDENTS, startInput, STOP_RUN, succeedInput, transition, WRITE_OUTPUT, type SkipReason, type StepInput, type StepRecord, type StepState } from './step-state.js';
 import { skipReason } from './skip-rule.js';
@@ -233,9 +233,9 @@ export class Run implements CallOwner, CallWatcher, Stoppable {
     this.options.recorder?.record(this.keyPrefix + name, record());
   }
 
-  /** How many of a for_each step's elements are done, for displays (RunOptions.onProgress). */
-  progress(i: number, done: number, total: number): void {
-    this.options.onProgress?.({ run_id: this.runId, step: this.plan.steps[i]!.name, done, total });
+  /** A call's own report of how far it has got (ctx.progress): a step:progress event, when someone listens. */
+  callProgress(label: string, attempt: number, item: number | undefined, report: ToolProgress): void {
+    if (this.onEvent) progressEvent(this, label, attempt, item, report);
   }
 
   log(label: string, attempt: number, message: string, fields: Record<string, unknown> | undefined, item: number | undefined): void {

@@ -1,4 +1,5 @@
 import type { PlanStep } from '../compiler/plan.js';
+import type { ToolProgress } from '../registry/types.js';
 import type { RunEvent } from './events.js';
 import type { Run } from './run.js';
 import { isFinal, type StepInput, type StepState } from './step-state.js';
@@ -50,4 +51,15 @@ export function stepEvent(run: Run, step: PlanStep, input: StepInput, next: Step
         status: 'failed', attempt: Math.max(1, attempts), attempts, output, error: error!, started_at, duration_ms, fallback: undefined, reason: undefined,
       };
   }
+}
+
+/** A call's progress report (ctx.progress) as a step:progress event of its step. */
+export function progressEvent(run: Run, label: string, attempt: number, item: number | undefined, report: ToolProgress): void {
+  const step = run.plan.steps.find((s) => s.name === label);
+  if (!step) return;
+  const { progress, total, message } = report;
+  run.emit({
+    type: 'step:progress', run_id: run.runId, chain: run.plan.name, timestamp: run.clock.now(), parent: run.parent,
+    step: step.name, index: step.index, item, call: undefined, attempt, progress, total, message,
+  });
 }

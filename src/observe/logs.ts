@@ -41,6 +41,9 @@ export function createRunLogger(logger: Logger): RunLogger {
       case 'step:retrying':
         of(e).warn({ event: e.type, step: e.step, attempt: e.attempt, item: e.item, duration_ms: e.duration_ms, delay_ms: e.delay_ms, fallback: e.fallback, error: e.error });
         return;
+      case 'step:progress':
+        of(e).debug({ event: e.type, step: e.step, attempt: e.attempt, item: e.item, progress: e.progress, total: e.total, message: e.message });
+        return;
       case 'step:succeeded':
         of(e).info({ event: e.type, step: e.step, attempt: e.attempt, duration_ms: e.duration_ms, fallback: e.fallback });
         return;

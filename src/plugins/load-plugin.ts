@@ -9,7 +9,9 @@ import type { LogEntry } from '../executor/types.js';
 import { createModuleLoader, type ModuleLoader } from './evaluate-module.js';
 import { pickExport } from './pick-export.js';
 import type { Requirement } from './parse-requirement.js';
-import { readManifest, type PluginManifest } from './read-manifest.js';
+import { readManifest, type PluginManifest, type ReadManifest } from './read-manifest.js';
+import { loadSource } from './sources/load-source.js';
+import type { SourceSessions } from './sources/source-sessions.js';
 import { resolveHandler } from './resolve-handler.js';
 import { isolateHandlers } from './isolation/isolate-handlers.js';
 import { DEFAULT_ISOLATION, stricter, type IsolationLevel, type IsolationSettings } from './isolation/level.js';
@@ -40,6 +42,8 @@ export interface LoadedPlugin {
   readonly isolation: IsolationLevel;
   /** With isolation: ends its workers once idle (call when this version is replaced or removed). */
   readonly retire?: () => void;
+  /** Its tools compile their schemas on first call whatever the load mode (an OpenAPI document's many operations). */
+  readonly compileOnFirstCall?: boolean;
 }
 
 export interface FailedTool {
@@ -152,11 +156,19 @@ export interface LoadPluginOptions {
   readonly isolation?: IsolationSettings;
   /** Where an isolated plugin's output that belongs to no call goes (run_id and step empty; fields name the plugin and stream). */
   readonly log?: (entry: LogEntry) => void;
+  /** The manifest, when the caller has read it already. */
+  readonly read?: ReadManifest;
+  /** A plugin host's running MCP servers (see SourceSessions); without it a server lives as long as the plugin version. */
+  readonly sessions?: SourceSessions;
+  /** A source's tools changed on their own (an MCP server's list_changed): the caller reloads the plugin. */
+  readonly onSourceChanged?: () => void;
+  /** Where a source reads environment variables (an MCP server's `env` and `headers`, the address policy's allow list); default process.env. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
 export async function loadPlugin(dir: string, options: LoadPluginOptions = {}): Promise<PluginLoad> {
   const mode = options.mode ?? 'eager';
-  const read = await readManifest(dir, options.cache);
+  const read = options.read ?? (await readManifest(dir, options.cache));
   const { manifest, sourceMap, file } = read;
   if (!manifest || !sourceMap) return { ok: false, diagnostics: read.diagnostics };
   const name = manifest.name;
@@ -168,6 +180,7 @@ export async function loadPlugin(dir: string, options: LoadPluginOptions = {}): 
     return { ok: false, name, diagnostics: [{ code: 'FILE_UNREADABLE', severity: 'error', message: `cannot read plugin folder: ${(error as Error).message}`, file }] };
   }
 
+  if (manifest.source) return loadFromSource(dir, read, manifest, sourceMap, realDir, options);
   const tools = manifest.tools ?? [];
   const settings = options.isolation ?? DEFAULT_ISOLATION;
   const isolation = stricter(manifest.isolation ?? 'none', settings.minimum);
@@ -222,6 +235,41 @@ export async function loadPlugin(dir: string, options: LoadPluginOptions = {}): 
       sourceMap,
       isolation,
       ...(retire ? { retire } : {}),
+    },
+  };
+}
+
+/** A plugin whose tools come from an MCP server or an OpenAPI document (sources/load-source.ts). */
+async function loadFromSource(dir: string, read: ReadManifest, manifest: PluginManifest, sourceMap: SourceMap, realDir: string, options: LoadPluginOptions): Promise<PluginLoad> {
+  const sink = options.log;
+  const log = (message: string, fields: Record<string, unknown>): void => sink?.({ timestamp: Date.now(), run_id: '', step: '', attempt: 0, message, fields });
+  const loaded = await loadSource(manifest, read.file, sourceMap, realDir, {
+    mode: options.mode ?? 'eager',
+    ...(options.cache ? { cache: options.cache } : {}),
+    ...(options.sessions ? { sessions: options.sessions } : {}),
+    ...(options.onSourceChanged ? { onSourceChanged: options.onSourceChanged } : {}),
+    ...(options.env ? { env: options.env } : {}),
+    log,
+  });
+  if (!loaded.ok) return { ok: false, name: manifest.name, diagnostics: [...read.diagnostics, ...loaded.diagnostics] };
+  return {
+    ok: true,
+    plugin: {
+      dir,
+      manifestFile: read.file,
+      name: manifest.name,
+      version: manifest.version,
+      capabilities: manifest.capabilities ?? [],
+      requirements: read.requirements,
+      env: manifest.env ?? [],
+      tools: loaded.defs,
+      toolIndex: loaded.toolIndex,
+      failedTools: [],
+      warnings: [...read.diagnostics, ...loaded.warnings],
+      sourceMap,
+      isolation: 'none',
+      ...(loaded.retire ? { retire: loaded.retire } : {}),
+      ...(manifest.source?.openapi ? { compileOnFirstCall: true } : {}),
     },
   };
 }

@@ -1,7 +1,9 @@
 import { basename, join } from 'node:path';
 import type { Diagnostic } from '../common/errors.js';
-import { buildPlugin, type ReadyPlugin } from './build-plugin.js';
-import { loadPlugin } from './load-plugin.js';
+import { buildPlugin, type PluginReady, type ReadyPlugin } from './build-plugin.js';
+import { loadPlugin, type PluginLoad } from './load-plugin.js';
+import { readManifest } from './read-manifest.js';
+import { createSourceSessions } from './sources/source-sessions.js';
 import { hasManifest, listPluginFolders } from './plugin-folders.js';
 import { resolveRequirements, type Candidate, type Resolution } from './requirements.js';
 import type { PluginEvent, PluginHost, PluginHostOptions, PluginState, PluginStatus } from './types.js';
@@ -13,6 +15,9 @@ import { firstSegment, watchFiles, type FileWatcher } from './watch-files.js';
 // and each plugin that changed has its prebuilt tools swapped into the registry in one step. A
 // failed load keeps the folder's last good version; fixing the files activates the fix. All work
 // runs one operation at a time, so a burst of changes always ends in the state of the last one.
+// A plugin served by an MCP server loads beside the rest but does not hold them up: the others
+// are installed as soon as they are loaded, and the server's plugin joins when it has listed its
+// tools (`ready` waits for both). The host owns the servers: one per plugin, ended by close().
 
 interface Folder {
   readonly dir: string;
@@ -21,10 +26,20 @@ interface Folder {
   failure?: { readonly name?: string; readonly diagnostics: readonly Diagnostic[] };
   /** Last reported state, to report only changes. */
   reported?: string;
+  /** Counts loads begun: a slow load that finishes after a newer one began is dropped. */
+  generation: number;
+}
+
+interface Prepared {
+  readonly entry: string;
+  readonly folder: Folder;
+  readonly generation: number;
+  readonly loaded: PluginLoad;
+  readonly load: PluginReady;
 }
 
 export function createPluginHost(options: PluginHostOptions): PluginHost {
-  const { dir, registry, cache, isolation, log } = options;
+  const { dir, registry, cache, isolation, log, env } = options;
   const folders = new Map<string, Folder>();
   /** Plugin name → the version in the registry now. */
   const installed = new Map<string, ReadyPlugin>();
@@ -32,6 +47,7 @@ export function createPluginHost(options: PluginHostOptions): PluginHost {
   let queue: Promise<void> = Promise.resolve();
   let watcher: FileWatcher | undefined;
   let closed = false;
+  const sessions = createSourceSessions();
 
   const emit = (event: PluginEvent): void => {
     try {
@@ -47,16 +63,44 @@ export function createPluginHost(options: PluginHostOptions): PluginHost {
     return next;
   };
 
-  async function loadEntry(entry: string): Promise<void> {
+  /**
+   * Begins loading a folder. `slow` is true for a plugin whose tools come from an MCP server: its
+   * load may wait for the server to start, so nothing else waits for it. undefined: the folder
+   * has no manifest any more (it is forgotten at once).
+   */
+  async function begin(entry: string): Promise<{ slow: boolean; prepared: Promise<Prepared> } | undefined> {
     const folderDir = join(dir, entry);
     if (!(await hasManifest(folderDir))) {
       forget(entry);
+      return undefined;
+    }
+    const folder = folders.get(entry) ?? { dir: folderDir, generation: 0 };
+    folders.set(entry, folder);
+    const generation = ++folder.generation;
+    const read = await readManifest(folderDir, cache);
+    const slow = read.manifest?.source?.mcp !== undefined;
+    const prepared = (async (): Promise<Prepared> => {
+      const loaded = await loadPlugin(folderDir, {
+        mode: registry.load,
+        read,
+        sessions,
+        onSourceChanged: () => void reloadEntry(entry),
+        ...(cache ? { cache } : {}),
+        ...(isolation ? { isolation } : {}),
+        ...(log ? { log } : {}),
+        ...(env ? { env } : {}),
+      });
+      return { entry, folder, generation, loaded, load: buildPlugin(registry, loaded) };
+    })();
+    return { slow, prepared };
+  }
+
+  /** A finished load takes effect (or, superseded by a newer load of the folder, is dropped). */
+  function apply({ entry, folder, generation, loaded, load }: Prepared): void {
+    if (folders.get(entry) !== folder || folder.generation !== generation) {
+      if (loaded.ok) loaded.plugin.retire?.();
       return;
     }
-    const folder = folders.get(entry) ?? { dir: folderDir };
-    folders.set(entry, folder);
-    const loaded = await loadPlugin(folderDir, { mode: registry.load, ...(cache ? { cache } : {}), ...(isolation ? { isolation } : {}), ...(log ? { log } : {}) });
-    const load = buildPlugin(registry, loaded);
     // A reload never loses a tool that works now: one that fails to load keeps the last good version.
     const lost = load.ok && folder.good ? load.plugin.failedTools.filter((f) => folder.good!.tools.some((t) => t.name === f.name)) : [];
     // A version that will not serve ends its workers at once.
@@ -72,6 +116,34 @@ export function createPluginHost(options: PluginHostOptions): PluginHost {
       folder.failure = { ...(load.name !== undefined ? { name: load.name } : {}), diagnostics: load.diagnostics };
     }
     folder.reported = undefined; // touched: always report its outcome
+  }
+
+  /**
+   * Loads folders side by side and reconciles once the quick ones are in; each slow one is
+   * applied (and reconciled) by an operation of its own when it finishes. Resolves when all are.
+   */
+  async function loadFolders(entries: readonly string[]): Promise<{ readonly later: Promise<void> }> {
+    const begun = (await Promise.all(entries.map(begin))).filter((b) => b !== undefined);
+    const settled = new Set<Promise<Prepared>>();
+    for (const b of begun) void b.prepared.then(() => settled.add(b.prepared), () => undefined);
+    const quick = await Promise.all(begun.filter((b) => !b.slow).map((b) => b.prepared));
+    quick.forEach(apply);
+    const slow = begun.filter((b) => b.slow);
+    for (const b of slow.filter((s) => settled.has(s.prepared))) apply(await b.prepared);
+    reconcile();
+    const later = slow
+      .filter((s) => !settled.has(s.prepared))
+      .map((b) =>
+        b.prepared.then(
+          (p) =>
+            run(async () => {
+              apply(p);
+              reconcile();
+            }),
+          () => undefined,
+        ),
+      );
+    return { later: Promise.all(later).then(() => undefined) };
   }
 
   function candidates(): Candidate[] {
@@ -143,6 +215,7 @@ export function createPluginHost(options: PluginHostOptions): PluginHost {
     const folder = folders.get(entry);
     if (!folder) return;
     folders.delete(entry);
+    sessions.forget(join(dir, entry));
     const good = folder.good;
     good?.retire?.();
     if (good && installed.get(good.name) === good) return;
@@ -156,21 +229,26 @@ export function createPluginHost(options: PluginHostOptions): PluginHost {
   /** Folders load side by side: report and list them in folder order, whatever order loads finished in. */
   const inFolderOrder = (): [string, Folder][] => [...folders.entries()].sort(([a], [b]) => a.localeCompare(b));
 
-  const reloadAll = (): Promise<void> =>
-    run(async () => {
+  // Folders load side by side (their file reads overlap); what becomes active is decided
+  // afterwards, in folder order, by reconcile(). What a slow folder's load settles is awaited
+  // outside the operation, so that later operations do not queue behind a starting server.
+  const reloadAll = async (): Promise<void> => {
+    let later: Promise<void> = Promise.resolve();
+    await run(async () => {
       const entries = await listPluginFolders(dir);
       forgetMissing(new Set(entries));
-      // Folders load side by side (their file reads overlap); what becomes active is decided
-      // afterwards, in folder order, by reconcile().
-      await Promise.all(entries.map(loadEntry));
-      reconcile();
+      ({ later } = await loadFolders(entries));
     });
+    await later;
+  };
 
-  const reloadEntry = (entry: string): Promise<void> =>
-    run(async () => {
-      await loadEntry(entry);
-      reconcile();
+  const reloadEntry = async (entry: string): Promise<void> => {
+    let later: Promise<void> = Promise.resolve();
+    await run(async () => {
+      ({ later } = await loadFolders([entry]));
     });
+    await later;
+  };
 
   const ready = (async () => {
     if (options.watch) {
@@ -188,6 +266,7 @@ export function createPluginHost(options: PluginHostOptions): PluginHost {
       closed = true;
       await queue;
       for (const folder of folders.values()) folder.good?.retire?.();
+      await sessions.close();
     },
   };
 }

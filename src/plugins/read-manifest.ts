@@ -5,6 +5,7 @@ import { loadYamlFile, type SourceMap } from '../loader/index.js';
 import { checkManifestSchema } from './check-manifest-schema.js';
 import type { ToolchainPluginManifest } from './manifest.generated.js';
 import { parseRequirement, type Requirement } from './parse-requirement.js';
+import { checkSource } from './sources/check-source.js';
 
 // plugin.yaml → a checked manifest: safe YAML (size, depth and alias limits, no prototype keys),
 // the schema, then what a schema cannot say (semver ranges, tool names used twice). Every
@@ -53,6 +54,7 @@ export async function readManifest(dir: string, cache?: DiskCache): Promise<Read
       seen.set(tool.name, index);
     }
   });
+  diagnostics.push(...checkSource(manifest, file, sourceMap));
   if (hasErrors(diagnostics)) return { file, requirements: [], sourceMap, diagnostics };
   return { file, manifest, requirements, sourceMap, diagnostics };
 }

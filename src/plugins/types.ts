@@ -22,6 +22,8 @@ export interface PluginHostOptions {
   readonly isolation?: IsolationSettings;
   /** Output of isolated plugins that belongs to no call (run_id and step empty; fields name the plugin and stream). */
   readonly log?: (entry: LogEntry) => void;
+  /** Where plugins whose tools come from a source read environment variables (default process.env): the registry's `env`. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
 export type PluginState =

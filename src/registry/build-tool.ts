@@ -60,8 +60,21 @@ function compile(name: string, schema: unknown, key: 'parameters' | 'returns', u
     } catch (error) {
       invalid(error);
     }
+    // What the meta-schema cannot see (a pattern JavaScript's RegExp refuses) shows when the
+    // schema compiles: that call fails with PLUGIN_INVALID, and so does every later one.
     let compiled: ValidateFunction | undefined;
-    return { get: () => (compiled ??= schemas.compile(schema, use).validate), warnings: [] };
+    let failure: ToolchainError | undefined;
+    const get = (): ValidateFunction => {
+      if (compiled) return compiled;
+      if (failure) throw failure;
+      try {
+        return (compiled = schemas.compile(schema, use).validate);
+      } catch (error) {
+        const message = `tool '${name}': \`${key}\` is not a schema the validator can compile: ${(error as Error).message}`;
+        throw (failure = new ToolchainError('PLUGIN_INVALID', message));
+      }
+    };
+    return { get, warnings: [] };
   }
   let compiled: CompiledSchema;
   try {

@@ -2,7 +2,7 @@ import { type Diagnostic, ToolchainError } from '../common/errors.js';
 import { buildTool, type BuildSettings, type BuiltTool } from './build-tool.js';
 import { createSchemaCompiler } from './schema-compiler.js';
 import { createToolSet } from './tool-set.js';
-import type { BuiltPlugin, LoadMode, PluginBuild, PluginToolsResult, Registry, RegistryOptions, Tool, ToolDefinition, ToolOwner, ToolSet } from './types.js';
+import type { BuiltPlugin, LoadMode, PluginBuild, PluginBuildOptions, PluginToolsResult, Registry, RegistryOptions, Tool, ToolDefinition, ToolOwner, ToolSet } from './types.js';
 
 // The one mutable place tools live. Every change builds the new tools first and swaps them in
 // with a single assignment, so a reader sees the old set or the new one, never a mix. Readers
@@ -99,13 +99,14 @@ export function createRegistry(options: RegistryOptions = {}): Registry {
     changed();
   }
 
-  function buildPluginTools(owner: ToolOwner, defs: readonly ToolDefinition[]): PluginBuild {
+  function buildPluginTools(owner: ToolOwner, defs: readonly ToolDefinition[], options?: PluginBuildOptions): PluginBuild {
     const env = owner.env ?? [];
+    const build: BuildSettings = options?.compileOnFirstCall === true && settings.load === 'eager' ? { ...settings, load: 'lazy' } : settings;
     const tools = new Map<string, BuiltTool>();
     const problems: Diagnostic[] = [];
     defs.forEach((def, index) => {
       try {
-        const result = buildTool(def, { ...owner, env }, settings);
+        const result = buildTool(def, { ...owner, env }, build);
         if (tools.has(result.tool.name)) {
           const message = `plugin '${owner.plugin}' defines tool '${result.tool.name}' twice`;
           problems.push({ code: 'DUPLICATE_NAME', severity: 'error', message, pointer: `/tools/${index}/name` });

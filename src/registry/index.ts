@@ -14,6 +14,7 @@ export type {
   BuiltPlugin,
   LoadMode,
   PluginBuild,
+  PluginBuildOptions,
   PluginToolsResult,
   PrepareResult,
   Registry,
@@ -24,5 +25,6 @@ export type {
   ToolDefinition,
   ToolHandler,
   ToolOwner,
+  ToolProgress,
   ToolSet,
 } from './types.js';

@@ -3,7 +3,7 @@ import { _, Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import * as formatsModule from 'ajv-formats';
 import * as standaloneModule from 'ajv/dist/standalone/index.js';
 import { cacheKey, type DiskCache } from '../cache/disk-cache.js';
-import { validateJsonSchema } from '../schemas/validators.js';
+import { createMetaCheck } from './meta-check.js';
 
 // JSON Schema → validator. A registry owns one SchemaCompiler (so does nothing else: no Ajv state
 // is shared between engines). It keeps two kinds of Ajv instance, because arguments and results
@@ -80,15 +80,6 @@ function createAjv(mutating: boolean, logger: { log(): void; warn(...p: unknown[
   return ajv;
 }
 
-function checkSchema(schema: object): void {
-  // Precompiled: compiling the meta-schema in an Ajv instance costs ~30 ms of a cold start.
-  if (!validateJsonSchema(schema)) throw new Error(errorsText(validateJsonSchema.errors ?? []));
-}
-
-function errorsText(errors: readonly ErrorObject[]): string {
-  return errors.map((e) => `schema${e.instancePath} ${e.message ?? 'is invalid'}`).join(', ');
-}
-
 // An Ajv instance keeps something of every schema it compiles (its code scope references each
 // schema object), even after removeSchema, so one instance kept for the life of the engine grows
 // with every plugin reload. Each kind of instance is therefore replaced after a number of
@@ -124,6 +115,9 @@ export function createSchemaCompiler(options: SchemaCompilerOptions = {}): Schem
     error: (...parts: unknown[]) => warningSink?.push(parts.map(String).join(' ')),
   };
   const pools: Record<SchemaUse, { ajv: Ajv; compiles: number } | undefined> = { arguments: undefined, results: undefined };
+  // With the precompiled meta-schema validator: compiling the meta-schema in an Ajv instance costs
+  // a noticeable part of a cold start.
+  const checkSchema = createMetaCheck();
 
   function instanceFor(use: SchemaUse): Ajv {
     let pool = pools[use];

@@ -18,6 +18,18 @@ export interface ToolContext {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** `RUN_ID:STEP` (SPEC §7.2): the same for every attempt of a step, for making external effects idempotent. */
   readonly idempotencyKey: string;
+  /**
+   * How far the call has got (`progress` of `total`, with a message): becomes a `step:progress`
+   * event of the run. Absent where nothing listens for progress.
+   */
+  progress?(report: ToolProgress): void;
+}
+
+/** A long call's progress, as an MCP server reports it: `progress` rises; `total` when known. */
+export interface ToolProgress {
+  readonly progress: number;
+  readonly total?: number;
+  readonly message?: string;
 }
 
 /**
@@ -75,7 +87,8 @@ export interface Tool {
   /** The environment variables its handler may read (the manifest's `env`), as of now. */
   env(): Readonly<Record<string, string | undefined>>;
   /**
-   * Validate a copy of the arguments, with defaults filled and types coerced. Never throws.
+   * Validate a copy of the arguments, with defaults filled and types coerced. Throws only a
+   * ToolchainError (PLUGIN_INVALID) when the schema, compiled on first use, does not compile.
    * `fresh`: the object was made for this call and nobody else holds it (a step's resolved
    * input_map), so it is validated in place and only the objects inside it are copied.
    */
@@ -205,7 +218,7 @@ export interface Registry {
    * Build a plugin's tools without installing them: each schema compiled (or, when not eager,
    * meta-checked) exactly once for this version. Never throws for a bad definition.
    */
-  buildPluginTools(owner: ToolOwner, defs: readonly ToolDefinition[]): PluginBuild;
+  buildPluginTools(owner: ToolOwner, defs: readonly ToolDefinition[], options?: PluginBuildOptions): PluginBuild;
   /**
    * Swap a plugin's prebuilt tools in, in one step, replacing its earlier version (throws a
    * TypeError for a BuiltPlugin this registry did not build). Nothing is compiled here.
@@ -234,6 +247,15 @@ export interface Registry {
   setInactive?(plugin: string, tools: readonly string[], reason: string | undefined): void;
   /** Remember the tools `plugin` declares that failed to load (replacing what was said before), for TOOL_NOT_FOUND. */
   setFailedTools?(plugin: string, failures: readonly { readonly name: string; readonly reason: string }[]): void;
+}
+
+export interface PluginBuildOptions {
+  /**
+   * Meta-check the schemas now but compile each on its tool's first call, as `lazy` does, even
+   * in an eager registry: for a plugin of hundreds of generated tools (an OpenAPI document's
+   * operations) of which an engine calls few, where compiling them all would take minutes.
+   */
+  readonly compileOnFirstCall?: boolean;
 }
 
 export interface PluginToolsResult {

@@ -13,3 +13,5 @@ export const validateChainFile = (generated as { validateChain: SchemaValidator 
 export const validatePluginManifest = (generated as { validatePlugin: SchemaValidator }).validatePlugin;
 /** The draft-07 meta-schema: is this a JSON Schema at all? */
 export const validateJsonSchema = (generated as { validateJsonSchema: SchemaValidator }).validateJsonSchema;
+/** The draft-07 meta-schema for one schema object: its subschemas need only be objects or booleans. */
+export const validateJsonSchemaNode = (generated as { validateJsonSchemaNode: SchemaValidator }).validateJsonSchemaNode;

@@ -1,6 +1,8 @@
 // The handler context (SPEC §3.1) comes from toolchain's type-only entry: nothing is loaded at
-// run time. The error helper stays here, so the plugin folder needs no runtime import of toolchain.
+// run time. The error helper stays here; the address policy and the HTTP exchange are the engine's
+// own (src/net), which OpenAPI operations share.
 export type { ToolContext } from 'toolchain/plugin';
+import { NetError } from '../../../src/net/net-error.js';
 
 // Node's own errors carry codes too (ECONNRESET, ERR_…), so the tool's errors are remembered.
 const made = new WeakSet<Error>();
@@ -12,7 +14,7 @@ export function toolError(code: string, message: string): Error & { code: string
   return error;
 }
 
-/** True for errors made by toolError, which go to the caller as they are. */
+/** True for errors made by toolError or by the engine's HTTP layer, which go to the caller as they are. */
 export function isToolError(error: unknown): boolean {
-  return error instanceof Error && made.has(error);
+  return error instanceof NetError || (error instanceof Error && made.has(error));
 }

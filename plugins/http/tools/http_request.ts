@@ -1,7 +1,6 @@
 import type { IncomingMessage } from 'node:http';
-import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { ALLOW_VARIABLE, parseAllowList } from '../lib/address-policy.js';
-import { sendRequest } from '../lib/send-request.js';
+import { readLimited, sendRequest, tooLarge } from '../lib/send-request.js';
 import { isToolError, type ToolContext, toolError } from '../lib/tool-context.js';
 
 // http_request: one HTTP(S) request, its redirects followed one hop at a time.
@@ -152,44 +151,6 @@ function headersOf(response: IncomingMessage): Record<string, string> {
     }
   }
   return Object.fromEntries(h);
-}
-
-/** The decoded body's bytes, abandoning the response as soon as they pass the limit. */
-async function readLimited(response: IncomingMessage, limit: number, signal: AbortSignal): Promise<Uint8Array> {
-  const encoding = String(response.headers['content-encoding'] ?? '').trim().toLowerCase();
-  const decoder = encoding === 'gzip' || encoding === 'x-gzip' ? createGunzip() : encoding === 'deflate' ? createInflate() : encoding === 'br' ? createBrotliDecompress() : undefined;
-  const stream: NodeJS.ReadableStream = decoder ? response.pipe(decoder) : response;
-  const stop = (): void => {
-    response.destroy();
-    decoder?.destroy();
-  };
-  signal.addEventListener('abort', stop, { once: true });
-  const chunks: Buffer[] = [];
-  let total = 0;
-  try {
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
-      total += chunk.byteLength;
-      if (total > limit) {
-        stop();
-        throw tooLarge(total, limit, true);
-      }
-      chunks.push(chunk);
-    }
-  } catch (error) {
-    if (isToolError(error)) throw error;
-    if ((error as { code?: string }).code?.startsWith('Z_')) {
-      throw toolError('BAD_RESPONSE', `the response body does not decode as ${encoding}: ${(error as Error).message}`);
-    }
-    throw error;
-  } finally {
-    signal.removeEventListener('abort', stop);
-  }
-  return Buffer.concat(chunks);
-}
-
-function tooLarge(size: number, limit: number, partial = false): Error {
-  const what = partial ? `more than ${limit} bytes (stopped at ${size})` : `${size} bytes`;
-  return toolError('RESPONSE_TOO_LARGE', `the response has ${what}; max_bytes is ${limit}`);
 }
 
 function parseJson(text: string): unknown {
