@@ -79,11 +79,12 @@ describe('the package', () => {
 
       const project = join(root, 'project');
       mkdirSync(project);
-      const init = await run(process.execPath, [bin, 'init', '--shipped', 'geo,text', '--no-starter'], project);
+      const init = await run(process.execPath, [bin, 'init', '--shipped', 'geo,text,http', '--no-starter'], project);
       expect(init.code, init.stderr).toBe(0);
       expect(init.stdout).toContain('created plugins/geo/ (shipped plugin geo with city-timezones@1.3.4 in its node_modules)');
       // text imports nothing but the engine's own toolchain/plugin, which the engine hands it.
       expect(init.stdout).toContain('created plugins/text/ (shipped plugin text)');
+      expect(init.stdout).toContain('created plugins/http/ (shipped plugin http)');
       expect(init.stdout).toContain('next: toolchain list tools');
       // Copies, not links: the project keeps working if the engine's installation changes.
       expect(lstatSync(join(project, 'plugins', 'geo', 'node_modules', 'city-timezones')).isSymbolicLink()).toBe(false);
@@ -102,12 +103,13 @@ describe('the package', () => {
       mkdirSync(join(project, 'chains'));
       writeFileSync(
         join(project, 'chains', 'where.yaml'),
-        'name: where\ninputs: { q: string }\nsteps:\n  - { name: locate, tool: find_city, input_map: { text: $.q } }\n  - { name: pick, tool: json_query, input_map: { value: { a: [1, 2] }, path: "$$.a[1]" } }\noutputs: { city: $.locate.city, second: $.pick.matches }\n',
+        'name: where\ninputs: { q: string }\nsteps:\n  - { name: locate, tool: find_city, input_map: { text: $.q } }\n  - { name: pick, tool: json_query, input_map: { value: { a: [1, 2] }, path: "$$.a[1]" } }\n  - { name: call, tool: http_request, on_error: continue, input_map: { url: "http://127.0.0.1:9/" } }\noutputs: { city: $.locate.city, second: $.pick.matches, refused: $.call.error.code }\n',
       );
       for (const isolation of ['none', 'worker']) {
         const where = await run(process.execPath, [bin, 'run', 'where', '--input', 'q=What time is it in Osaka?', '--store', 'memory:', '--isolation', isolation], project);
         expect(where.code, where.stderr).toBe(0);
-        expect(JSON.parse(where.stdout)).toEqual({ city: 'Osaka', second: [2] });
+        // http's address policy is the engine's own, through toolchain/plugin: loopback is refused.
+        expect(JSON.parse(where.stdout)).toEqual({ city: 'Osaka', second: [2], refused: 'ADDRESS_REFUSED' });
       }
 
     } finally {

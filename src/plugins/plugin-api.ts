@@ -1,5 +1,12 @@
 import { compilePath, ExprSyntaxError } from '../expr/index.js';
 
+/**
+ * Outbound HTTP under the engine's address policy (no private, loopback or metadata addresses unless
+ * TOOLCHAIN_HTTP_ALLOW lists them, checked on the addresses DNS gives at connection time), with a
+ * streamed read that stops at a size limit: what the shipped http plugin and OpenAPI operations use.
+ */
+export { ALLOW_VARIABLE, NetError, parseAllowList, readLimited, sendRequest, tooLarge, type AllowEntry, type RequestSpec } from '../net/index.js';
+
 // What a plugin's code gets at run time from `import … from 'toolchain/plugin'`. The module loader
 // hands every plugin this module of the engine that loads it (evaluate-module.ts), so a plugin
 // copied out of the package (`toolchain init --shipped`) needs no copy of the engine beside it,

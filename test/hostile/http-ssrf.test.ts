@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import httpRequest, { MAX_REDIRECTS } from '../../plugins/http/tools/http_request.js';
-import { parseAllowList, refusal } from '../../plugins/http/lib/address-policy.js';
+import { parseAllowList, refusal } from '../../src/net/index.js';
 import { createEngine, createRegistry } from '../../src/index.js';
 import { context, failure } from './helpers.js';
 

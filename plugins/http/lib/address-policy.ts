@@ -1,2 +1,2 @@
-// The address policy is the engine's (OpenAPI operations use the same one): one rule, one place.
-export { ALLOW_VARIABLE, parseAllowList, refusal, type AllowEntry } from '../../../src/net/address-policy.js';
+// The engine's address policy (toolchain/plugin), which OpenAPI operations share.
+export { ALLOW_VARIABLE, parseAllowList, type AllowEntry } from 'toolchain/plugin';

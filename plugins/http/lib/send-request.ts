@@ -1,3 +1,3 @@
-// One HTTP exchange under the address policy: the engine's own, shared with OpenAPI operations.
-export { sendRequest, type RequestSpec } from '../../../src/net/send-request.js';
-export { readLimited, tooLarge } from '../../../src/net/read-limited.js';
+// The engine's HTTP exchange under its address policy, which OpenAPI operations share: handed to
+// plugins by the engine that loads them (toolchain/plugin).
+export { readLimited, sendRequest, tooLarge, type RequestSpec } from 'toolchain/plugin';

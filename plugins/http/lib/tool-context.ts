@@ -1,8 +1,7 @@
-// The handler context (SPEC §3.1) comes from toolchain's type-only entry: nothing is loaded at
-// run time. The error helper stays here; the address policy and the HTTP exchange are the engine's
-// own (src/net), which OpenAPI operations share.
+// The handler context's type, and the engine's HTTP errors, come from toolchain/plugin (handed to
+// the plugin by the engine that loads it). The error helper for the tool's own errors stays here.
 export type { ToolContext } from 'toolchain/plugin';
-import { NetError } from '../../../src/net/net-error.js';
+import { NetError } from 'toolchain/plugin';
 
 // Node's own errors carry codes too (ECONNRESET, ERR_…), so the tool's errors are remembered.
 const made = new WeakSet<Error>();

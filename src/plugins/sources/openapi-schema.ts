@@ -1,3 +1,4 @@
+import { canonicalJson } from '../../registry/canonical-json.js';
 import type { Refs } from './openapi-refs.js';
 
 // An OpenAPI schema → the JSON Schema (draft-07) the engine validates with. `$ref`s are followed
@@ -134,6 +135,8 @@ export function createSchemaConverter(refs: Refs): SchemaConverter {
 
 function tidy(out: Schema, source: Schema): Schema {
   if (out.type === 'file') out.type = 'string';
+  // A document that lists an enum value twice means it once (JSON Schema forbids the repetition).
+  if (Array.isArray(out.enum)) out.enum = uniqueValues(out.enum);
   if (Array.isArray(out.type)) out.type = out.type.map((t) => (t === 'file' ? 'string' : t));
   if (typeof out.pattern === 'string' && !isJsRegExp(out.pattern)) {
     // Written for another regular-expression engine (`(?i)`, `\Z`…): a note for people, not a check.
@@ -159,6 +162,16 @@ function tidy(out: Schema, source: Schema): Schema {
     if (Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...out.enum, null];
   }
   return out;
+}
+
+function uniqueValues(values: readonly unknown[]): unknown[] {
+  const seen = new Set<string>();
+  return values.filter((v) => {
+    const key = canonicalJson(v);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 /** Whether the validator can use `pattern` (it compiles patterns as Unicode regular expressions). */
