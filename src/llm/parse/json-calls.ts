@@ -1,5 +1,5 @@
 import { collectCalls } from './call-shape.js';
-import type { Claim, FormatResult, FoundCall, FoundProblem, Span } from './format.js';
+import { foundCall, type Found, type Span } from './format.js';
 import type { KnownTools } from './known-tools.js';
 import { parseLenientJson } from './lenient-json.js';
 import { matchBracket } from './match-bracket.js';
@@ -8,31 +8,6 @@ import type { CallSink } from './types.js';
 // What the JSON-based formats share: the calls a JSON value holds (call-shape.ts decides what a
 // call looks like), placed at the span the value came from; and reading one JSON value (object or
 // array) that starts at a given place, as `[TOOL_CALLS][…]` and `<|tool_call|>[…]` write them.
-
-/** Calls and problems as formats return them. */
-export interface Found {
-  readonly calls: FoundCall[];
-  readonly problems: FoundProblem[];
-}
-
-export function newFound(): Found {
-  return { calls: [], problems: [] };
-}
-
-// Results, calls and problems are built field by field, `id` and `pending` only when set: spreading
-// a span or a conditional object into a literal cost about a microsecond each (most of a streamed
-// read of a Mistral call, measured with --cpu-prof).
-
-/** What a format returns, with `pending` and `claims` only when there are any. */
-export function formatResult(calls: readonly FoundCall[], problems: readonly FoundProblem[], pending: number | undefined, claims?: readonly Claim[]): FormatResult {
-  if (claims === undefined) return pending === undefined ? { calls, problems } : { calls, problems, pending };
-  return pending === undefined ? { calls, problems, claims } : { calls, problems, claims, pending };
-}
-
-/** A call found at `span`. */
-export function foundCall(span: Span, name: string, args: Record<string, unknown> | string, id?: string): FoundCall {
-  return id === undefined ? { start: span.start, end: span.end, name, arguments: args } : { start: span.start, end: span.end, name, arguments: args, id };
-}
 
 /** Adds the calls in `value` (a call, a list of calls, a wrapper) to `out`, all at `span`; returns how many entries were added or passed over. */
 export function addJsonCalls(value: unknown, loose: boolean, span: Span, tools: KnownTools | undefined, out: Found): number {

@@ -1,8 +1,8 @@
-import type { Claim, Span } from './format.js';
+import { type Claim, type Found, type Span } from './format.js';
 import type { KnownTools } from './known-tools.js';
 import { parseLenientJson } from './lenient-json.js';
 import { matchBracket } from './match-bracket.js';
-import { addJsonCalls, type Found } from './json-calls.js';
+import { addJsonCalls } from './json-calls.js';
 import { echoesTemplate } from './not-a-call.js';
 
 // Calls written as JSON objects in free text, found left to right by bracket matching:

@@ -1,5 +1,4 @@
-import type { FormatContext, FormatResult, ToolCallFormat } from '../format.js';
-import { formatResult, newFound } from '../json-calls.js';
+import { type FormatContext, formatResult, type FormatResult, newFound, type ToolCallFormat, setArgument } from '../format.js';
 import { Seeker } from './special-tokens.js';
 import { tagValue, widen, wrapper } from './xml-tags.js';
 
@@ -50,7 +49,7 @@ function parse(text: string, context: FormatContext): FormatResult {
     const params = PARAMETERS.exec(body)?.[1] ?? '';
     CHILD.lastIndex = 0;
     for (let c = CHILD.exec(params); c !== null; c = CHILD.exec(params)) {
-      Object.defineProperty(args, c[1]!, { value: context.value(name, c[1]!, tagValue(c[2]!)), enumerable: true, writable: true, configurable: true });
+      setArgument(args, c[1]!, context.value(name, c[1]!, tagValue(c[2]!)));
     }
     found.calls.push({ start: span.start, end: span.end, name, arguments: args });
   }

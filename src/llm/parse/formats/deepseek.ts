@@ -1,5 +1,5 @@
-import type { Claim, FormatContext, FormatResult, Span, ToolCallFormat } from '../format.js';
-import { asArguments, formatResult, newFound, readJsonValue } from '../json-calls.js';
+import { type Claim, type FormatContext, formatResult, type FormatResult, newFound, type Span, type ToolCallFormat } from '../format.js';
+import { asArguments, readJsonValue } from '../json-calls.js';
 import { resumable, Seeker } from './special-tokens.js';
 
 // DeepSeek V3, R1 and V3.1. Calls sit between special tokens (full-width bars, `▁` for spaces):

@@ -1,5 +1,5 @@
-import type { FormatContext, FormatResult, ToolCallFormat } from '../format.js';
-import { asArguments, formatResult, newFound, readJsonValue } from '../json-calls.js';
+import { type FormatContext, formatResult, type FormatResult, newFound, type ToolCallFormat } from '../format.js';
+import { asArguments, readJsonValue } from '../json-calls.js';
 import { Seeker } from './special-tokens.js';
 
 // Functionary v3.1 (MeetKai, on Llama 3.1), also the custom-tool format of Meta's Llama 3.1 prompt

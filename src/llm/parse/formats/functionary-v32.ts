@@ -1,5 +1,5 @@
-import type { Claim, FormatContext, FormatResult, Span, ToolCallFormat } from '../format.js';
-import { asArguments, formatResult, newFound, readJsonValue } from '../json-calls.js';
+import { type Claim, type FormatContext, formatResult, type FormatResult, newFound, type Span, type ToolCallFormat } from '../format.js';
+import { asArguments, readJsonValue } from '../json-calls.js';
 
 // Functionary v3.2 (MeetKai): every part of the answer names its recipient after `>>>`; `all`
 // is the user, anything else a function whose JSON arguments follow on the next line.

@@ -1,5 +1,4 @@
-import type { FormatContext, FormatResult, ToolCallFormat } from '../format.js';
-import { formatResult, newFound } from '../json-calls.js';
+import { type FormatContext, formatResult, type FormatResult, newFound, type ToolCallFormat, setArgument } from '../format.js';
 import { Seeker } from './special-tokens.js';
 import { tagValue } from './xml-tags.js';
 
@@ -55,7 +54,7 @@ function parse(text: string, context: FormatContext): FormatResult {
         broken = `<arg_key>${key}</arg_key> has no <arg_value>…</arg_value> after it`;
         break;
       }
-      Object.defineProperty(args, key, { value: context.value(name, key, tagValue(value[1]!)), enumerable: true, writable: true, configurable: true });
+      setArgument(args, key, context.value(name, key, tagValue(value[1]!)));
       KEY.lastIndex += value[0].length;
     }
     if (broken !== undefined) found.problems.push({ start: span.start, end: span.end, name, code: 'INVALID_ARGUMENTS', message: `GLM call to '${name}': ${broken}` });

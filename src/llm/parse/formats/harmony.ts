@@ -1,5 +1,5 @@
-import type { Claim, FormatContext, FormatResult, FoundProblem, Span, ToolCallFormat } from '../format.js';
-import { asArguments, formatResult, newFound, readJsonValue } from '../json-calls.js';
+import { type Claim, type FormatContext, formatResult, type FormatResult, type FoundProblem, newFound, type Span, type ToolCallFormat } from '../format.js';
+import { asArguments, readJsonValue } from '../json-calls.js';
 import { firstFound, Seeker, type Hit } from './special-tokens.js';
 
 // gpt-oss (OpenAI's Harmony response format). A message is a header and a body:

@@ -1,5 +1,4 @@
-import type { FormatContext, FormatResult, ToolCallFormat } from '../format.js';
-import { formatResult, foundCall, newFound } from '../json-calls.js';
+import { type FormatContext, formatResult, type FormatResult, foundCall, newFound, type ToolCallFormat } from '../format.js';
 import { echoesTemplate } from '../not-a-call.js';
 import { scanJson, type JsonScan } from '../scan-json.js';
 import { Seeker } from './special-tokens.js';

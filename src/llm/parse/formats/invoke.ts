@@ -1,6 +1,5 @@
 import { parseLenientJson } from '../lenient-json.js';
-import type { FormatContext, FormatResult, ToolCallFormat } from '../format.js';
-import { formatResult, newFound } from '../json-calls.js';
+import { type FormatContext, formatResult, type FormatResult, newFound, type ToolCallFormat, setArgument } from '../format.js';
 import { Seeker } from './special-tokens.js';
 import { tagValue, widen, wrapper, type Wrapper } from './xml-tags.js';
 
@@ -74,7 +73,7 @@ function parse(text: string, context: FormatContext): FormatResult {
       const end = tags.paramEnd.find(p.end, nextParam?.at ?? bodyEnd);
       const key = (p.match![1] ?? p.match![2] ?? '').trim();
       const raw = tagValue(text.slice(p.end, end?.at ?? nextParam?.at ?? bodyEnd));
-      Object.defineProperty(args, key, { value: typed(name, key, raw, p.match![3] ?? '', context), enumerable: true, writable: true, configurable: true });
+      setArgument(args, key, typed(name, key, raw, p.match![3] ?? '', context));
       p = nextParam;
     }
     found.calls.push({ start: span.start, end: span.end, name, arguments: args });

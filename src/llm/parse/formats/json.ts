@@ -1,5 +1,4 @@
-import type { FormatContext, FormatResult, ToolCallFormat } from '../format.js';
-import { formatResult, newFound } from '../json-calls.js';
+import { type FormatContext, formatResult, type FormatResult, newFound, type ToolCallFormat } from '../format.js';
 import { scanJson, type JsonScan } from '../scan-json.js';
 
 // The catch-all, always last: JSON calls anywhere in the text — bare objects in prose

@@ -1,5 +1,5 @@
-import type { FormatContext, FormatResult, Span, ToolCallFormat } from '../format.js';
-import { asArguments, formatResult, newFound, readJsonValue } from '../json-calls.js';
+import { type FormatContext, formatResult, type FormatResult, newFound, type Span, type ToolCallFormat } from '../format.js';
+import { asArguments, readJsonValue } from '../json-calls.js';
 import { blockSpans, firstFound, resumable, Seeker } from './special-tokens.js';
 
 // Kimi-K2 (Moonshot). Calls sit in a section, each with an id that carries the name:

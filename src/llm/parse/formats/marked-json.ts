@@ -1,5 +1,5 @@
-import type { FormatContext, FormatResult, ToolCallFormat } from '../format.js';
-import { addJsonCalls, formatResult, newFound, readJsonValue } from '../json-calls.js';
+import { type FormatContext, formatResult, type FormatResult, newFound, type ToolCallFormat } from '../format.js';
+import { addJsonCalls, readJsonValue } from '../json-calls.js';
 import { Seeker } from './special-tokens.js';
 
 // Formats that are "a marker, then JSON calls" — the same reading, different tokens. Each is a

@@ -1,5 +1,4 @@
-import { formatResult } from '../json-calls.js';
-import type { Claim, FormatContext, FormatResult, FoundCall, FoundProblem, Span, ToolCallFormat } from '../format.js';
+import { type Claim, type FormatContext, formatResult, type FormatResult, type Found, type FoundCall, type FoundProblem, newFound, type Span, type ToolCallFormat } from '../format.js';
 import { isPlaceholderName } from '../not-a-call.js';
 import { PyReader, PySyntaxError, type PyCall } from '../python-literal.js';
 import { firstFound, Seeker } from './special-tokens.js';
@@ -87,7 +86,7 @@ function toFound(call: PyCall): FoundCall | FoundProblem {
  * The calls of one block: a list, or calls one after another (lines, `;`), each possibly inside
  * print(…). Returns where reading stopped, or undefined when a streamed block is not complete yet.
  */
-function readBlock(text: string, block: Block, context: FormatContext, out: { calls: FoundCall[]; problems: FoundProblem[] }): number | undefined {
+function readBlock(text: string, block: Block, context: FormatContext, out: Found): number | undefined {
   const reader = new PyReader(text, block.from, block.to);
   let current = block.from;
   try {
@@ -153,7 +152,7 @@ function mayEndInCall(text: string, block: Block): boolean {
 
 function parse(text: string, context: FormatContext): FormatResult {
   const found = blocks(text, context);
-  const out = { calls: [] as FoundCall[], problems: [] as FoundProblem[] };
+  const out = newFound();
   let pending = found.pending;
   const claims: Claim[] = [];
   for (const block of found.blocks) {

@@ -1,5 +1,4 @@
-import type { FormatContext, FormatResult, ToolCallFormat } from '../format.js';
-import { formatResult, newFound } from '../json-calls.js';
+import { type FormatContext, formatResult, type FormatResult, newFound, type ToolCallFormat, setArgument } from '../format.js';
 import { Seeker } from './special-tokens.js';
 import { tagValue, widen, wrapper } from './xml-tags.js';
 
@@ -54,7 +53,7 @@ function parse(text: string, context: FormatContext): FormatResult {
       const nextParam = parameters.find(p.end, bodyEnd);
       const end = parameterEnds.find(p.end, nextParam?.at ?? bodyEnd);
       const key = p.match![1]!.trim();
-      Object.defineProperty(args, key, { value: context.value(name, key, tagValue(text.slice(p.end, end?.at ?? nextParam?.at ?? bodyEnd))), enumerable: true, writable: true, configurable: true });
+      setArgument(args, key, context.value(name, key, tagValue(text.slice(p.end, end?.at ?? nextParam?.at ?? bodyEnd))));
       count++;
       p = nextParam;
     }

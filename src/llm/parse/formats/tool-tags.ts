@@ -1,5 +1,4 @@
-import type { FormatContext, FormatResult, ToolCallFormat } from '../format.js';
-import { formatResult, newFound } from '../json-calls.js';
+import { type FormatContext, formatResult, type FormatResult, newFound, type ToolCallFormat } from '../format.js';
 import { matchBracket } from '../match-bracket.js';
 
 // A text protocol many prompts teach (SPEC §4): the name in one tag, JSON arguments in the next.
