@@ -38,7 +38,8 @@ describe('gpt-oss Harmony', () => {
     '<|start|>assistant<|channel|>commentary to=functions.get_current_weather <|constrain|>json<|message|>{"location":"San Francisco"}<|call|>';
 
   it('reads the recipient as the name and the body as JSON arguments, ignoring the analysis channel', () => {
-    expect(parseToolCalls(documented)).toEqual({ calls: [call('get_current_weather', { location: 'San Francisco' })], problems: [] });
+    // The analysis channel is reasoning and the headers are layout: nothing is left for the content.
+    expect(parseToolCalls(documented)).toEqual({ calls: [call('get_current_weather', { location: 'San Francisco' })], problems: [], content: null });
   });
 
   it('reads the recipient in the role header, several calls, and output whose special tokens were stripped', () => {
@@ -53,7 +54,7 @@ describe('gpt-oss Harmony', () => {
       '<|channel|>analysis<|message|>Maybe {"name": "wrong", "arguments": {}} or <tool_call>{"name": "wrong"}</tool_call>.<|end|>' +
       '<|start|>functions.get_time to=assistant<|channel|>commentary<|message|>{"time": "09:00"}<|end|>' +
       '<|start|>assistant<|channel|>final<|message|>It is 09:00.<|return|>';
-    expect(parseToolCalls(text)).toEqual({ calls: [], problems: [] });
+    expect(parseToolCalls(text)).toEqual({ calls: [], problems: [], content: 'It is 09:00.' });
   });
 });
 
@@ -66,6 +67,7 @@ describe('Kimi-K2', () => {
     expect(parseToolCalls(text)).toEqual({
       calls: [call('get_weather', { city: 'Beijing' }, 'functions.get_weather:0'), call('get_time', { timezone: 'Asia/Shanghai' }, 'functions.get_time:1')],
       problems: [],
+      content: 'I will check both.',
     });
   });
 });
@@ -77,7 +79,12 @@ describe('DeepSeek', () => {
       '<think>The user wants two cities. {"name": "draft", "arguments": {}}</think>' +
       '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_current_weather\n```json\n{"location": "Beijing"}\n```<｜tool▁call▁end｜>\n' +
       '<｜tool▁call▁begin｜>function<｜tool▁sep｜>get_current_weather\n```json\n{"location": "Shanghai"}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜><｜end▁of▁sentence｜>';
-    expect(parseToolCalls(text)).toEqual({ calls: [call('get_current_weather', { location: 'Beijing' }), call('get_current_weather', { location: 'Shanghai' })], problems: [] });
+    // The reasoning stays in the content (a reasoning parser's job, as in vLLM), and so does the end-of-sentence token.
+    expect(parseToolCalls(text)).toEqual({
+      calls: [call('get_current_weather', { location: 'Beijing' }), call('get_current_weather', { location: 'Shanghai' })],
+      problems: [],
+      content: '<think>The user wants two cities. {"name": "draft", "arguments": {}}</think><｜end▁of▁sentence｜>',
+    });
   });
 
   it('V3.1: NAME<｜tool▁sep｜>{json}', () => {
@@ -91,7 +98,7 @@ describe('Mistral', () => {
   it('v11+ (Small 3.2, Magistral, Devstral): [TOOL_CALLS]NAME[ARGS]{…}, several in a row', () => {
     // Source: vLLM tests/tool_use/test_mistral_tool_parser.py (multiple_tool_calls_args); mistral-common v11 tokenizer.
     const text = '[TOOL_CALLS]add[ARGS]{"a": 3.5, "b": 4}[TOOL_CALLS]multiply[ARGS]{"a": 3, "b": 6}';
-    expect(parseToolCalls(text)).toEqual({ calls: [call('add', { a: 3.5, b: 4 }), call('multiply', { a: 3, b: 6 })], problems: [] });
+    expect(parseToolCalls(text)).toEqual({ calls: [call('add', { a: 3.5, b: 4 }), call('multiply', { a: 3, b: 6 })], problems: [], content: null });
   });
 
   it('v13 [CALL_ID], and a call without [ARGS]', () => {
@@ -140,7 +147,7 @@ describe('XML argument families', () => {
     const text =
       '<think>Two lookups.</think>\n<minimax:tool_call>\n<invoke name="get_weather">\n<parameter name="city">Paris</parameter>\n<parameter name="days">3</parameter>\n</invoke>\n' +
       '<invoke name="get_time">\n<parameter name="timezone">Europe/Paris</parameter>\n</invoke>\n</minimax:tool_call>';
-    expect(parseToolCalls(text, { tools: TOOLS })).toEqual({ calls: [call('get_weather', { city: 'Paris', days: 3 }), call('get_time', { timezone: 'Europe/Paris' })], problems: [] });
+    expect(parseToolCalls(text, { tools: TOOLS })).toEqual({ calls: [call('get_weather', { city: 'Paris', days: 3 }), call('get_time', { timezone: 'Europe/Paris' })], problems: [], content: '<think>Two lookups.</think>' });
   });
 
   it('Claude-style <function_calls><invoke name>, with or without a namespace prefix on the tags', () => {
@@ -173,6 +180,7 @@ describe('pythonic calls (a literal grammar, never evaluated)', () => {
     expect(parseToolCalls(text)).toEqual({
       calls: [call('get_weather', { city: 'San Francisco', days: 3, detailed: true, units: null, options: { lang: 'fr', n: -150 }, hours: [6, 12] }), call('get_time', { timezone: 'Asia/Tokyo' })],
       problems: [],
+      content: null,
     });
   });
 
@@ -210,7 +218,7 @@ lines""", joined="a" 'b', path=r'C:\\new')]`;
 
   it('positional arguments are a problem naming the call; a list in the middle of prose is text', () => {
     expect(parseToolCalls('[get_time("UTC")]').problems).toEqual([expect.objectContaining({ code: 'INVALID_ARGUMENTS', name: 'get_time', format: 'pythonic' })]);
-    expect(parseToolCalls('See the note [note(1)] above, and [link](https://example.com).')).toEqual({ calls: [], problems: [] });
+    expect(parseToolCalls('See the note [note(1)] above, and [link](https://example.com).')).toEqual({ calls: [], problems: [], content: 'See the note [note(1)] above, and [link](https://example.com).' });
   });
 });
 
@@ -226,7 +234,7 @@ describe('Functionary', () => {
     const text = '>>>all\nLet me check the weather.>>>get_weather\n{"city": "Hanoi"}>>>get_time\n{"timezone": "Asia/Ho_Chi_Minh"}';
     expect(parseToolCalls(text).calls).toEqual([call('get_weather', { city: 'Hanoi' }), call('get_time', { timezone: 'Asia/Ho_Chi_Minh' })]);
     expect(parseToolCalls('get_weather\n{"city": "Hanoi"}', { tools: TOOLS }).calls).toEqual([call('get_weather', { city: 'Hanoi' })]);
-    expect(parseToolCalls('Sure\n{"city": "Hanoi"}')).toEqual({ calls: [], problems: [] });
+    expect(parseToolCalls('Sure\n{"city": "Hanoi"}')).toEqual({ calls: [], problems: [], content: 'Sure\n{"city": "Hanoi"}' });
   });
 });
 

@@ -62,12 +62,12 @@ describe('no false calls without tools', () => {
       '{"name": "get_weather", "inputSchema": {"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object"}}',
       '```',
     ].join('\n');
-    expect(parseToolCalls(text)).toEqual({ calls: [], problems: [] });
+    expect(parseToolCalls(text)).toEqual({ calls: [], problems: [], content: text });
   });
 
   it('a JSON-RPC envelope in prose (an MCP tools/call) is not a call', () => {
     const text = 'The client sends {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "get_weather", "arguments": {"city": "Paris"}}} and waits.';
-    expect(parseToolCalls(text)).toEqual({ calls: [], problems: [] });
+    expect(parseToolCalls(text)).toEqual({ calls: [], problems: [], content: text });
   });
 
   it('the chat template’s own examples echoed back are neither calls nor problems', () => {
@@ -85,12 +85,12 @@ describe('no false calls without tools', () => {
       // Ad-hoc prompts.
       'Answer like {"name": "tool_name", "arguments": {"arg1": "value1"}}.',
     ];
-    for (const text of echoes) expect(parseToolCalls(text), text).toEqual({ calls: [], problems: [] });
+    for (const text of echoes) expect(parseToolCalls(text), text).toEqual({ calls: [], problems: [], content: text });
   });
 
   it('plain prose, Python prompts and markdown are not calls', () => {
     const prose = 'The result was {ok}. In Python:\n```\n>>> print(len([1, 2]))\n2\n```\nSee [the docs](https://example.com) and [note(1)].';
-    expect(parseToolCalls(prose)).toEqual({ calls: [], problems: [] });
+    expect(parseToolCalls(prose)).toEqual({ calls: [], problems: [], content: prose });
   });
 });
 
@@ -161,7 +161,7 @@ describe('the format registry', () => {
     const text = '<tool_call>{"name": "a", "arguments": {}}</tool_call> and in prose {"name": "b", "arguments": {}}';
     expect(parseToolCalls(text).calls.map((c) => c.name)).toEqual(['a', 'b']);
     expect(parseToolCalls(text, { formats: ['hermes'] }).calls.map((c) => c.name)).toEqual(['a']);
-    expect(parseToolCalls(text, { formats: [] })).toEqual({ calls: [], problems: [] });
+    expect(parseToolCalls(text, { formats: [] })).toEqual({ calls: [], problems: [], content: text });
   });
 
   it('rejects bad options up front, naming them (USAGE), with did-you-mean', () => {

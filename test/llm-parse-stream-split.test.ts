@@ -124,7 +124,7 @@ describe('format markers: the characters that decide which formats are asked', (
     const asked: string[] = [];
     let plainAsked = 0;
     const plain: ToolCallFormat = { name: 'plain', models: 'test', detect: () => (plainAsked++, -1), parse: () => ({ calls: [] }) };
-    expect(parseToolCalls('no marker here', { formats: [pilcrow(asked), plain] })).toEqual({ calls: [], problems: [] });
+    expect(parseToolCalls('no marker here', { formats: [pilcrow(asked), plain] })).toEqual({ calls: [], problems: [], content: 'no marker here' });
     expect(asked).toEqual([]);
     expect(plainAsked).toBe(1);
     expect(parseToolCalls('then ¶CALL go; done', { formats: [pilcrow(asked), plain] }).calls).toEqual([{ id: 'call_1', name: 'go', arguments: {} }]);

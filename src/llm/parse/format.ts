@@ -11,6 +11,12 @@ import type { KnownTools } from './known-tools.js';
 // Never silent: where `parse` finds the format's marker but cannot read a call, it reports a
 // problem at that place instead of returning nothing.
 //
+// The text returned beside the calls (`content`) is the text with every call taken out, and with
+// it every claim that holds a call (a Kimi-K2 section, a fence around a JSON call) and every claim
+// marked `hide` (a format's own layout, such as Harmony's channel headers). A call whose closing
+// tag may still follow while streaming (a wrapper opened before it) is reported, with `pending` at
+// its start: the stream reads it again and takes the span that includes the tag.
+//
 // What every format's parse ends with is here too, in one place (the bottom of this file): the
 // lists it collects into, a call and an argument set on it, and the result it returns.
 
@@ -33,6 +39,11 @@ export interface Claim extends Span {
    * A stream settles there instead of reading the whole block again at its next trigger.
    */
   readonly resume?: number;
+  /**
+   * The stretch is the format's own layout, not text for the user (Harmony's channel headers and
+   * reasoning channel, Command R's response tags): it is taken out of the content like a call.
+   */
+  readonly hide?: boolean;
 }
 
 export interface FoundCall extends Span {

@@ -74,6 +74,10 @@ export const deepseek: ToolCallFormat = {
   name: 'deepseek',
   models: 'DeepSeek V3, R1, V3.1',
   markers: '\u2581',
-  detect: (text) => text.indexOf('\u2581call\u2581begin'),
+  // `▁call▁begin` or `▁calls▁begin`: a stream must not settle past a section's opening token before its first call comes.
+  detect: (text) => {
+    const call = text.indexOf('\u2581call\u2581begin');
+    return call >= 0 ? call : text.indexOf('\u2581calls\u2581begin');
+  },
   parse,
 };

@@ -1,6 +1,7 @@
 import { type FormatContext, formatResult, type FormatResult, newFound, type ToolCallFormat } from '../format.js';
 import { asArguments, readJsonValue } from '../json-calls.js';
 import { Seeker } from './special-tokens.js';
+import { tagMayFollow } from './xml-tags.js';
 
 // Functionary v3.1 (MeetKai, on Llama 3.1), also the custom-tool format of Meta's Llama 3.1 prompt
 // guide: the name in the tag, JSON arguments inside it.
@@ -32,6 +33,8 @@ function parse(text: string, context: FormatContext): FormatResult {
     }
     const close = CLOSE.exec(text.slice(value.end, value.end + 32));
     const span = { start: m.at, end: value.end + (close?.[0].length ?? 0) };
+    // Its </function> may still be on the way: read again once it has come.
+    if (context.partial && close === null && tagMayFollow(text, value.end)) pending = Math.min(pending ?? m.at, m.at);
     if (name === '') found.problems.push({ start: span.start, end: span.end, message: 'Functionary <function=…> without a function name' });
     else if (value.ok) found.calls.push({ start: span.start, end: span.end, name, arguments: asArguments(value.value) });
     else found.problems.push({ start: span.start, end: span.end, name, code: 'INVALID_ARGUMENTS', message: `Functionary call to '${name}': the arguments are not valid JSON: ${value.error}` });

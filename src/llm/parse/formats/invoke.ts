@@ -1,7 +1,7 @@
 import { parseLenientJson } from '../lenient-json.js';
 import { type FormatContext, formatResult, type FormatResult, newFound, type ToolCallFormat, setArgument } from '../format.js';
 import { Seeker } from './special-tokens.js';
-import { tagValue, widen, wrapper, type Wrapper } from './xml-tags.js';
+import { tagValue, waitsForClose, widen, wrapper, type Wrapper } from './xml-tags.js';
 
 // `<invoke name="…">` with `<parameter name="…">` children: MiniMax-M2, Claude-style prompts, and
 // DeepSeek V3.2's DSML, which spells the same tags with a `｜DSML｜` prefix.
@@ -22,6 +22,9 @@ import { tagValue, widen, wrapper, type Wrapper } from './xml-tags.js';
 const PREFIX = '((?:[A-Za-z][\\w-]*:)|\\uff5cDSML\\uff5c)?';
 const INVOKE = new RegExp(`<${PREFIX}invoke\\s+name\\s*=\\s*(?:"([^"]*)"|'([^']*)')\\s*>`, 'g');
 const WRAP = wrapper(`<${PREFIX}(?:tool_call|function_calls)>`, `</${PREFIX}(?:tool_call|function_calls)>`);
+const NAMESPACED_WRAPPER = /<[A-Za-z][\w-]*:tool_call>/;
+/** The wrappers' opening and closing tags, searched for while streaming (see `openWrapper`). */
+const WRAP_TAG = new RegExp(`<(/?)${PREFIX}(?:tool_call|function_calls)>`, 'g');
 const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** The searches for one tag prefix (`''`, `ns:`, `｜DSML｜`), made once per text. */
@@ -62,7 +65,9 @@ function parse(text: string, context: FormatContext): FormatResult {
       break;
     }
     const bodyEnd = close?.at ?? next?.at ?? text.length;
-    const span = widen(text, { start: m.at, end: close?.end ?? bodyEnd }, wrap);
+    const own = { start: m.at, end: close?.end ?? bodyEnd };
+    const span = widen(text, own, wrap);
+    if (context.partial && waitsForClose(text, own, wrap)) pending = Math.min(pending ?? span.start, span.start);
     if (name === '') {
       found.problems.push({ start: span.start, end: span.end, message: '<invoke> with an empty name' });
       continue;
@@ -78,7 +83,23 @@ function parse(text: string, context: FormatContext): FormatResult {
     }
     found.calls.push({ start: span.start, end: span.end, name, arguments: args });
   }
+  if (context.partial) {
+    const wrapperAt = openWrapper(text);
+    if (wrapperAt !== undefined) pending = Math.min(pending ?? wrapperAt, wrapperAt);
+  }
   return formatResult(found.calls, found.problems, pending);
+}
+
+/**
+ * While streaming: where the last wrapper opens that has not closed. Its calls may be far behind
+ * its opening tag (DSML indents them), and a stream that settled past the tag would give them a
+ * span without it (the whole text's widens to it).
+ */
+function openWrapper(text: string): number | undefined {
+  let open: number | undefined;
+  WRAP_TAG.lastIndex = 0;
+  for (let m = WRAP_TAG.exec(text); m !== null; m = WRAP_TAG.exec(text)) open = m[1] === '/' ? undefined : (open ?? m.index);
+  return open;
 }
 
 /** DSML says per parameter whether it is a string; otherwise the schema decides. */
@@ -98,7 +119,9 @@ export const invoke: ToolCallFormat = {
   // Every tag the parser reads opens with `<`, whatever its prefix.
   markers: '<',
   detect: (text) => {
-    const hits = [text.indexOf('<invoke'), text.indexOf(':invoke'), text.indexOf('\uff5cinvoke')].filter((i) => i >= 0);
+    // A wrapper's opening tag too: its calls may come well after it.
+    const wrapperAt = text.indexOf(':tool_call>') < 0 ? -1 : text.search(NAMESPACED_WRAPPER);
+    const hits = [text.indexOf('<invoke'), text.indexOf(':invoke'), text.indexOf('\uff5cinvoke'), text.indexOf('<function_calls>'), text.indexOf('\uff5cfunction_calls>'), wrapperAt].filter((i) => i >= 0);
     return hits.length === 0 ? -1 : Math.min(...hits);
   },
   parse,

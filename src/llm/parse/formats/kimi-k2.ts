@@ -55,6 +55,10 @@ export const kimiK2: ToolCallFormat = {
   name: 'kimi-k2',
   models: 'Kimi-K2 (Moonshot)',
   markers: '<',
-  detect: (text) => text.indexOf(CALL_BEGIN),
+  // The section's opening token too: a stream must not settle past it before the first call comes.
+  detect: (text) => {
+    const call = text.indexOf(CALL_BEGIN);
+    return call >= 0 ? call : text.indexOf(SECTION_BEGIN);
+  },
   parse,
 };

@@ -1,6 +1,7 @@
 import { type FormatContext, formatResult, type FormatResult, newFound, type ToolCallFormat } from '../format.js';
 import { addJsonCalls, readJsonValue } from '../json-calls.js';
 import { Seeker } from './special-tokens.js';
+import { tagMayFollow } from './xml-tags.js';
 
 // Formats that are "a marker, then JSON calls" — the same reading, different tokens. Each is a
 // row: the marker, the token that may close the block, and where the layout is documented.
@@ -47,10 +48,10 @@ function markedJson(spec: MarkedJson): ToolCallFormat {
         if (!value.ok) found.problems.push({ start: span.start, end: span.end, message: `the JSON after ${spec.open} is not valid: ${value.error}` });
         else if (addJsonCalls(value.value, true, span, context.tools, found) === 0) found.problems.push({ start: span.start, end: span.end, message: `the JSON after ${spec.open} holds no call (expected {"name": …, "arguments": {…}})` });
         first = false;
-        // Several calls are separated by `;` (Llama 3.1) or `,`; while streaming, one may still come.
+        // Several calls are separated by `;` (Llama 3.1) or `,`; while streaming, one may still come, or the closing token.
         const after = text.slice(value.end, value.end + 16);
         const more = /^\s*[;,]\s*(?=[[{])/.exec(after);
-        if (context.partial && closing === null && value.ok && /^\s*[;,]?\s*$/.test(after) && value.end + 16 > text.length) pending = Math.min(pending ?? at, at);
+        if (context.partial && closing === null && value.ok && (/^\s*[;,]?\s*$/.test(after) ? value.end + 16 > text.length : tagMayFollow(text, value.end))) pending = Math.min(pending ?? at, at);
         if (closing !== null || more === null || !value.ok) break;
         pos = value.end + more[0].length;
       }

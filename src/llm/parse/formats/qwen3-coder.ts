@@ -1,6 +1,6 @@
 import { type FormatContext, formatResult, type FormatResult, newFound, type ToolCallFormat, setArgument } from '../format.js';
 import { Seeker } from './special-tokens.js';
-import { tagValue, widen, wrapper } from './xml-tags.js';
+import { tagValue, waitsForClose, widen, wrapper } from './xml-tags.js';
 
 // Qwen3-Coder (and Qwen3.5 / Qwen3-Next in coder mode): XML with the names inside the tags.
 //
@@ -42,7 +42,9 @@ function parse(text: string, context: FormatContext): FormatResult {
       break;
     }
     const bodyEnd = close?.at ?? next?.at ?? text.length;
-    const span = widen(text, { start: m.at, end: close?.end ?? bodyEnd }, WRAP);
+    const own = { start: m.at, end: close?.end ?? bodyEnd };
+    const span = widen(text, own, WRAP);
+    if (context.partial && waitsForClose(text, own, WRAP)) pending = Math.min(pending ?? span.start, span.start);
     if (name === '') {
       found.problems.push({ start: span.start, end: span.end, message: 'Qwen3-Coder <function=…> without a function name' });
       continue;
