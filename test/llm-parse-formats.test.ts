@@ -72,6 +72,18 @@ describe('Kimi-K2', () => {
   });
 });
 
+describe('Kimi-K2 ids', () => {
+  it('an id without its :INDEX is no call (as vLLM and SGLang read it) but a problem naming the tool; the calls beside it stay', () => {
+    // Source: vLLM tests/tool_use/test_kimi_k2_tool_parser.py (test_extract_tool_calls_invalid_funcall).
+    const text =
+      "I'll help you check the weather. <|tool_calls_section_begin|> <|tool_call_begin|>\nfunctions.invalid_get_weather.0 <|tool_call_argument_begin|> {\"city\": \"Beijing\"} <|tool_call_end|> <|tool_call_begin|>\n" +
+      'functions.valid_get_weather:1 <|tool_call_argument_begin|> {"city": "Shanghai"} <|tool_call_end|> <|tool_calls_section_end|>';
+    const { calls, problems } = parseToolCalls(text);
+    expect(calls).toEqual([call('valid_get_weather', { city: 'Shanghai' }, 'functions.valid_get_weather:1')]);
+    expect(problems).toEqual([expect.objectContaining({ code: 'UNREADABLE_CALL', name: 'invalid_get_weather', format: 'kimi-k2', message: expect.stringContaining("id 'functions.invalid_get_weather.0' has no ':INDEX'") })]);
+  });
+});
+
 describe('DeepSeek', () => {
   it('V3 and R1: function<｜tool▁sep｜>NAME and a fenced JSON block; R1 reasoning is skipped', () => {
     // Source: vLLM deepseekv3_tool_parser.py docstring; deepseek-ai/DeepSeek-V3 tokenizer_config.json chat template.
@@ -127,6 +139,28 @@ describe('XML argument families', () => {
     expect(parseToolCalls(qwen3Coder, { tools: TOOLS }).calls).toEqual([
       call('get_weather', { city: 'San Francisco', days: 3, detailed: true, units: null, options: { lang: 'fr', nested: [1, 2] }, hours: [6, 12], zip: '02134' }),
     ]);
+  });
+
+  it('Qwen3-Coder: spaces and newlines around a value are not part of it (vLLM, SGLang and llama.cpp strip them); inside, they are', () => {
+    // Source: llama.cpp tests/test-chat.cpp (Qwen3-Coder XML: indented parameters, multiline content).
+    const text = '<tool_call>\n  <function=code_function>\n    <parameter=a>\n    x\n    </parameter>\n    <parameter=code>\ndef hello():\n    return True\n    </parameter>\n  </function>\n</tool_call>';
+    expect(parseToolCalls(text).calls).toEqual([call('code_function', { a: 'x', code: 'def hello():\n    return True' })]);
+  });
+
+  it('typed by the type names tool definitions carry besides JSON Schema\'s (float, int, bool, dict, list…), whatever their case', () => {
+    // Source: vLLM tests/tool_use/test_qwen3coder_tool_parser.py (test_extract_tool_calls_type_conversion: "float_param": {"type": "float"}).
+    const tools = [
+      {
+        name: 'test_types',
+        parameters: {
+          type: 'object',
+          properties: { f: { type: 'float' }, i: { type: 'int' }, b: { type: 'bool' }, d: { type: 'dict' }, l: { type: 'list' }, u: { type: 'Int64' }, s: { type: 'str' }, n: { type: 'number' } },
+        },
+      },
+    ];
+    const param = (k: string, v: string) => `<parameter=${k}>\n${v}\n</parameter>\n`;
+    const text = `<tool_call>\n<function=test_types>\n${param('f', '3.14')}${param('i', '42')}${param('b', 'True')}${param('d', '{"key": "value"}')}${param('l', '[1, 2]')}${param('u', '-7')}${param('s', '42')}${param('n', '1e3')}</function>\n</tool_call>`;
+    expect(parseToolCalls(text, { tools }).calls).toEqual([call('test_types', { f: 3.14, i: 42, b: true, d: { key: 'value' }, l: [1, 2], u: -7, s: '42', n: 1000 })]);
   });
 
   it('Qwen3-Coder: a value over several lines keeps its inner newlines; a missing </parameter> ends at the next tag', () => {

@@ -14,6 +14,30 @@ import { readPythonLiteral } from './python-literal.js';
 type Kind = 'string' | 'integer' | 'number' | 'boolean' | 'null' | 'object' | 'array';
 
 const KINDS = new Set<string>(['string', 'integer', 'number', 'boolean', 'null', 'object', 'array']);
+
+/**
+ * Type names that tool definitions carry instead of JSON Schema's, written by hand or converted
+ * from other languages (`float`, `int`, `bool`, `dict`…): the JSON type each stands for, as
+ * vLLM's and SGLang's XML parsers read them. Case and spaces do not matter.
+ */
+const ALIASES: readonly (readonly [RegExp, Kind])[] = [
+  [/^(?:str|text|varchar|char|enum)$/, 'string'],
+  [/^(?:u?int(?:eger)?\d*|long|short|unsigned(?: \w+)?)$/, 'integer'],
+  [/^(?:num|float\d*|double|decimal|real)$/, 'number'],
+  [/^(?:bool)$/, 'boolean'],
+  [/^(?:dict|dictionary|map|obj)$/, 'object'],
+  [/^(?:arr|list|tuple)$/, 'array'],
+  [/^(?:none|nil)$/, 'null'],
+];
+
+/** The JSON type a schema's type name stands for, or undefined for a name that means none. */
+function kindOf(name: string): Kind | undefined {
+  if (KINDS.has(name)) return name as Kind;
+  const t = name.trim().toLowerCase();
+  if (KINDS.has(t)) return t as Kind;
+  for (const [re, kind] of ALIASES) if (re.test(t)) return kind;
+  return undefined;
+}
 const INTEGER = /^[-+]?\d+$/;
 const NUMBER = /^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$/;
 
@@ -21,7 +45,10 @@ const NUMBER = /^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$/;
 function kindsOf(schema: unknown, out: Set<Kind> = new Set(), depth = 0): Set<Kind> {
   if (!isRecord(schema) || depth > 4) return out;
   const type = schema.type;
-  for (const t of Array.isArray(type) ? type : [type]) if (typeof t === 'string' && KINDS.has(t)) out.add(t as Kind);
+  for (const t of Array.isArray(type) ? type : [type]) {
+    const kind = typeof t === 'string' ? kindOf(t) : undefined;
+    if (kind !== undefined) out.add(kind);
+  }
   for (const key of ['anyOf', 'oneOf', 'allOf'] as const) {
     const branches = schema[key];
     if (Array.isArray(branches)) for (const b of branches) kindsOf(b, out, depth + 1);

@@ -1,6 +1,6 @@
 import { type FormatContext, formatResult, type FormatResult, newFound, type ToolCallFormat, setArgument } from '../format.js';
 import { Seeker } from './special-tokens.js';
-import { tagValue, waitsForClose, widen, wrapper } from './xml-tags.js';
+import { waitsForClose, widen, wrapper } from './xml-tags.js';
 
 // Qwen3-Coder (and Qwen3.5 / Qwen3-Next in coder mode): XML with the names inside the tags.
 //
@@ -15,7 +15,9 @@ import { tagValue, waitsForClose, widen, wrapper } from './xml-tags.js';
 //   </function>
 //   </tool_call>
 //
-// Values are text; with the tools known they are typed by the parameter's schema (`3` → 3).
+// Values are text, less the spaces and newlines around them (the template writes each on a line of
+// its own; vLLM, SGLang and llama.cpp strip them too); with the tools known they are typed by the
+// parameter's schema (`3` → 3).
 // A missing </parameter> ends at the next tag, a missing <tool_call> wrapper is tolerated, as
 // vLLM's parser does. `<function=NAME>` followed by JSON is Functionary v3.1, read by its own format.
 // Source: Qwen/Qwen3-Coder-30B-A3B-Instruct `chat_template.jinja`; vLLM `qwen3coder_tool_parser.py`.
@@ -55,7 +57,7 @@ function parse(text: string, context: FormatContext): FormatResult {
       const nextParam = parameters.find(p.end, bodyEnd);
       const end = parameterEnds.find(p.end, nextParam?.at ?? bodyEnd);
       const key = p.match![1]!.trim();
-      setArgument(args, key, context.value(name, key, tagValue(text.slice(p.end, end?.at ?? nextParam?.at ?? bodyEnd))));
+      setArgument(args, key, context.value(name, key, text.slice(p.end, end?.at ?? nextParam?.at ?? bodyEnd).trim()));
       count++;
       p = nextParam;
     }
