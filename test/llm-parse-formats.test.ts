@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseToolCalls, type OpenAITool } from '../src/index.js';
+import { createToolCallStream, parseToolCalls, type OpenAITool } from '../src/index.js';
 
 // Every native tool-call format parseToolCalls reads (issue 16), each with the text its model
 // writes as the chat template or the serving stack's parser documents it (source in a comment).
@@ -253,6 +253,33 @@ lines""", joined="a" 'b', path=r'C:\\new')]`;
   it('positional arguments are a problem naming the call; a list in the middle of prose is text', () => {
     expect(parseToolCalls('[get_time("UTC")]').problems).toEqual([expect.objectContaining({ code: 'INVALID_ARGUMENTS', name: 'get_time', format: 'pythonic' })]);
     expect(parseToolCalls('See the note [note(1)] above, and [link](https://example.com).')).toEqual({ calls: [], problems: [], content: 'See the note [note(1)] above, and [link](https://example.com).' });
+  });
+
+  it('with the tools known, a list anywhere in a message is a call when every name in it is an offered tool', () => {
+    // Source: SGLang test/registered/function_call/test_function_call_parser.py (TestPythonicDetector).
+    const tools = ['get_weather', 'search'];
+    expect(parseToolCalls("Here's a tool call: [get_weather(location='New York', unit='celsius')]", { tools })).toEqual({
+      calls: [call('get_weather', { location: 'New York', unit: 'celsius' })],
+      problems: [],
+      content: "Here's a tool call:",
+    });
+    expect(parseToolCalls("[get_weather(location='Berlin')] and [search(query='restaurants')]", { tools })).toMatchObject({
+      calls: [{ name: 'get_weather' }, { name: 'search' }],
+      content: 'and',
+    });
+    // A list of other names stays text, and so does one that mixes offered and other names; without tools, today's rule.
+    expect(parseToolCalls('See the note [note(1)] and [get_weather(city="Oslo"), note(2)].', { tools })).toEqual({ calls: [], problems: [], content: 'See the note [note(1)] and [get_weather(city="Oslo"), note(2)].' });
+    expect(parseToolCalls("Here's a tool call: [get_weather(location='New York')]").calls).toEqual([]);
+  });
+
+  it('a list is handed over by the push that brings its `]`, whatever follows it', () => {
+    const stream = createToolCallStream();
+    expect(stream.push('[f(a=1)] x')).toEqual([call('f', { a: 1 })]);
+    expect(stream.end()).toEqual({ calls: [call('f', { a: 1 })], problems: [], content: 'x' });
+    const offered = createToolCallStream({ tools: ['get_weather'] });
+    expect(offered.push('Let me check: [get_weather(city="Os')).toEqual([]);
+    expect(offered.push('lo")] and then more')).toEqual([call('get_weather', { city: 'Oslo' })]);
+    expect(offered.end().content).toBe('Let me check:  and then more');
   });
 });
 
