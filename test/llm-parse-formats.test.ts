@@ -118,6 +118,16 @@ describe('Mistral', () => {
     expect(parseToolCalls('[TOOL_CALLS]add{"a": 1}').calls).toEqual([call('add', { a: 1 })]);
   });
 
+  it('up to v7: a list one `}` short is read as the closing `]` says (vLLM recovers it with its partial-JSON repair), whole or streamed', () => {
+    const text = '[TOOL_CALLS][{"name": "add", "arguments": {"a": 1}]';
+    expect(parseToolCalls(text)).toEqual({ calls: [call('add', { a: 1 })], problems: [], content: null });
+    const stream = createToolCallStream();
+    expect([...stream.push(text.slice(0, -1)), ...stream.push(']')].map((c) => c.name)).toEqual(['add']);
+    expect(stream.end().calls.map((c) => c.name)).toEqual(['add']);
+    // Two calls, each one short of the closing `}` of its arguments: the `}` it has closes them.
+    expect(parseToolCalls('[TOOL_CALLS] [{"name": "a", "arguments": {"x": [1, 2}}, {"name": "b", "arguments": {}}]').calls).toEqual([call('a', { x: [1, 2] }), call('b', {})]);
+  });
+
   it('up to v7: [TOOL_CALLS] and a JSON list with ids (kept)', () => {
     // Source: mistralai/Mistral-7B-Instruct-v0.3 tokenizer (mistral-common v3); vLLM mistral_tool_parser.py.
     const text = '[TOOL_CALLS] [{"name": "get_current_weather", "arguments": {"location": "Paris, France", "format": "celsius"}, "id": "a1b2c3d4e"}]';

@@ -23,7 +23,7 @@ describe('never silent: a marker with nothing readable is a problem naming the f
     ['functionary-v3.2', '>>>get_time\n{"timezone": }', 0],
     ['llama3-json', '<|python_tag|>{"name": "get_time", "parameters": }', 0],
     ['granite', 'x<|tool_call|>not json', 1],
-    ['nemotron', '<TOOLCALL>[{"name": "get_time", "arguments": {]</TOOLCALL>', 0],
+    ['nemotron', '<TOOLCALL>[{"name": "get_time", "arguments": {"tz": ]</TOOLCALL>', 0],
     ['command-r', '<|START_ACTION|>call get_time<|END_ACTION|>', 0],
     ['internlm', '<|action_start|><|plugin|>get_time()<|action_end|>', 0],
     ['functools', 'functools[{"name": "get_time", "arguments": }]', 0],

@@ -53,20 +53,27 @@ export function readJsonValue(text: string, from: number, partial: boolean, limi
   return parsed.ok ? { ok: true, value: parsed.value, end: close + 1 } : { ok: false, error: parsed.error, end: close + 1 };
 }
 
-/** The `]` that closes the `[` at `start` (strings respected), or -1. */
+/**
+ * The `]` that closes the `[` at `start` (strings respected), or -1. A closing bracket that skips
+ * an open one (`[{"a": {"b": 1}]`, one `}` short) closes it too, as the JSON repair does (vLLM's
+ * partial-JSON reading recovers such calls); one with no opener to match ends nothing (-1).
+ */
 export function matchSquare(text: string, start: number, end = text.length): number {
-  let depth = 0;
+  const open: number[] = [];
   for (let i = start; i < end; i++) {
-    const c = text[i];
-    if (c === '"') {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
       i++;
-      while (i < end && text[i] !== '"') i += text[i] === '\\' ? 2 : 1;
+      while (i < end && text.charCodeAt(i) !== 0x22) i += text.charCodeAt(i) === 0x5c ? 2 : 1;
       if (i >= end) return -1;
-    } else if (c === '[' || c === '{') {
-      depth++;
-    } else if (c === ']' || c === '}') {
-      depth--;
-      if (depth === 0) return c === ']' ? i : -1;
+    } else if (c === 0x5b || c === 0x7b) {
+      open.push(c);
+    } else if (c === 0x5d || c === 0x7d) {
+      const opener = c === 0x5d ? 0x5b : 0x7b;
+      const at = open.lastIndexOf(opener);
+      if (at < 0) return -1;
+      open.length = at;
+      if (at === 0) return c === 0x5d ? i : -1;
     }
   }
   return -1;
