@@ -178,6 +178,22 @@ describe('XML argument families', () => {
     expect(parseToolCalls(text, { tools: TOOLS }).calls).toEqual([call('get_weather', { city: 'San\nFrancisco', days: 2 })]);
   });
 
+  it('GLM-4.6 writing its newlines out as `\\n`, and JSON values escaped once more, are read as the servers read them', () => {
+    // Source: SGLang test/registered/function_call/test_function_call_parser.py (TestGlm4MoeDetector.test_array_argument_with_escaped_json, raw GLM-4.6 output).
+    const tools = [{ name: 'todo_write', parameters: { type: 'object', properties: { todos: { type: 'array' } } } }];
+    const text = String.raw`<tool_call>todo_write\n<arg_key>todos</arg_key>\n<arg_value>[{\"id\": \"1\", \"task\": \"Check file at C:\\\\Users\\\\test.txt\", \"status\": \"pending\"}]</arg_value>\n</tool_call>`;
+    expect(parseToolCalls(text, { tools })).toEqual({ calls: [call('todo_write', { todos: [{ id: '1', task: 'Check file at C:\\Users\\test.txt', status: 'pending' }] })], problems: [], content: null });
+  });
+
+  it('GLM: a <tool_call> cut off before its </tool_call> is no call (vLLM and SGLang leave the text as content), but a problem', () => {
+    // Source: vLLM tests/tool_use/test_glm4_moe_tool_parser.py (test_extract_tool_calls_incomplete_tool_call).
+    const text = '<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Beijing</arg_value>\n<arg_key>date</arg_key>\n<arg_value>2025-08-01</arg_value>';
+    const result = parseToolCalls(text);
+    expect(result.calls).toEqual([]);
+    expect(result.problems).toEqual([expect.objectContaining({ code: 'UNREADABLE_CALL', name: 'get_weather', format: 'glm' })]);
+    expect(result.content).toBe(text);
+  });
+
   it('GLM-4.5 (with newlines) and GLM-4.7 (without), typed by schema; a call without arguments', () => {
     // Source: zai-org/GLM-4.5 chat_template.jinja; vLLM glm4_moe_tool_parser.py.
     const glm45 = '<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Beijing</arg_value>\n<arg_key>days</arg_key>\n<arg_value>2</arg_value>\n</tool_call>';

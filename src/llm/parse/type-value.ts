@@ -7,7 +7,8 @@ import { readPythonLiteral } from './python-literal.js';
 // `<parameter=days>3</parameter>`. Which type was meant is in the tool's parameter schema, so when
 // the tools are known the text is read as that type, as vLLM's parsers do: integer and number
 // parameters as numbers, booleans as true/false, null where the schema allows it, objects and
-// arrays as JSON (or a Python literal: models trained on Python write `{'a': 1}` and `True`).
+// arrays as JSON (or JSON escaped once more, or a Python literal: models trained on Python write
+// `{'a': 1}` and `True`).
 // Text that does not read as the schema's type stays text, so the tool's own validation names
 // the parameter and the type it expected. Without a schema a value stays the text the model wrote.
 
@@ -63,8 +64,24 @@ function structured(text: string, kind: 'object' | 'array'): { value: unknown } 
   const json = parseLenientJson(text);
   const fits = (v: unknown): boolean => (kind === 'array' ? Array.isArray(v) : isRecord(v));
   if (json.ok && fits(json.value)) return { value: json.value };
+  // JSON escaped once more, as inside a JSON string (`[{\"id\": \"1\"}]`, seen from GLM-4.6).
+  const unescaped = text.includes('\\"') ? unescapeOnce(text) : undefined;
+  if (unescaped !== undefined) {
+    const again = parseLenientJson(unescaped);
+    if (again.ok && fits(again.value)) return { value: again.value };
+  }
   const literal = readPythonLiteral(text);
   return literal !== undefined && fits(literal.value) ? literal : undefined;
+}
+
+/** `text` read as the inside of a JSON string (its escapes undone), or undefined when it is not one. */
+function unescapeOnce(text: string): string | undefined {
+  try {
+    const value: unknown = JSON.parse(`"${text.replace(/\r?\n/g, '\\n')}"`);
+    return typeof value === 'string' ? value : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** `text` read as a value of `schema`'s type; the text itself when the schema is silent or the text does not fit. */
