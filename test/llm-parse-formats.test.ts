@@ -309,6 +309,32 @@ lines""", joined="a" 'b', path=r'C:\\new')]`;
   });
 });
 
+describe('Hermes 2 Pro, as models trained on it write it', () => {
+  // Source: llama.cpp tests/test-chat.cpp (COMMON_CHAT_FORMAT_HERMES_2_PRO parsing cases).
+  const expected = { calls: [call('special_function', { arg1: 1 })], problems: [], content: null };
+  const json = '{"name": "special_function", "arguments": {"arg1": 1}}';
+
+  it.each([
+    ['<tool>', `<tool>\n  ${json}\n</tool>`],
+    ['<tools>', `<tools>\n  ${json}\n</tools>`],
+    ['<response>', `<response>\n  ${json}\n</response>`],
+    ['<json>', `<json>\n  ${json}\n</json>`],
+    ['<JSON>', `<JSON>\n  ${json}\n</JSON>`],
+    ['<xml>', `<xml>\n  {\n    "name": "special_function", "arguments": {"arg1": 1}\n  }\n</xml>`],
+    ['```xml around <response>', `\`\`\`xml\n<response>\n    ${json}\n</response>\n\`\`\``],
+    ['<function_call> in a fence', `\`\`\`json\n\n                    <function_call> ${json} \n                    </function_call> \n\`\`\` `],
+    ['<function name="…">', '<function name="special_function">\n{"arg1": 1}\n</function>'],
+  ])('a call wrapped in %s, and nothing left for the content', (_wrapper, text) => {
+    expect(parseToolCalls(text)).toEqual(expected);
+  });
+
+  it('data in those tags is no call and no problem; what <tool_call> holds is meant as a call', () => {
+    expect(parseToolCalls('<json>{"name": "Alice", "age": 31}</json>')).toEqual({ calls: [], problems: [], content: '<json>{"name": "Alice", "age": 31}</json>' });
+    expect(parseToolCalls('<response>All good.</response>')).toEqual({ calls: [], problems: [], content: '<response>All good.</response>' });
+    expect(parseToolCalls('<tool_call>{"name": "a"}</tool_call>').calls).toEqual([call('a', {})]);
+  });
+});
+
 describe('Functionary', () => {
   it('v3.1: <function=NAME>{json}</function>', () => {
     // Source: meetkai/functionary-small-v3.1 chat template; Meta Llama 3.1 prompt format (custom tools).

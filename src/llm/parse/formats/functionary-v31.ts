@@ -7,13 +7,16 @@ import { tagMayFollow } from './xml-tags.js';
 // guide: the name in the tag, JSON arguments inside it.
 //
 //   <function=get_weather>{"location": "San Francisco, CA"}</function>
+//   <function name="get_weather">{"location": "San Francisco, CA"}</function>   (Hermes 2 Pro models)
 //
 // Source: meetkai/functionary-small-v3.1 `tokenizer_config.json` chat template; Meta, "Llama 3.1
 // model card and prompt formats" (user-defined custom tool calling); llama.cpp
 // `common/chat.cpp` (COMMON_CHAT_FORMAT_FUNCTIONARY_V3_1_LLAMA_3_1).
 
-const FUNCTION = /<function=([^>\n]*)>/g;
+/** `<function=NAME>`, or `<function name="NAME">` (what Hermes 2 Pro models write too, as llama.cpp reads them). */
+const FUNCTION = /<function(?:=([^>\n]*)|\s+name\s*=\s*"([^"\n]*)")>/g;
 const CLOSE = /^\s*<\/function>/;
+const FUNCTION_AT = new RegExp(FUNCTION.source);
 
 function parse(text: string, context: FormatContext): FormatResult {
   const found = newFound();
@@ -24,7 +27,7 @@ function parse(text: string, context: FormatContext): FormatResult {
     const body = text.slice(bodyStart, bodyStart + 64);
     // `<function=NAME>` then tags, or nothing, is Qwen3-Coder's; JSON (or the end of a stream) is this format's.
     if (!/^\s*[{[]/.test(body) && !(context.partial && body.trim() === '')) continue;
-    const name = m.match![1]!.trim();
+    const name = (m.match![1] ?? m.match![2] ?? '').trim();
     // A call's text ends where the next one starts: an unclosed body never makes the search run to the end again.
     const value = readJsonValue(text, bodyStart, context.partial, functions.find(bodyStart)?.at ?? text.length);
     if (value.ok === 'open' || (context.partial && value.ok === false && body.trim() === '')) {
@@ -46,6 +49,9 @@ export const functionaryV31: ToolCallFormat = {
   name: 'functionary-v3.1',
   models: 'Functionary v3.1, Llama 3.1 custom tools (<function=NAME>{…}</function>)',
   markers: '<',
-  detect: (text) => text.indexOf('<function='),
+  detect: (text) => {
+    const at = text.indexOf('<function');
+    return at < 0 ? -1 : text.search(FUNCTION_AT);
+  },
   parse,
 };

@@ -20,10 +20,13 @@ function parse(text: string, context: FormatContext): FormatResult {
 export const json: ToolCallFormat = {
   name: 'json',
   models: 'any model writing JSON calls in prose or fenced blocks (Llama 3.x, xLAM, Gemma, prompted models)',
-  markers: '{\uff5b',
+  // A fence too: one around a call another format read goes with the call (its claim holds the call).
+  markers: '{\uff5b`',
   detect: (text) => {
     const brace = text.indexOf('{');
-    return brace >= 0 ? brace : text.indexOf('\uff5b');
+    if (brace >= 0) return brace;
+    const wide = text.indexOf('\uff5b');
+    return wide >= 0 ? wide : text.indexOf('```');
   },
   parse,
 };
