@@ -335,6 +335,40 @@ describe('Hermes 2 Pro, as models trained on it write it', () => {
   });
 });
 
+describe('FunctionGemma', () => {
+  // Source: vLLM tests/tool_parsers/test_functiongemma_tool_parser.py; Google FunctionGemma model card (prompt format).
+  it('reads call:NAME{…} between its tokens: <escape>d strings, bare numbers, booleans, objects and lists', () => {
+    const text =
+      'Let me check the weather for you. <start_function_call>call:get_weather{location:<escape>San Francisco<escape>,unit:<escape>celsius<escape>}<end_function_call>' +
+      '<start_function_call>call:plan{n:3,ok:true,none:null,opts:{lang:<escape>fr<escape>,hours:[6, 18]}}<end_function_call>';
+    expect(parseToolCalls(text)).toEqual({
+      calls: [call('get_weather', { location: 'San Francisco', unit: 'celsius' }), call('plan', { n: 3, ok: true, none: null, opts: { lang: 'fr', hours: [6, 18] } })],
+      problems: [],
+      content: 'Let me check the weather for you.',
+    });
+  });
+
+  it('an escaped value is text unless the schema says otherwise; a call cut off before its end token ends with the text', () => {
+    const tools = [{ name: 'count', parameters: { type: 'object', properties: { n: { type: 'integer' }, label: { type: 'string' } } } }];
+    const text = '<start_function_call>call:count{n:<escape>42<escape>,label:<escape>42<escape>}<end_function_call>';
+    expect(parseToolCalls(text).calls).toEqual([call('count', { n: '42', label: '42' })]);
+    expect(parseToolCalls(text, { tools }).calls).toEqual([call('count', { n: 42, label: '42' })]);
+    expect(parseToolCalls('<start_function_call>call:count{n:1}').calls).toEqual([call('count', { n: 1 })]);
+  });
+
+  it('a marker with no call:NAME{…} after it, or an <escape> never closed, is a problem naming the format', () => {
+    expect(parseToolCalls('<start_function_call>get_weather<end_function_call>').problems).toEqual([expect.objectContaining({ code: 'UNREADABLE_CALL', format: 'function-gemma' })]);
+    expect(parseToolCalls('<start_function_call>call:a{x:<escape>open}<end_function_call>').problems).toEqual([expect.objectContaining({ code: 'INVALID_ARGUMENTS', name: 'a', format: 'function-gemma' })]);
+  });
+
+  it('streamed, a call is handed over by the push that brings its end token', () => {
+    const stream = createToolCallStream();
+    expect(stream.push('<start_function_call>call:a{x:<escape>1<escape>}')).toEqual([]);
+    expect(stream.push('<end_function_call> done')).toEqual([call('a', { x: '1' })]);
+    expect(stream.end().content).toBe('done');
+  });
+});
+
 describe('Functionary', () => {
   it('v3.1: <function=NAME>{json}</function>', () => {
     // Source: meetkai/functionary-small-v3.1 chat template; Meta Llama 3.1 prompt format (custom tools).

@@ -152,7 +152,7 @@ describe('tool-aware parsing', () => {
 describe('the format registry', () => {
   it('lists the built-in formats in the order they run', () => {
     expect(toolCallFormats().map((f) => f.name)).toEqual([
-      'harmony', 'kimi-k2', 'deepseek', 'mistral', 'qwen3-coder', 'functionary-v3.1', 'glm', 'invoke', 'anthropic-legacy', 'llama3-json',
+      'harmony', 'kimi-k2', 'deepseek', 'mistral', 'qwen3-coder', 'functionary-v3.1', 'glm', 'invoke', 'anthropic-legacy', 'function-gemma', 'llama3-json',
       'pythonic', 'functionary-v3.2', 'granite', 'nemotron', 'command-r', 'internlm', 'functools', 'hermes', 'tool-tags', 'json',
     ]);
   });

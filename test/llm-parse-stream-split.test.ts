@@ -20,6 +20,7 @@ const MESSAGES: Readonly<Record<string, string>> = {
   glm: '<tool_call>find_city\n<arg_key>text</arg_key>\n<arg_value>Osaka</arg_value>\n</tool_call>',
   invoke: '<minimax:tool_call>\n<invoke name="find_city">\n<parameter name="text">Osaka</parameter>\n</invoke>\n</minimax:tool_call>',
   'anthropic-legacy': '<function_calls>\n<invoke>\n<tool_name>find_city</tool_name>\n<parameters>\n<text>Osaka</text>\n</parameters>\n</invoke>\n</function_calls>',
+  'function-gemma': '<start_function_call>call:find_city{text:<escape>Osaka<escape>,n:1}<end_function_call>',
   'llama3-json': '<|python_tag|>{"name": "find_city", "parameters": {"text": "Osaka"}}<|eom_id|>',
   pythonic: '```tool_code\nfind_city(text="Osaka")\nlocal_time(tz="Asia/Tokyo")\n```',
   'functionary-v3.2': '>>>find_city\n{"text": "Osaka"}>>>local_time\n{"tz": "Asia/Tokyo"}',
