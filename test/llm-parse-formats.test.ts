@@ -405,6 +405,8 @@ describe('formats that already worked keep working', () => {
     const expected = [call('get_time', { timezone: 'UTC' })];
     expect(parseToolCalls('<|tool_call|>[{"name": "get_time", "arguments": {"timezone": "UTC"}}]').calls).toEqual(expected);
     expect(parseToolCalls('<TOOLCALL>[{"name": "get_time", "arguments": {"timezone": "UTC"}}]</TOOLCALL>').calls).toEqual(expected);
+    // Source: llama.cpp tests/test-chat.cpp (COMMON_CHAT_FORMAT_COMMAND_R7B): the response tags are layout.
+    expect(parseToolCalls("<|START_RESPONSE|>Hello, world!\nWhat's up?<|END_RESPONSE|>").content).toBe("Hello, world!\nWhat's up?");
     const cohere = parseToolCalls('<|START_THINKING|>I will call {"name": "x", "arguments": {}}.<|END_THINKING|><|START_ACTION|>[\n    {"tool_call_id": "0", "tool_name": "get_time", "parameters": {"timezone": "UTC"}}\n]<|END_ACTION|>');
     expect(cohere.calls).toEqual([call('get_time', { timezone: 'UTC' }, '0')]);
     expect(parseToolCalls('<|action_start|><|plugin|>\n{"name": "get_time", "parameters": {"timezone": "UTC"}}<|action_end|>').calls).toEqual(expected);

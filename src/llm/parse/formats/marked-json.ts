@@ -1,4 +1,4 @@
-import { type FormatContext, formatResult, type FormatResult, newFound, type ToolCallFormat } from '../format.js';
+import { type Claim, type FormatContext, formatResult, type FormatResult, newFound, type ToolCallFormat } from '../format.js';
 import { addJsonCalls, readJsonValue } from '../json-calls.js';
 import { Seeker } from './special-tokens.js';
 import { tagMayFollow } from './xml-tags.js';
@@ -17,6 +17,8 @@ interface MarkedJson {
   readonly close: readonly string[];
   /** What else may follow the marker without being this format's (Llama 3.1's python_tag also leads Python calls). */
   readonly notMine?: RegExp;
+  /** Tokens of the format's layout around its text (Command R's <|START_RESPONSE|>): taken out of the content. */
+  readonly layout?: readonly string[];
 }
 
 function markedJson(spec: MarkedJson): ToolCallFormat {
@@ -56,9 +58,21 @@ function markedJson(spec: MarkedJson): ToolCallFormat {
         pos = value.end + more[0].length;
       }
     }
-    return formatResult(found.calls, found.problems, pending);
+    if (spec.layout === undefined) return formatResult(found.calls, found.problems, pending);
+    const claims: Claim[] = [];
+    for (const token of spec.layout) for (let at = text.indexOf(token); at >= 0; at = text.indexOf(token, at + token.length)) claims.push({ start: at, end: at + token.length, closed: true, hide: true });
+    return formatResult(found.calls, found.problems, pending, claims);
   };
-  return { name: spec.name, models: spec.models, markers: spec.open.includes('<') ? '<' : '[', detect: (text) => text.indexOf(spec.open), parse };
+  const tokens = [spec.open, ...(spec.layout ?? [])];
+  const detect = (text: string): number => {
+    let first = -1;
+    for (const token of tokens) {
+      const at = text.indexOf(token);
+      if (at >= 0 && (first < 0 || at < first)) first = at;
+    }
+    return first;
+  };
+  return { name: spec.name, models: spec.models, markers: spec.open.includes('<') ? '<' : '[', detect, parse };
 }
 
 /** Llama 3.1 / 3.2 / 3.3 JSON after <|python_tag|>: `<|python_tag|>{"name": "get_weather", "parameters": {"city": "Paris"}}`. Source: Meta, "Llama 3.1 prompt format" (JSON based tool calling); vLLM `llama_tool_parser.py`. */
@@ -70,8 +84,8 @@ export const granite = markedJson({ name: 'granite', models: 'IBM Granite 3.x', 
 /** `<TOOLCALL>[{"name": …, "arguments": {…}}]</TOOLCALL>`. Source: nvidia/Llama-3.3-Nemotron-Super-49B-v1 chat template; llama.cpp `common/chat.cpp` (Nemotron). */
 export const nemotron = markedJson({ name: 'nemotron', models: 'NVIDIA Nemotron (Llama-Nemotron)', open: '<TOOLCALL>', close: ['</TOOLCALL>'] });
 
-/** `<|START_ACTION|>[{"tool_call_id": "0", "tool_name": …, "parameters": {…}}]<|END_ACTION|>`. Source: CohereForAI/c4ai-command-r7b-12-2024 chat template; llama.cpp `common/chat.cpp` (Command R7B). */
-export const commandR = markedJson({ name: 'command-r', models: 'Cohere Command R7B / A', open: '<|START_ACTION|>', close: ['<|END_ACTION|>'] });
+/** `<|START_ACTION|>[{"tool_call_id": "0", "tool_name": …, "parameters": {…}}]<|END_ACTION|>`; text between <|START_RESPONSE|> and <|END_RESPONSE|>, the tags layout. Source: CohereForAI/c4ai-command-r7b-12-2024 chat template; llama.cpp `common/chat.cpp` (Command R7B). */
+export const commandR = markedJson({ name: 'command-r', models: 'Cohere Command R7B / A', open: '<|START_ACTION|>', close: ['<|END_ACTION|>'], layout: ['<|START_RESPONSE|>', '<|END_RESPONSE|>'] });
 
 /** `<|action_start|><|plugin|>\n{"name": …, "parameters": {…}}<|action_end|>`. Source: internlm/internlm2_5-7b-chat chat template; vLLM `internlm2_tool_parser.py`. */
 export const internlm = markedJson({ name: 'internlm', models: 'InternLM 2 / 2.5', open: '<|action_start|><|plugin|>', close: ['<|action_end|>'] });
