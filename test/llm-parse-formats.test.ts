@@ -383,6 +383,18 @@ describe('Functionary', () => {
     expect(parseToolCalls('get_weather\n{"city": "Hanoi"}', { tools: TOOLS }).calls).toEqual([call('get_weather', { city: 'Hanoi' })]);
     expect(parseToolCalls('Sure\n{"city": "Hanoi"}')).toEqual({ calls: [], problems: [], content: 'Sure\n{"city": "Hanoi"}' });
   });
+
+  it('v3.2: the recipient lines are not content; the user may be the first recipient without >>>; python takes code as it is', () => {
+    // Source: llama.cpp tests/test-chat.cpp (COMMON_CHAT_FORMAT_FUNCTIONARY_V3_2 parsing cases).
+    expect(parseToolCalls('all\nHello, world!\nnono\nWhat\'s up?>>>special_function\n{"arg1": 1}\n')).toEqual({
+      calls: [call('special_function', { arg1: 1 })],
+      problems: [],
+      content: "Hello, world!\nnono\nWhat's up?",
+    });
+    expect(parseToolCalls("all\nHello, world!\nWhat's up?")).toEqual({ calls: [], problems: [], content: "Hello, world!\nWhat's up?" });
+    expect(parseToolCalls("python\n# This is a program:\nprint('hey')", { tools: ['python'] }).calls).toEqual([call('python', { code: "# This is a program:\nprint('hey')" })]);
+    expect(parseToolCalls(">>>python\nprint(1)>>>all\nDone.")).toEqual({ calls: [call('python', { code: 'print(1)' })], problems: [], content: 'Done.' });
+  });
 });
 
 describe('formats that already worked keep working', () => {
