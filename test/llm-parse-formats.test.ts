@@ -99,6 +99,12 @@ describe('DeepSeek', () => {
     });
   });
 
+  it('R1 distills opening a call with <｜tool▁calls｜> alone, as llama.cpp reads them', () => {
+    // Source: llama.cpp tests/test-chat.cpp (COMMON_CHAT_FORMAT_DEEPSEEK_R1).
+    const text = '<｜tool▁calls｜>function<｜tool▁sep｜>special_function\n```json\n{"arg1": 1}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>';
+    expect(parseToolCalls(text)).toEqual({ calls: [call('special_function', { arg1: 1 })], problems: [], content: null });
+  });
+
   it('V3.1: NAME<｜tool▁sep｜>{json}', () => {
     // Source: deepseek-ai/DeepSeek-V3.1 tokenizer_config.json chat template; vLLM deepseekv31_tool_parser.py.
     const text = '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>{"city": "Paris"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>';
