@@ -216,6 +216,18 @@ describe('XML argument families', () => {
     expect(parseToolCalls(text, { tools: TOOLS })).toEqual({ calls: [call('get_weather', { city: 'Paris', days: 3 }), call('get_time', { timezone: 'Europe/Paris' })], problems: [], content: '<think>Two lookups.</think>' });
   });
 
+  it('DSML: an invoke with a JSON object inside and no parameter tags takes the object as its arguments', () => {
+    // Source: SGLang test/registered/function_call/test_function_call_parser.py (TestDeepSeekV32Detector.test_detect_and_parse_json_format).
+    const text =
+      "I'll help you.\n\n        <｜DSML｜function_calls>\n            <｜DSML｜invoke name=\"get_favorite_tourist_spot\">\n            {\n                \"city\": \"San Francisco\"\n            }\n        </｜DSML｜invoke>\n" +
+      '            <｜DSML｜invoke name="search">\n            {"query": "WebNav benchmark", "topn": 10}\n        </｜DSML｜invoke>\n        </｜DSML｜function_calls>\n        ';
+    expect(parseToolCalls(text)).toEqual({
+      calls: [call('get_favorite_tourist_spot', { city: 'San Francisco' }), call('search', { query: 'WebNav benchmark', topn: 10 })],
+      problems: [],
+      content: "I'll help you.",
+    });
+  });
+
   it('Claude-style <function_calls><invoke name>, with or without a namespace prefix on the tags', () => {
     const plain = '<function_calls>\n<invoke name="get_time">\n<parameter name="timezone">UTC</parameter>\n</invoke>\n</function_calls>';
     const prefixed = plain.replace(/<(\/?)(function_calls|invoke|parameter)/g, '<$1ns:$2');

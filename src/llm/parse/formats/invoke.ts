@@ -1,3 +1,4 @@
+import { isRecord } from '../../../common/json.js';
 import { parseLenientJson } from '../lenient-json.js';
 import { type FormatContext, formatResult, type FormatResult, newFound, type ToolCallFormat, setArgument } from '../format.js';
 import { Seeker } from './special-tokens.js';
@@ -15,7 +16,8 @@ import { tagValue, waitsForClose, widen, wrapper, type Wrapper } from './xml-tag
 //   <｜DSML｜function_calls><｜DSML｜invoke name="get_weather"><｜DSML｜parameter name="days" string="false">3</｜DSML｜parameter>…
 //
 // Tags may carry a namespace prefix (`ns:invoke`). Values are text, typed by the parameter's
-// schema when the tools are known; DSML's `string="false"` marks a JSON value.
+// schema when the tools are known; DSML's `string="false"` marks a JSON value. An invoke with no
+// parameter tags and a JSON object inside takes the object as its arguments (SGLang reads DSML so).
 // Source: MiniMaxAI/MiniMax-M2 `chat_template.jinja`; deepseek-ai/DeepSeek-V3.2 `encoding_dsv32.py`;
 // vLLM `minimax_m2_tool_parser.py`, `deepseekv32_tool_parser.py`.
 
@@ -72,8 +74,16 @@ function parse(text: string, context: FormatContext): FormatResult {
       found.problems.push({ start: span.start, end: span.end, message: '<invoke> with an empty name' });
       continue;
     }
+    const first = tags.param.find(bodyStart, bodyEnd);
+    if (first === undefined && /^\s*\{/.test(text.slice(bodyStart, Math.min(bodyEnd, bodyStart + 256)))) {
+      // No parameter tags, a JSON object: the arguments as JSON (DSML allows either).
+      const json = parseLenientJson(text.slice(bodyStart, bodyEnd).trim());
+      if (json.ok && isRecord(json.value)) found.calls.push({ start: span.start, end: span.end, name, arguments: json.value });
+      else found.problems.push({ start: span.start, end: span.end, name, code: 'INVALID_ARGUMENTS', message: `call to '${name}': the JSON inside <invoke> is not an object${json.ok ? '' : `: ${json.error}`}` });
+      continue;
+    }
     const args: Record<string, unknown> = {};
-    for (let p = tags.param.find(bodyStart, bodyEnd); p !== undefined; ) {
+    for (let p = first; p !== undefined; ) {
       const nextParam = tags.param.find(p.end, bodyEnd);
       const end = tags.paramEnd.find(p.end, nextParam?.at ?? bodyEnd);
       const key = (p.match![1] ?? p.match![2] ?? '').trim();
