@@ -50,6 +50,8 @@ describe('content: the text with the calls taken out', () => {
       '<|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"city": "Tokyo"}<|call|>';
     expect(parseToolCalls(text)).toMatchObject({ calls: [{ name: 'get_weather', arguments: { city: 'Tokyo' } }], content: 'Checking.' });
     expect(parseToolCalls('<|channel|>analysis<|message|>Hm.<|end|><|start|>assistant<|channel|>final<|message|>Hello!<|return|>').content).toBe('Hello!');
+    // A completion rendered with its generation prompt ends in a header: layout too. An empty body is a call without arguments.
+    expect(parseToolCalls('<|start|>assistant<|channel|>commentary to=functions.now <|constrain|>json<|message|><|call|><|start|>assistant')).toMatchObject({ calls: [{ name: 'now', arguments: {} }], content: null });
   });
 
   it('returns the text beside structured calls as it is, and null when there is none', () => {

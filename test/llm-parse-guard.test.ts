@@ -9,7 +9,7 @@ import { createEngine, createToolCallStream, parseToolCalls, registerToolCallFor
 describe('never silent: a marker with nothing readable is a problem naming the format and the position', () => {
   const cases: [format: string, text: string, at: number][] = [
     ['harmony', '<|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"city": <|call|>', 0],
-    ['harmony', 'Now <|channel|>commentary to=functions.get_time<|message|><|call|>', 4],
+    ['harmony', 'Now <|channel|>commentary to=functions.get_time<|message|>at noon<|call|>', 4],
     ['kimi-k2', '<|tool_calls_section_begin|><|tool_call_begin|>functions.get_time:0<|tool_call_end|><|tool_calls_section_end|>', 28],
     ['deepseek', 'ok <｜tool▁call▁begin｜>get_time{"timezone": "UTC"}<｜tool▁call▁end｜>', 3],
     ['mistral', 'Sure. [TOOL_CALLS] !!', 6],

@@ -108,9 +108,13 @@ function layout(text: string, tokens: Tokens, partial: boolean): { spans: Claim[
     if (end === undefined) return { spans, analysis };
     from = text.startsWith(START, end.at) ? end.at : end.end;
   }
-  // A header with no body yet: the text is unfinished there.
-  const open = partial ? firstHeader(text, from, text.length) : text.length;
-  return open < text.length ? { spans, analysis, pending: open } : { spans, analysis };
+  // A header with no body yet: while streaming, the text is unfinished there; at the end, layout
+  // (a completion rendered with its generation prompt ends with `<|start|>assistant`).
+  const open = firstHeader(text, from, text.length);
+  if (open >= text.length) return { spans, analysis };
+  if (partial) return { spans, analysis, pending: open };
+  spans.push({ start: open, end: text.length, closed: true, hide: true });
+  return { spans, analysis };
 }
 
 /** Where the first header token (<|start|> or <|channel|>) at or after `from` and before `limit` is; `limit` when none. */
@@ -152,7 +156,10 @@ function parse(text: string, context: FormatContext): FormatResult {
       break;
     }
     const end = ending !== undefined && !text.startsWith(START, ending.at) ? ending.end : args.end;
-    if (args.ok === true) {
+    if (args.ok !== true && message !== undefined && ending !== undefined && text.slice(bodyStart, limit).trim() === '') {
+      // A whole message with an empty body: a call without arguments (vLLM passes its arguments on as '').
+      found.calls.push({ start, end, name, arguments: {} });
+    } else if (args.ok === true) {
       found.calls.push({ start, end, name, arguments: asArguments(args.value) });
       // Its <|call|> may still be on the way: read again once it has come.
       if (context.partial && ending === undefined && tagMayFollow(text, args.end)) pending = Math.min(pending ?? start, start);
