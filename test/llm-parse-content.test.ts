@@ -27,6 +27,18 @@ describe('content: the text with the calls taken out', () => {
     for (const [text, content] of cases) expect(parseToolCalls(text).content, text).toBe(content);
   });
 
+  it('takes out a list of calls with its brackets and commas, and the separator between marked calls', () => {
+    const cases: readonly [string, string | null][] = [
+      ['[{"name": "a", "arguments": {"x": 1}}, {"name": "b", "arguments": {}}]', null],
+      ['Sure: [{"name": "a", "arguments": {"x": 1}},\n {"name": "b", "arguments": {}}] ok', 'Sure:  ok'],
+      ['<|python_tag|>{"name": "a", "parameters": {}}; {"name": "b", "parameters": {}}', null],
+    ];
+    for (const [text, content] of cases) {
+      expect(parseToolCalls(text).calls.map((c) => c.name), text).toEqual(['a', 'b']);
+      expect(parseToolCalls(text).content, text).toBe(content);
+    }
+  });
+
   it('returns a text with nothing taken out as it is, and leaves what could not be read as a call', () => {
     expect(parseToolCalls('  Just prose.\n').content).toBe('  Just prose.\n');
     const broken = 'Try: <tool_call>{"name": "a", "arguments": {oops</tool_call>';
@@ -86,6 +98,8 @@ describe('content from the stream', () => {
     // Harmony headers, a fence left open to the end.
     'Hi. <|channel|>analysis<|message|>Think.<|end|><|start|>assistant<|channel|>commentary to=functions.a <|constrain|>json<|message|>{"x":1}<|call|> after',
     'Here: ```json\n{"name": "a", "arguments": {}}\n{"name": "b"',
+    // Lists of calls.
+    'Sure: [{"name": "a", "arguments": {"x": 1}},\n {"name": "b", "arguments": {}}] ok',
   ];
 
   it('is what a parse of the whole text returns, whatever the delta size, also reading at every delta', () => {

@@ -39,6 +39,7 @@ function markedJson(spec: MarkedJson): ToolCallFormat {
         continue;
       }
       let first = true;
+      let from = at;
       for (;;) {
         const value = readJsonValue(text, pos, context.partial && limit === text.length, limit);
         if (value.ok === 'open') {
@@ -46,7 +47,8 @@ function markedJson(spec: MarkedJson): ToolCallFormat {
           break;
         }
         const closing = new RegExp(`^\\s*(?:${spec.close.map((c) => c.replace(/[|[\]]/g, '\\$&')).join('|') || '(?!)'})`).exec(text.slice(value.end, value.end + 32));
-        const span = { start: first ? at : pos, end: value.end + (closing?.[0].length ?? 0) };
+        // A value after the first takes the separator before it (the content leaves out neither).
+        const span = { start: first ? at : from, end: value.end + (closing?.[0].length ?? 0) };
         if (!value.ok) found.problems.push({ start: span.start, end: span.end, message: `the JSON after ${spec.open} is not valid: ${value.error}` });
         else if (addJsonCalls(value.value, true, span, context.tools, found) === 0) found.problems.push({ start: span.start, end: span.end, message: `the JSON after ${spec.open} holds no call (expected {"name": …, "arguments": {…}})` });
         first = false;
@@ -55,6 +57,7 @@ function markedJson(spec: MarkedJson): ToolCallFormat {
         const more = /^\s*[;,]\s*(?=[[{])/.exec(after);
         if (context.partial && closing === null && value.ok && (/^\s*[;,]?\s*$/.test(after) ? value.end + 16 > text.length : tagMayFollow(text, value.end))) pending = Math.min(pending ?? at, at);
         if (closing !== null || more === null || !value.ok) break;
+        from = value.end;
         pos = value.end + more[0].length;
       }
     }
