@@ -98,8 +98,9 @@ describe('content from the stream', () => {
     // Harmony headers, a fence left open to the end.
     'Hi. <|channel|>analysis<|message|>Think.<|end|><|start|>assistant<|channel|>commentary to=functions.a <|constrain|>json<|message|>{"x":1}<|call|> after',
     'Here: ```json\n{"name": "a", "arguments": {}}\n{"name": "b"',
-    // Lists of calls.
+    // Lists of calls; a call whose arguments are not JSON, quoted in its problem only up to its end.
     'Sure: [{"name": "a", "arguments": {"x": 1}},\n {"name": "b", "arguments": {}}] ok',
+    '<|start|>assistant<|channel|>commentary to=functions.a <|constrain|>json<|message|>{"x":1}<|call|><|start|>assistant<|channel|>commentary to=functions.b<|message|>foo<|call|><|start|>assistant<|channel|>final<|message|>Done.',
   ];
 
   it('is what a parse of the whole text returns, whatever the delta size, also reading at every delta', () => {

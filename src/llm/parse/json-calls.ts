@@ -42,7 +42,8 @@ export function readJsonValue(text: string, from: number, partial: boolean, limi
   let at = from;
   while (at < limit && /\s/.test(text[at]!)) at++;
   const open = text[at];
-  if (open !== '{' && open !== '[' && open !== '\uff5b') return { ok: false, error: `expected JSON, found ${open === undefined ? 'the end of the text' : `'${text.slice(at, at + 16)}'`}`, end: at };
+  // What was found is quoted up to `limit`: never the text of what follows (a stream sees less of it).
+  if (open !== '{' && open !== '[' && open !== '\uff5b') return { ok: false, error: `expected JSON, found ${open === undefined || at >= limit ? 'the end of the text' : `'${text.slice(at, Math.min(limit, at + 16))}'`}`, end: at };
   const close = open === '[' ? matchSquare(text, at, limit) : matchBracket(text, at, limit);
   if (close < 0) {
     if (partial) return { ok: 'open' };
