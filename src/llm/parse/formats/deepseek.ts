@@ -1,6 +1,6 @@
 import { type Claim, type FormatContext, formatResult, type FormatResult, newFound, type Span, type ToolCallFormat } from '../format.js';
 import { asArguments, readJsonValue } from '../json-calls.js';
-import { resumable, Seeker } from './special-tokens.js';
+import { resumable, searchText, Seeker } from './special-tokens.js';
 
 // DeepSeek V3, R1 and V3.1. Calls sit between special tokens (full-width bars, `▁` for spaces):
 //
@@ -20,10 +20,10 @@ const token = (word: string): RegExp => new RegExp(`<[\\uff5c|]${word.replace(/ 
 const CALLS_BEGIN = token('tool calls begin');
 const R1_CALLS = new RegExp(token('tool calls').source);
 /** A section opens where its calls begin, or at R1's <｜tool▁calls｜>. */
-const SECTION_BEGIN = new RegExp(`${CALLS_BEGIN.source}|${R1_CALLS.source}`, 'g');
+const SECTION_BEGIN = token('tool calls(?:\u2581begin)?');
 const CALLS_END = token('tool calls end');
 /** A call opens with <｜tool▁call▁begin｜>, or with <｜tool▁calls｜> where R1 models leave out the rest (as llama.cpp reads them). */
-const CALL_BEGIN = new RegExp(`${token('tool call begin').source}|${token('tool calls').source}`, 'g');
+const CALL_BEGIN = token('tool call(?:s|\u2581begin)');
 const CALL_END = token('tool call end');
 const SEP = token('tool sep');
 
@@ -84,7 +84,7 @@ export const deepseek: ToolCallFormat = {
     const call = text.indexOf('\u2581call\u2581begin');
     if (call >= 0) return call;
     const section = text.indexOf('\u2581calls\u2581begin');
-    return section >= 0 ? section : text.search(R1_CALLS);
+    return section >= 0 ? section : searchText(text, R1_CALLS);
   },
   parse,
 };

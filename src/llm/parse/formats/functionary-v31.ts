@@ -1,6 +1,6 @@
 import { type FormatContext, formatResult, type FormatResult, newFound, type ToolCallFormat } from '../format.js';
 import { asArguments, readJsonValue } from '../json-calls.js';
-import { Seeker } from './special-tokens.js';
+import { searchText, Seeker } from './special-tokens.js';
 import { tagMayFollow } from './xml-tags.js';
 
 // Functionary v3.1 (MeetKai, on Llama 3.1), also the custom-tool format of Meta's Llama 3.1 prompt
@@ -51,7 +51,7 @@ export const functionaryV31: ToolCallFormat = {
   markers: '<',
   detect: (text) => {
     const at = text.indexOf('<function');
-    return at < 0 ? -1 : text.search(FUNCTION_AT);
+    return at < 0 ? -1 : searchText(text, FUNCTION_AT);
   },
   parse,
 };

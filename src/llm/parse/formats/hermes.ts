@@ -1,7 +1,7 @@
 import { type FormatContext, formatResult, type FormatResult, foundCall, newFound, type ToolCallFormat } from '../format.js';
 import { echoesTemplate } from '../not-a-call.js';
 import { scanJson, type JsonScan } from '../scan-json.js';
-import { Seeker } from './special-tokens.js';
+import { searchText, Seeker } from './special-tokens.js';
 
 // Hermes 2/3, Qwen2.5, Qwen3, xLAM and most fine-tunes of them: JSON inside <tool_call> tags,
 // several per message, text around them.
@@ -83,6 +83,6 @@ export const hermes: ToolCallFormat = {
   name: 'hermes',
   models: 'Hermes 2/3, Qwen2.5, Qwen3, xLAM (<tool_call>{…}</tool_call>)',
   markers: '<',
-  detect: (text) => text.search(OPEN),
+  detect: (text) => searchText(text, OPEN),
   parse,
 };

@@ -1,7 +1,7 @@
 import { isRecord } from '../../../common/json.js';
 import { parseLenientJson } from '../lenient-json.js';
 import { type FormatContext, formatResult, type FormatResult, newFound, type ToolCallFormat, setArgument } from '../format.js';
-import { Seeker } from './special-tokens.js';
+import { findMatch, searchText, Seeker } from './special-tokens.js';
 import { tagValue, waitsForClose, widen, wrapper, type Wrapper } from './xml-tags.js';
 
 // `<invoke name="…">` with `<parameter name="…">` children: MiniMax-M2, Claude-style prompts, and
@@ -24,7 +24,8 @@ import { tagValue, waitsForClose, widen, wrapper, type Wrapper } from './xml-tag
 const PREFIX = '((?:[A-Za-z][\\w-]*:)|\\uff5cDSML\\uff5c)?';
 const INVOKE = new RegExp(`<${PREFIX}invoke\\s+name\\s*=\\s*(?:"([^"]*)"|'([^']*)')\\s*>`, 'g');
 const WRAP = wrapper(`<${PREFIX}(?:tool_call|function_calls)>`, `</${PREFIX}(?:tool_call|function_calls)>`);
-const NAMESPACED_WRAPPER = /<[A-Za-z][\w-]*:tool_call>/;
+/** Where a block may start: each search is one `<` found, then this tried there (several whole-tag searches cost far more in a CJK text). */
+const DETECT = new RegExp(`<(?:${PREFIX}(?:invoke|function_calls>)|[A-Za-z][\\w-]*:tool_call>)`);
 /** The wrappers' opening and closing tags, searched for while streaming (see `openWrapper`). */
 const WRAP_TAG = new RegExp(`<(/?)${PREFIX}(?:tool_call|function_calls)>`, 'g');
 const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -36,13 +37,25 @@ interface Tags {
   readonly paramEnd: Seeker;
 }
 
+/** The parameter tag for each prefix, made once (a few prefixes; hostile text may name any number). */
+const PARAMS = new Map<string, RegExp>();
+
+function paramTag(prefix: string): RegExp {
+  let re = PARAMS.get(prefix);
+  if (re === undefined) {
+    re = new RegExp(`<${escape(prefix)}parameter\\s+name\\s*=\\s*(?:"([^"]*)"|'([^']*)')([^>]*)>`, 'g');
+    if (PARAMS.size >= 16) PARAMS.clear();
+    PARAMS.set(prefix, re);
+  }
+  return re;
+}
+
 function tagsFor(text: string, prefix: string, cache: Map<string, Tags>): Tags {
   let tags = cache.get(prefix);
   if (tags === undefined) {
-    const p = escape(prefix);
     tags = {
       end: new Seeker(text, `</${prefix}invoke>`),
-      param: new Seeker(text, new RegExp(`<${p}parameter\\s+name\\s*=\\s*(?:"([^"]*)"|'([^']*)')([^>]*)>`, 'g')),
+      param: new Seeker(text, paramTag(prefix)),
       paramEnd: new Seeker(text, `</${prefix}parameter>`),
     };
     cache.set(prefix, tags);
@@ -107,8 +120,7 @@ function parse(text: string, context: FormatContext): FormatResult {
  */
 function openWrapper(text: string): number | undefined {
   let open: number | undefined;
-  WRAP_TAG.lastIndex = 0;
-  for (let m = WRAP_TAG.exec(text); m !== null; m = WRAP_TAG.exec(text)) open = m[1] === '/' ? undefined : (open ?? m.index);
+  for (let m = findMatch(text, WRAP_TAG); m !== null; m = findMatch(text, WRAP_TAG, m.index + m[0].length)) open = m[1] === '/' ? undefined : (open ?? m.index);
   return open;
 }
 
@@ -128,11 +140,7 @@ export const invoke: ToolCallFormat = {
   models: 'MiniMax-M2, Claude-style <invoke name>, DeepSeek V3.2 (DSML)',
   // Every tag the parser reads opens with `<`, whatever its prefix.
   markers: '<',
-  detect: (text) => {
-    // A wrapper's opening tag too: its calls may come well after it.
-    const wrapperAt = text.indexOf(':tool_call>') < 0 ? -1 : text.search(NAMESPACED_WRAPPER);
-    const hits = [text.indexOf('<invoke'), text.indexOf(':invoke'), text.indexOf('\uff5cinvoke'), text.indexOf('<function_calls>'), text.indexOf('\uff5cfunction_calls>'), wrapperAt].filter((i) => i >= 0);
-    return hits.length === 0 ? -1 : Math.min(...hits);
-  },
+  // An invoke tag, or a wrapper's opening tag: its calls may come well after it.
+  detect: (text) => searchText(text, DETECT),
   parse,
 };

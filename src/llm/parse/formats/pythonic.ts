@@ -1,7 +1,7 @@
 import { type Claim, type FormatContext, formatResult, type FormatResult, type Found, type FoundCall, type FoundProblem, newFound, type Span, type ToolCallFormat } from '../format.js';
 import { isPlaceholderName } from '../not-a-call.js';
 import { PyReader, PySyntaxError, type PyCall } from '../python-literal.js';
-import { firstFound, Seeker } from './special-tokens.js';
+import { findMatch, firstFound, searchText, Seeker } from './special-tokens.js';
 
 // Calls written as Python, read with the literal grammar of python-literal.ts (never evaluated):
 //
@@ -31,7 +31,6 @@ const CALL_START = /^\s*(?:\[\s*)?[A-Za-z_][\w.-]*\s*\(/;
 
 /** A list of calls anywhere in the text: `[`, a name, `(`. */
 const A_LIST = /\[\s*[A-Za-z_][\w.-]*\s*\(/;
-const ANY_LIST = new RegExp(A_LIST.source, 'g');
 
 interface Block extends Span {
   /** Where the calls start and end inside the block. */
@@ -105,8 +104,9 @@ function blocks(text: string, context: FormatContext): { blocks: Block[]; pendin
   // With the tools known, a list anywhere is read, and counts when every name in it is an offered tool.
   if (context.tools !== undefined && text.includes('[')) {
     const taken = out.slice();
-    ANY_LIST.lastIndex = 0;
-    for (let m = ANY_LIST.exec(text); m !== null; m = ANY_LIST.exec(text)) {
+    let next = 0;
+    for (let m = findMatch(text, A_LIST); m !== null; m = findMatch(text, A_LIST, next)) {
+      next = m.index + m[0].length;
       const at = m.index;
       if (taken.some((b) => at >= b.start && at < b.end)) continue;
       const end = listEnd(text, at);
@@ -116,7 +116,7 @@ function blocks(text: string, context: FormatContext): { blocks: Block[]; pendin
         break;
       }
       out.push({ start: at, end, from: at, to: end, closed: true, offeredOnly: true });
-      ANY_LIST.lastIndex = end;
+      next = end;
     }
   }
   return pending === undefined ? { blocks: out } : { blocks: out, pending };
@@ -255,7 +255,7 @@ export const pythonic: ToolCallFormat = {
     while (i < text.length && i < 256 && text.charCodeAt(i) <= 32) i++;
     if (i >= text.length || text[i] === '[') return i;
     // A list anywhere (read only when the tools are known).
-    return text.indexOf('[', i) < 0 ? -1 : text.search(A_LIST);
+    return text.indexOf('[', i) < 0 ? -1 : searchText(text, A_LIST, i);
   },
   parse,
 };
