@@ -185,7 +185,10 @@ class Stream implements ToolCallStream {
     // problem: no marker, no call-like JSON, no object left open.
     if (!this.ended && !(this.quiet() && this.stillQuiet() && this.braces.openAt < 0)) this.read(true);
     this.ended = true;
-    return this.found.result(this.settled.map((p) => (p.length === p.text.length ? p.text : p.text.slice(0, p.length))).join('') + this.region);
+    // One join, the unsettled rest with it: a flat text to cut the content from, copied once.
+    const pieces = this.settled.map((p) => (p.length === p.text.length ? p.text : p.text.slice(0, p.length)));
+    pieces.push(this.region);
+    return this.found.result(pieces.join(''));
   }
 
   private read(final: boolean): ToolCall[] {
