@@ -27,11 +27,12 @@ describe('content: the text with the calls taken out', () => {
     for (const [text, content] of cases) expect(parseToolCalls(text).content, text).toBe(content);
   });
 
-  it('takes out a list of calls with its brackets and commas, and the separator between marked calls', () => {
+  it('takes out a list of calls with its brackets and commas, and the separators between calls', () => {
     const cases: readonly [string, string | null][] = [
       ['[{"name": "a", "arguments": {"x": 1}}, {"name": "b", "arguments": {}}]', null],
       ['Sure: [{"name": "a", "arguments": {"x": 1}},\n {"name": "b", "arguments": {}}] ok', 'Sure:  ok'],
       ['<|python_tag|>{"name": "a", "parameters": {}}; {"name": "b", "parameters": {}}', null],
+      ['Results: {"name": "a", "parameters": {}}; {"name": "b", "parameters": {}} More?', 'Results:  More?'],
     ];
     for (const [text, content] of cases) {
       expect(parseToolCalls(text).calls.map((c) => c.name), text).toEqual(['a', 'b']);
@@ -100,6 +101,7 @@ describe('content from the stream', () => {
     'Here: ```json\n{"name": "a", "arguments": {}}\n{"name": "b"',
     // Lists of calls; a call whose arguments are not JSON, quoted in its problem only up to its end.
     'Sure: [{"name": "a", "arguments": {"x": 1}},\n {"name": "b", "arguments": {}}] ok',
+    'Results: {"name": "a", "parameters": {}}; {"name": "b", "parameters": {}} ; {"name": "c", "parameters": {}} More?',
     '<|start|>assistant<|channel|>commentary to=functions.a <|constrain|>json<|message|>{"x":1}<|call|><|start|>assistant<|channel|>commentary to=functions.b<|message|>foo<|call|><|start|>assistant<|channel|>final<|message|>Done.',
   ];
 

@@ -40,7 +40,10 @@ function callLists(text: string, calls: readonly Span[], claims: Claim[], partia
   for (let i = 0; i < calls.length; i++) {
     let open = calls[i]!.start - 1;
     while (open >= 0 && isSpace(text[open])) open--;
-    if (text[open] !== '[') continue;
+    if (text[open] !== '[') {
+      i = callRun(text, calls, i, claims, partial, (at) => (pending = Math.min(pending ?? at, at)));
+      continue;
+    }
     let pos = calls[i]!.end;
     for (;;) {
       while (pos < text.length && isSpace(text[pos])) pos++;
@@ -66,6 +69,32 @@ function callLists(text: string, calls: readonly Span[], claims: Claim[], partia
     }
   }
   return pending;
+}
+
+/**
+ * Calls one after another with `;` or `,` between them (`{…}; {…}`, as Llama 3 separates its
+ * calls without <|python_tag|>) are claimed as one run, so the content leaves out the separators
+ * with the calls. Returns the index of the run's last call. While streaming, a call with nothing
+ * after it yet, or a separator, may be followed by another: the run's start is unfinished then.
+ */
+function callRun(text: string, calls: readonly Span[], first: number, claims: Claim[], partial: boolean, unfinished: (at: number) => void): number {
+  let last = first;
+  for (;;) {
+    let pos = calls[last]!.end;
+    while (pos < text.length && isSpace(text[pos])) pos++;
+    const separated = text[pos] === ';' || text[pos] === ',';
+    if (separated) pos++;
+    while (pos < text.length && isSpace(text[pos])) pos++;
+    const next = calls[last + 1];
+    if (separated && next !== undefined && next.start === pos) {
+      last++;
+      continue;
+    }
+    if (partial && (pos >= text.length || (separated && text[pos] === '{' && next === undefined))) unfinished(calls[first]!.start);
+    break;
+  }
+  if (last > first) claims.push({ start: calls[first]!.start, end: calls[last]!.end, closed: true });
+  return last;
 }
 
 export const json: ToolCallFormat = {
