@@ -23,6 +23,7 @@ describe('content: the text with the calls taken out', () => {
       ['Here:\n```json\n{"name": "a", "arguments": {"x": 1}}\n```\nThat is all.', 'Here:\n\nThat is all.'],
       ['<minimax:tool_call>\n<invoke name="a">\n<parameter name="x">1</parameter>\n</invoke>\n</minimax:tool_call>', null],
       ['[TOOL_CALLS][{"name": "a", "arguments": {}}]', null],
+      ['Sure.\n<tool_call>\n<function=a>{"x": 1}</function>\n</tool_call>\nDone.', 'Sure.\n\nDone.'],
     ];
     for (const [text, content] of cases) expect(parseToolCalls(text).content, text).toBe(content);
   });
@@ -92,6 +93,7 @@ describe('content from the stream', () => {
     'Checking.\n<minimax:tool_call>\n<invoke name="a">\n<parameter name="x">1</parameter>\n</invoke>\n<invoke name="b">\n</invoke>\n</minimax:tool_call>\nDone.',
     'Checking.\n<tool_call>\n<function=a>\n<parameter=x>\n1\n</parameter>\n</function>\n</tool_call> Done.',
     '<function=a>{"x": 1}</function> and <tool>b</tool><args>{"y": 2}</args> done',
+    '<tool_call>\n<function name="a">{"x": 1}</function>\n</tool_call><tool_call>\n<function name="b">{}</function>\n</tool_call> done',
     '<|python_tag|>{"name": "a", "parameters": {}}<|eom_id|> then <|action_start|><|plugin|>{"name": "b", "parameters": {}}<|action_end|>',
     // A wrapper that opens long before its first call (DSML indents its tags), a section opened before its first call.
     'Plan.\n\n        <｜DSML｜function_calls>\n\n            <｜DSML｜invoke name="a">\n                <｜DSML｜parameter name="x" string="true">v</｜DSML｜parameter>\n            </｜DSML｜invoke>\n        </｜DSML｜function_calls>\nAfter.',
