@@ -12,9 +12,10 @@ import { findMatch, firstFound, searchText, Seeker } from './special-tokens.js';
 //
 // A list without a marker counts at the start of a message (the templates ask for "no other
 // text"); in the middle of prose `[note(1)]` is text, unless the tools are known and every name in
-// the list is one of them (as SGLang reads a list anywhere, dropping names it was not offered). `print(…)`, `default_api.` / `functions.`
-// and the built-ins' `.call` are layout, not part of the name. Positional arguments have no name
-// to bind to, so they are a problem (vLLM's parser refuses them too).
+// the list is one of them (as SGLang reads a list anywhere, dropping names it was not offered).
+// `print(…)`, `default_api.` / `functions.` and the built-ins' `.call` are layout, not part of
+// the name. Positional arguments have no name to bind to, so they are a problem (vLLM's parser
+// refuses them too).
 // Source: meta-llama/Llama-3.2-1B-Instruct and Llama-4-Scout `chat_template.jinja`, Meta "Llama
 // 3.1 prompt format" (built-in tools); Google, "Function calling with Gemma"; vLLM
 // `pythonic_tool_parser.py`, `llama4_pythonic_tool_parser.py`.
