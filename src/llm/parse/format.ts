@@ -145,9 +145,12 @@ export function foundCall(span: Span, name: string, args: Record<string, unknown
 }
 
 /**
- * Sets an argument read from a tag's name (`<parameter=KEY>`): defined as an own property, so a
- * model's `__proto__` or `constructor` is a key like any other, never the object's prototype.
+ * Sets an argument read from a tag's name (`<parameter=KEY>`) as an own property, so a model's
+ * `__proto__` is a key like any other, never the object's prototype. Only that name needs
+ * defining (assigning it replaces the prototype); others are assigned, which keeps the object's
+ * fast shape.
  */
 export function setArgument(args: Record<string, unknown>, key: string, value: unknown): void {
-  Object.defineProperty(args, key, { value, enumerable: true, writable: true, configurable: true });
+  if (key === '__proto__') Object.defineProperty(args, key, { value, enumerable: true, writable: true, configurable: true });
+  else args[key] = value;
 }
