@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseToolCalls, type OpenAITool } from '../src/index.js';
+import { createToolCallStream, parseToolCalls, type OpenAITool } from '../src/index.js';
 
 // Every native tool-call format parseToolCalls reads (issue 16), each with the text its model
 // writes as the chat template or the serving stack's parser documents it (source in a comment).
@@ -38,7 +38,8 @@ describe('gpt-oss Harmony', () => {
     '<|start|>assistant<|channel|>commentary to=functions.get_current_weather <|constrain|>json<|message|>{"location":"San Francisco"}<|call|>';
 
   it('reads the recipient as the name and the body as JSON arguments, ignoring the analysis channel', () => {
-    expect(parseToolCalls(documented)).toEqual({ calls: [call('get_current_weather', { location: 'San Francisco' })], problems: [] });
+    // The analysis channel is reasoning and the headers are layout: nothing is left for the content.
+    expect(parseToolCalls(documented)).toEqual({ calls: [call('get_current_weather', { location: 'San Francisco' })], problems: [], content: null });
   });
 
   it('reads the recipient in the role header, several calls, and output whose special tokens were stripped', () => {
@@ -53,7 +54,7 @@ describe('gpt-oss Harmony', () => {
       '<|channel|>analysis<|message|>Maybe {"name": "wrong", "arguments": {}} or <tool_call>{"name": "wrong"}</tool_call>.<|end|>' +
       '<|start|>functions.get_time to=assistant<|channel|>commentary<|message|>{"time": "09:00"}<|end|>' +
       '<|start|>assistant<|channel|>final<|message|>It is 09:00.<|return|>';
-    expect(parseToolCalls(text)).toEqual({ calls: [], problems: [] });
+    expect(parseToolCalls(text)).toEqual({ calls: [], problems: [], content: 'It is 09:00.' });
   });
 });
 
@@ -66,7 +67,20 @@ describe('Kimi-K2', () => {
     expect(parseToolCalls(text)).toEqual({
       calls: [call('get_weather', { city: 'Beijing' }, 'functions.get_weather:0'), call('get_time', { timezone: 'Asia/Shanghai' }, 'functions.get_time:1')],
       problems: [],
+      content: 'I will check both.',
     });
+  });
+});
+
+describe('Kimi-K2 ids', () => {
+  it('an id without its :INDEX is no call (as vLLM and SGLang read it) but a problem naming the tool; the calls beside it stay', () => {
+    // Source: vLLM tests/tool_use/test_kimi_k2_tool_parser.py (test_extract_tool_calls_invalid_funcall).
+    const text =
+      "I'll help you check the weather. <|tool_calls_section_begin|> <|tool_call_begin|>\nfunctions.invalid_get_weather.0 <|tool_call_argument_begin|> {\"city\": \"Beijing\"} <|tool_call_end|> <|tool_call_begin|>\n" +
+      'functions.valid_get_weather:1 <|tool_call_argument_begin|> {"city": "Shanghai"} <|tool_call_end|> <|tool_calls_section_end|>';
+    const { calls, problems } = parseToolCalls(text);
+    expect(calls).toEqual([call('valid_get_weather', { city: 'Shanghai' }, 'functions.valid_get_weather:1')]);
+    expect(problems).toEqual([expect.objectContaining({ code: 'UNREADABLE_CALL', name: 'invalid_get_weather', format: 'kimi-k2', message: expect.stringContaining("id 'functions.invalid_get_weather.0' has no ':INDEX'") })]);
   });
 });
 
@@ -77,7 +91,18 @@ describe('DeepSeek', () => {
       '<think>The user wants two cities. {"name": "draft", "arguments": {}}</think>' +
       '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_current_weather\n```json\n{"location": "Beijing"}\n```<｜tool▁call▁end｜>\n' +
       '<｜tool▁call▁begin｜>function<｜tool▁sep｜>get_current_weather\n```json\n{"location": "Shanghai"}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜><｜end▁of▁sentence｜>';
-    expect(parseToolCalls(text)).toEqual({ calls: [call('get_current_weather', { location: 'Beijing' }), call('get_current_weather', { location: 'Shanghai' })], problems: [] });
+    // The reasoning stays in the content (a reasoning parser's job, as in vLLM), and so does the end-of-sentence token.
+    expect(parseToolCalls(text)).toEqual({
+      calls: [call('get_current_weather', { location: 'Beijing' }), call('get_current_weather', { location: 'Shanghai' })],
+      problems: [],
+      content: '<think>The user wants two cities. {"name": "draft", "arguments": {}}</think><｜end▁of▁sentence｜>',
+    });
+  });
+
+  it('R1 distills opening a call with <｜tool▁calls｜> alone, as llama.cpp reads them', () => {
+    // Source: llama.cpp tests/test-chat.cpp (COMMON_CHAT_FORMAT_DEEPSEEK_R1).
+    const text = '<｜tool▁calls｜>function<｜tool▁sep｜>special_function\n```json\n{"arg1": 1}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>';
+    expect(parseToolCalls(text)).toEqual({ calls: [call('special_function', { arg1: 1 })], problems: [], content: null });
   });
 
   it('V3.1: NAME<｜tool▁sep｜>{json}', () => {
@@ -91,12 +116,22 @@ describe('Mistral', () => {
   it('v11+ (Small 3.2, Magistral, Devstral): [TOOL_CALLS]NAME[ARGS]{…}, several in a row', () => {
     // Source: vLLM tests/tool_use/test_mistral_tool_parser.py (multiple_tool_calls_args); mistral-common v11 tokenizer.
     const text = '[TOOL_CALLS]add[ARGS]{"a": 3.5, "b": 4}[TOOL_CALLS]multiply[ARGS]{"a": 3, "b": 6}';
-    expect(parseToolCalls(text)).toEqual({ calls: [call('add', { a: 3.5, b: 4 }), call('multiply', { a: 3, b: 6 })], problems: [] });
+    expect(parseToolCalls(text)).toEqual({ calls: [call('add', { a: 3.5, b: 4 }), call('multiply', { a: 3, b: 6 })], problems: [], content: null });
   });
 
   it('v13 [CALL_ID], and a call without [ARGS]', () => {
     expect(parseToolCalls('[TOOL_CALLS]get_time[CALL_ID]a1b2c3d4e[ARGS]{"timezone": "UTC"}').calls).toEqual([call('get_time', { timezone: 'UTC' }, 'a1b2c3d4e')]);
     expect(parseToolCalls('[TOOL_CALLS]add{"a": 1}').calls).toEqual([call('add', { a: 1 })]);
+  });
+
+  it('up to v7: a list one `}` short is read as the closing `]` says (vLLM recovers it with its partial-JSON repair), whole or streamed', () => {
+    const text = '[TOOL_CALLS][{"name": "add", "arguments": {"a": 1}]';
+    expect(parseToolCalls(text)).toEqual({ calls: [call('add', { a: 1 })], problems: [], content: null });
+    const stream = createToolCallStream();
+    expect([...stream.push(text.slice(0, -1)), ...stream.push(']')].map((c) => c.name)).toEqual(['add']);
+    expect(stream.end().calls.map((c) => c.name)).toEqual(['add']);
+    // Two calls, each one short of the closing `}` of its arguments: the `}` it has closes them.
+    expect(parseToolCalls('[TOOL_CALLS] [{"name": "a", "arguments": {"x": [1, 2}}, {"name": "b", "arguments": {}}]').calls).toEqual([call('a', { x: [1, 2] }), call('b', {})]);
   });
 
   it('up to v7: [TOOL_CALLS] and a JSON list with ids (kept)', () => {
@@ -122,9 +157,47 @@ describe('XML argument families', () => {
     ]);
   });
 
+  it('Qwen3-Coder: spaces and newlines around a value are not part of it (vLLM, SGLang and llama.cpp strip them); inside, they are', () => {
+    // Source: llama.cpp tests/test-chat.cpp (Qwen3-Coder XML: indented parameters, multiline content).
+    const text = '<tool_call>\n  <function=code_function>\n    <parameter=a>\n    x\n    </parameter>\n    <parameter=code>\ndef hello():\n    return True\n    </parameter>\n  </function>\n</tool_call>';
+    expect(parseToolCalls(text).calls).toEqual([call('code_function', { a: 'x', code: 'def hello():\n    return True' })]);
+  });
+
+  it('typed by the type names tool definitions carry besides JSON Schema\'s (float, int, bool, dict, list…), whatever their case', () => {
+    // Source: vLLM tests/tool_use/test_qwen3coder_tool_parser.py (test_extract_tool_calls_type_conversion: "float_param": {"type": "float"}).
+    const tools = [
+      {
+        name: 'test_types',
+        parameters: {
+          type: 'object',
+          properties: { f: { type: 'float' }, i: { type: 'int' }, b: { type: 'bool' }, d: { type: 'dict' }, l: { type: 'list' }, u: { type: 'Int64' }, s: { type: 'str' }, n: { type: 'number' } },
+        },
+      },
+    ];
+    const param = (k: string, v: string) => `<parameter=${k}>\n${v}\n</parameter>\n`;
+    const text = `<tool_call>\n<function=test_types>\n${param('f', '3.14')}${param('i', '42')}${param('b', 'True')}${param('d', '{"key": "value"}')}${param('l', '[1, 2]')}${param('u', '-7')}${param('s', '42')}${param('n', '1e3')}</function>\n</tool_call>`;
+    expect(parseToolCalls(text, { tools }).calls).toEqual([call('test_types', { f: 3.14, i: 42, b: true, d: { key: 'value' }, l: [1, 2], u: -7, s: '42', n: 1000 })]);
+  });
+
   it('Qwen3-Coder: a value over several lines keeps its inner newlines; a missing </parameter> ends at the next tag', () => {
     const text = '<function=get_weather>\n<parameter=city>\nSan\nFrancisco\n</parameter>\n<parameter=days>\n2\n</function>';
     expect(parseToolCalls(text, { tools: TOOLS }).calls).toEqual([call('get_weather', { city: 'San\nFrancisco', days: 2 })]);
+  });
+
+  it('GLM-4.6 writing its newlines out as `\\n`, and JSON values escaped once more, are read as the servers read them', () => {
+    // Source: SGLang test/registered/function_call/test_function_call_parser.py (TestGlm4MoeDetector.test_array_argument_with_escaped_json, raw GLM-4.6 output).
+    const tools = [{ name: 'todo_write', parameters: { type: 'object', properties: { todos: { type: 'array' } } } }];
+    const text = String.raw`<tool_call>todo_write\n<arg_key>todos</arg_key>\n<arg_value>[{\"id\": \"1\", \"task\": \"Check file at C:\\\\Users\\\\test.txt\", \"status\": \"pending\"}]</arg_value>\n</tool_call>`;
+    expect(parseToolCalls(text, { tools })).toEqual({ calls: [call('todo_write', { todos: [{ id: '1', task: 'Check file at C:\\Users\\test.txt', status: 'pending' }] })], problems: [], content: null });
+  });
+
+  it('GLM: a <tool_call> cut off before its </tool_call> is no call (vLLM and SGLang leave the text as content), but a problem', () => {
+    // Source: vLLM tests/tool_use/test_glm4_moe_tool_parser.py (test_extract_tool_calls_incomplete_tool_call).
+    const text = '<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Beijing</arg_value>\n<arg_key>date</arg_key>\n<arg_value>2025-08-01</arg_value>';
+    const result = parseToolCalls(text);
+    expect(result.calls).toEqual([]);
+    expect(result.problems).toEqual([expect.objectContaining({ code: 'UNREADABLE_CALL', name: 'get_weather', format: 'glm' })]);
+    expect(result.content).toBe(text);
   });
 
   it('GLM-4.5 (with newlines) and GLM-4.7 (without), typed by schema; a call without arguments', () => {
@@ -140,7 +213,19 @@ describe('XML argument families', () => {
     const text =
       '<think>Two lookups.</think>\n<minimax:tool_call>\n<invoke name="get_weather">\n<parameter name="city">Paris</parameter>\n<parameter name="days">3</parameter>\n</invoke>\n' +
       '<invoke name="get_time">\n<parameter name="timezone">Europe/Paris</parameter>\n</invoke>\n</minimax:tool_call>';
-    expect(parseToolCalls(text, { tools: TOOLS })).toEqual({ calls: [call('get_weather', { city: 'Paris', days: 3 }), call('get_time', { timezone: 'Europe/Paris' })], problems: [] });
+    expect(parseToolCalls(text, { tools: TOOLS })).toEqual({ calls: [call('get_weather', { city: 'Paris', days: 3 }), call('get_time', { timezone: 'Europe/Paris' })], problems: [], content: '<think>Two lookups.</think>' });
+  });
+
+  it('DSML: an invoke with a JSON object inside and no parameter tags takes the object as its arguments', () => {
+    // Source: SGLang test/registered/function_call/test_function_call_parser.py (TestDeepSeekV32Detector.test_detect_and_parse_json_format).
+    const text =
+      "I'll help you.\n\n        <｜DSML｜function_calls>\n            <｜DSML｜invoke name=\"get_favorite_tourist_spot\">\n            {\n                \"city\": \"San Francisco\"\n            }\n        </｜DSML｜invoke>\n" +
+      '            <｜DSML｜invoke name="search">\n            {"query": "WebNav benchmark", "topn": 10}\n        </｜DSML｜invoke>\n        </｜DSML｜function_calls>\n        ';
+    expect(parseToolCalls(text)).toEqual({
+      calls: [call('get_favorite_tourist_spot', { city: 'San Francisco' }), call('search', { query: 'WebNav benchmark', topn: 10 })],
+      problems: [],
+      content: "I'll help you.",
+    });
   });
 
   it('Claude-style <function_calls><invoke name>, with or without a namespace prefix on the tags', () => {
@@ -173,6 +258,7 @@ describe('pythonic calls (a literal grammar, never evaluated)', () => {
     expect(parseToolCalls(text)).toEqual({
       calls: [call('get_weather', { city: 'San Francisco', days: 3, detailed: true, units: null, options: { lang: 'fr', n: -150 }, hours: [6, 12] }), call('get_time', { timezone: 'Asia/Tokyo' })],
       problems: [],
+      content: null,
     });
   });
 
@@ -210,7 +296,94 @@ lines""", joined="a" 'b', path=r'C:\\new')]`;
 
   it('positional arguments are a problem naming the call; a list in the middle of prose is text', () => {
     expect(parseToolCalls('[get_time("UTC")]').problems).toEqual([expect.objectContaining({ code: 'INVALID_ARGUMENTS', name: 'get_time', format: 'pythonic' })]);
-    expect(parseToolCalls('See the note [note(1)] above, and [link](https://example.com).')).toEqual({ calls: [], problems: [] });
+    expect(parseToolCalls('See the note [note(1)] above, and [link](https://example.com).')).toEqual({ calls: [], problems: [], content: 'See the note [note(1)] above, and [link](https://example.com).' });
+  });
+
+  it('with the tools known, a list anywhere in a message is a call when every name in it is an offered tool', () => {
+    // Source: SGLang test/registered/function_call/test_function_call_parser.py (TestPythonicDetector).
+    const tools = ['get_weather', 'search'];
+    expect(parseToolCalls("Here's a tool call: [get_weather(location='New York', unit='celsius')]", { tools })).toEqual({
+      calls: [call('get_weather', { location: 'New York', unit: 'celsius' })],
+      problems: [],
+      content: "Here's a tool call:",
+    });
+    expect(parseToolCalls("[get_weather(location='Berlin')] and [search(query='restaurants')]", { tools })).toMatchObject({
+      calls: [{ name: 'get_weather' }, { name: 'search' }],
+      content: 'and',
+    });
+    // A list of other names stays text, and so does one that mixes offered and other names; without tools, today's rule.
+    expect(parseToolCalls('See the note [note(1)] and [get_weather(city="Oslo"), note(2)].', { tools })).toEqual({ calls: [], problems: [], content: 'See the note [note(1)] and [get_weather(city="Oslo"), note(2)].' });
+    expect(parseToolCalls("Here's a tool call: [get_weather(location='New York')]").calls).toEqual([]);
+  });
+
+  it('a list is handed over by the push that brings its `]`, whatever follows it', () => {
+    const stream = createToolCallStream();
+    expect(stream.push('[f(a=1)] x')).toEqual([call('f', { a: 1 })]);
+    expect(stream.end()).toEqual({ calls: [call('f', { a: 1 })], problems: [], content: 'x' });
+    const offered = createToolCallStream({ tools: ['get_weather'] });
+    expect(offered.push('Let me check: [get_weather(city="Os')).toEqual([]);
+    expect(offered.push('lo")] and then more')).toEqual([call('get_weather', { city: 'Oslo' })]);
+    expect(offered.end().content).toBe('Let me check:  and then more');
+  });
+});
+
+describe('Hermes 2 Pro, as models trained on it write it', () => {
+  // Source: llama.cpp tests/test-chat.cpp (COMMON_CHAT_FORMAT_HERMES_2_PRO parsing cases).
+  const expected = { calls: [call('special_function', { arg1: 1 })], problems: [], content: null };
+  const json = '{"name": "special_function", "arguments": {"arg1": 1}}';
+
+  it.each([
+    ['<tool>', `<tool>\n  ${json}\n</tool>`],
+    ['<tools>', `<tools>\n  ${json}\n</tools>`],
+    ['<response>', `<response>\n  ${json}\n</response>`],
+    ['<json>', `<json>\n  ${json}\n</json>`],
+    ['<JSON>', `<JSON>\n  ${json}\n</JSON>`],
+    ['<xml>', `<xml>\n  {\n    "name": "special_function", "arguments": {"arg1": 1}\n  }\n</xml>`],
+    ['```xml around <response>', `\`\`\`xml\n<response>\n    ${json}\n</response>\n\`\`\``],
+    ['<function_call> in a fence', `\`\`\`json\n\n                    <function_call> ${json} \n                    </function_call> \n\`\`\` `],
+    ['<function name="…">', '<function name="special_function">\n{"arg1": 1}\n</function>'],
+  ])('a call wrapped in %s, and nothing left for the content', (_wrapper, text) => {
+    expect(parseToolCalls(text)).toEqual(expected);
+  });
+
+  it('data in those tags is no call and no problem; what <tool_call> holds is meant as a call', () => {
+    expect(parseToolCalls('<json>{"name": "Alice", "age": 31}</json>')).toEqual({ calls: [], problems: [], content: '<json>{"name": "Alice", "age": 31}</json>' });
+    expect(parseToolCalls('<response>All good.</response>')).toEqual({ calls: [], problems: [], content: '<response>All good.</response>' });
+    expect(parseToolCalls('<tool_call>{"name": "a"}</tool_call>').calls).toEqual([call('a', {})]);
+  });
+});
+
+describe('FunctionGemma', () => {
+  // Source: vLLM tests/tool_parsers/test_functiongemma_tool_parser.py; Google FunctionGemma model card (prompt format).
+  it('reads call:NAME{…} between its tokens: <escape>d strings, bare numbers, booleans, objects and lists', () => {
+    const text =
+      'Let me check the weather for you. <start_function_call>call:get_weather{location:<escape>San Francisco<escape>,unit:<escape>celsius<escape>}<end_function_call>' +
+      '<start_function_call>call:plan{n:3,ok:true,none:null,opts:{lang:<escape>fr<escape>,hours:[6, 18]}}<end_function_call>';
+    expect(parseToolCalls(text)).toEqual({
+      calls: [call('get_weather', { location: 'San Francisco', unit: 'celsius' }), call('plan', { n: 3, ok: true, none: null, opts: { lang: 'fr', hours: [6, 18] } })],
+      problems: [],
+      content: 'Let me check the weather for you.',
+    });
+  });
+
+  it('an escaped value is text unless the schema says otherwise; a call cut off before its end token ends with the text', () => {
+    const tools = [{ name: 'count', parameters: { type: 'object', properties: { n: { type: 'integer' }, label: { type: 'string' } } } }];
+    const text = '<start_function_call>call:count{n:<escape>42<escape>,label:<escape>42<escape>}<end_function_call>';
+    expect(parseToolCalls(text).calls).toEqual([call('count', { n: '42', label: '42' })]);
+    expect(parseToolCalls(text, { tools }).calls).toEqual([call('count', { n: 42, label: '42' })]);
+    expect(parseToolCalls('<start_function_call>call:count{n:1}').calls).toEqual([call('count', { n: 1 })]);
+  });
+
+  it('a marker with no call:NAME{…} after it, or an <escape> never closed, is a problem naming the format', () => {
+    expect(parseToolCalls('<start_function_call>get_weather<end_function_call>').problems).toEqual([expect.objectContaining({ code: 'UNREADABLE_CALL', format: 'function-gemma' })]);
+    expect(parseToolCalls('<start_function_call>call:a{x:<escape>open}<end_function_call>').problems).toEqual([expect.objectContaining({ code: 'INVALID_ARGUMENTS', name: 'a', format: 'function-gemma' })]);
+  });
+
+  it('streamed, a call is handed over by the push that brings its end token', () => {
+    const stream = createToolCallStream();
+    expect(stream.push('<start_function_call>call:a{x:<escape>1<escape>}')).toEqual([]);
+    expect(stream.push('<end_function_call> done')).toEqual([call('a', { x: '1' })]);
+    expect(stream.end().content).toBe('done');
   });
 });
 
@@ -226,7 +399,19 @@ describe('Functionary', () => {
     const text = '>>>all\nLet me check the weather.>>>get_weather\n{"city": "Hanoi"}>>>get_time\n{"timezone": "Asia/Ho_Chi_Minh"}';
     expect(parseToolCalls(text).calls).toEqual([call('get_weather', { city: 'Hanoi' }), call('get_time', { timezone: 'Asia/Ho_Chi_Minh' })]);
     expect(parseToolCalls('get_weather\n{"city": "Hanoi"}', { tools: TOOLS }).calls).toEqual([call('get_weather', { city: 'Hanoi' })]);
-    expect(parseToolCalls('Sure\n{"city": "Hanoi"}')).toEqual({ calls: [], problems: [] });
+    expect(parseToolCalls('Sure\n{"city": "Hanoi"}')).toEqual({ calls: [], problems: [], content: 'Sure\n{"city": "Hanoi"}' });
+  });
+
+  it('v3.2: the recipient lines are not content; the user may be the first recipient without >>>; python takes code as it is', () => {
+    // Source: llama.cpp tests/test-chat.cpp (COMMON_CHAT_FORMAT_FUNCTIONARY_V3_2 parsing cases).
+    expect(parseToolCalls('all\nHello, world!\nnono\nWhat\'s up?>>>special_function\n{"arg1": 1}\n')).toEqual({
+      calls: [call('special_function', { arg1: 1 })],
+      problems: [],
+      content: "Hello, world!\nnono\nWhat's up?",
+    });
+    expect(parseToolCalls("all\nHello, world!\nWhat's up?")).toEqual({ calls: [], problems: [], content: "Hello, world!\nWhat's up?" });
+    expect(parseToolCalls("python\n# This is a program:\nprint('hey')", { tools: ['python'] }).calls).toEqual([call('python', { code: "# This is a program:\nprint('hey')" })]);
+    expect(parseToolCalls(">>>python\nprint(1)>>>all\nDone.")).toEqual({ calls: [call('python', { code: 'print(1)' })], problems: [], content: 'Done.' });
   });
 });
 
@@ -250,6 +435,8 @@ describe('formats that already worked keep working', () => {
     const expected = [call('get_time', { timezone: 'UTC' })];
     expect(parseToolCalls('<|tool_call|>[{"name": "get_time", "arguments": {"timezone": "UTC"}}]').calls).toEqual(expected);
     expect(parseToolCalls('<TOOLCALL>[{"name": "get_time", "arguments": {"timezone": "UTC"}}]</TOOLCALL>').calls).toEqual(expected);
+    // Source: llama.cpp tests/test-chat.cpp (COMMON_CHAT_FORMAT_COMMAND_R7B): the response tags are layout.
+    expect(parseToolCalls("<|START_RESPONSE|>Hello, world!\nWhat's up?<|END_RESPONSE|>").content).toBe("Hello, world!\nWhat's up?");
     const cohere = parseToolCalls('<|START_THINKING|>I will call {"name": "x", "arguments": {}}.<|END_THINKING|><|START_ACTION|>[\n    {"tool_call_id": "0", "tool_name": "get_time", "parameters": {"timezone": "UTC"}}\n]<|END_ACTION|>');
     expect(cohere.calls).toEqual([call('get_time', { timezone: 'UTC' }, '0')]);
     expect(parseToolCalls('<|action_start|><|plugin|>\n{"name": "get_time", "parameters": {"timezone": "UTC"}}<|action_end|>').calls).toEqual(expected);

@@ -9,7 +9,7 @@ import { createEngine, createToolCallStream, parseToolCalls, registerToolCallFor
 describe('never silent: a marker with nothing readable is a problem naming the format and the position', () => {
   const cases: [format: string, text: string, at: number][] = [
     ['harmony', '<|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"city": <|call|>', 0],
-    ['harmony', 'Now <|channel|>commentary to=functions.get_time<|message|><|call|>', 4],
+    ['harmony', 'Now <|channel|>commentary to=functions.get_time<|message|>at noon<|call|>', 4],
     ['kimi-k2', '<|tool_calls_section_begin|><|tool_call_begin|>functions.get_time:0<|tool_call_end|><|tool_calls_section_end|>', 28],
     ['deepseek', 'ok <｜tool▁call▁begin｜>get_time{"timezone": "UTC"}<｜tool▁call▁end｜>', 3],
     ['mistral', 'Sure. [TOOL_CALLS] !!', 6],
@@ -23,7 +23,7 @@ describe('never silent: a marker with nothing readable is a problem naming the f
     ['functionary-v3.2', '>>>get_time\n{"timezone": }', 0],
     ['llama3-json', '<|python_tag|>{"name": "get_time", "parameters": }', 0],
     ['granite', 'x<|tool_call|>not json', 1],
-    ['nemotron', '<TOOLCALL>[{"name": "get_time", "arguments": {]</TOOLCALL>', 0],
+    ['nemotron', '<TOOLCALL>[{"name": "get_time", "arguments": {"tz": ]</TOOLCALL>', 0],
     ['command-r', '<|START_ACTION|>call get_time<|END_ACTION|>', 0],
     ['internlm', '<|action_start|><|plugin|>get_time()<|action_end|>', 0],
     ['functools', 'functools[{"name": "get_time", "arguments": }]', 0],
@@ -62,12 +62,12 @@ describe('no false calls without tools', () => {
       '{"name": "get_weather", "inputSchema": {"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object"}}',
       '```',
     ].join('\n');
-    expect(parseToolCalls(text)).toEqual({ calls: [], problems: [] });
+    expect(parseToolCalls(text)).toEqual({ calls: [], problems: [], content: text });
   });
 
   it('a JSON-RPC envelope in prose (an MCP tools/call) is not a call', () => {
     const text = 'The client sends {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "get_weather", "arguments": {"city": "Paris"}}} and waits.';
-    expect(parseToolCalls(text)).toEqual({ calls: [], problems: [] });
+    expect(parseToolCalls(text)).toEqual({ calls: [], problems: [], content: text });
   });
 
   it('the chat template’s own examples echoed back are neither calls nor problems', () => {
@@ -85,12 +85,12 @@ describe('no false calls without tools', () => {
       // Ad-hoc prompts.
       'Answer like {"name": "tool_name", "arguments": {"arg1": "value1"}}.',
     ];
-    for (const text of echoes) expect(parseToolCalls(text), text).toEqual({ calls: [], problems: [] });
+    for (const text of echoes) expect(parseToolCalls(text), text).toEqual({ calls: [], problems: [], content: text });
   });
 
   it('plain prose, Python prompts and markdown are not calls', () => {
     const prose = 'The result was {ok}. In Python:\n```\n>>> print(len([1, 2]))\n2\n```\nSee [the docs](https://example.com) and [note(1)].';
-    expect(parseToolCalls(prose)).toEqual({ calls: [], problems: [] });
+    expect(parseToolCalls(prose)).toEqual({ calls: [], problems: [], content: prose });
   });
 });
 
@@ -152,7 +152,7 @@ describe('tool-aware parsing', () => {
 describe('the format registry', () => {
   it('lists the built-in formats in the order they run', () => {
     expect(toolCallFormats().map((f) => f.name)).toEqual([
-      'harmony', 'kimi-k2', 'deepseek', 'mistral', 'qwen3-coder', 'functionary-v3.1', 'glm', 'invoke', 'anthropic-legacy', 'llama3-json',
+      'harmony', 'kimi-k2', 'deepseek', 'mistral', 'qwen3-coder', 'functionary-v3.1', 'glm', 'invoke', 'anthropic-legacy', 'function-gemma', 'llama3-json',
       'pythonic', 'functionary-v3.2', 'granite', 'nemotron', 'command-r', 'internlm', 'functools', 'hermes', 'tool-tags', 'json',
     ]);
   });
@@ -161,7 +161,7 @@ describe('the format registry', () => {
     const text = '<tool_call>{"name": "a", "arguments": {}}</tool_call> and in prose {"name": "b", "arguments": {}}';
     expect(parseToolCalls(text).calls.map((c) => c.name)).toEqual(['a', 'b']);
     expect(parseToolCalls(text, { formats: ['hermes'] }).calls.map((c) => c.name)).toEqual(['a']);
-    expect(parseToolCalls(text, { formats: [] })).toEqual({ calls: [], problems: [] });
+    expect(parseToolCalls(text, { formats: [] })).toEqual({ calls: [], problems: [], content: text });
   });
 
   it('rejects bad options up front, naming them (USAGE), with did-you-mean', () => {

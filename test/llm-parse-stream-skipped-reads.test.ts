@@ -90,7 +90,7 @@ describe('reads a stream skips', () => {
 
     it('prose with key words before colons outside any object is not read at its closing characters', () => {
       const text = `${'Notes (draft) — name: Alice, arguments: none (really), tool: none {placeholder}. '.repeat(4)}Done.`;
-      expect(parseToolCalls(text)).toEqual({ calls: [], problems: [] });
+      expect(parseToolCalls(text)).toEqual({ calls: [], problems: [], content: text });
       for (let size = 1; size <= 13; size++) expect(readAt(text, size), `deltas of ${size}`).toEqual([]);
     });
 

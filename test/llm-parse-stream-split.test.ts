@@ -20,6 +20,7 @@ const MESSAGES: Readonly<Record<string, string>> = {
   glm: '<tool_call>find_city\n<arg_key>text</arg_key>\n<arg_value>Osaka</arg_value>\n</tool_call>',
   invoke: '<minimax:tool_call>\n<invoke name="find_city">\n<parameter name="text">Osaka</parameter>\n</invoke>\n</minimax:tool_call>',
   'anthropic-legacy': '<function_calls>\n<invoke>\n<tool_name>find_city</tool_name>\n<parameters>\n<text>Osaka</text>\n</parameters>\n</invoke>\n</function_calls>',
+  'function-gemma': '<start_function_call>call:find_city{text:<escape>Osaka<escape>,n:1}<end_function_call>',
   'llama3-json': '<|python_tag|>{"name": "find_city", "parameters": {"text": "Osaka"}}<|eom_id|>',
   pythonic: '```tool_code\nfind_city(text="Osaka")\nlocal_time(tz="Asia/Tokyo")\n```',
   'functionary-v3.2': '>>>find_city\n{"text": "Osaka"}>>>local_time\n{"tz": "Asia/Tokyo"}',
@@ -124,7 +125,7 @@ describe('format markers: the characters that decide which formats are asked', (
     const asked: string[] = [];
     let plainAsked = 0;
     const plain: ToolCallFormat = { name: 'plain', models: 'test', detect: () => (plainAsked++, -1), parse: () => ({ calls: [] }) };
-    expect(parseToolCalls('no marker here', { formats: [pilcrow(asked), plain] })).toEqual({ calls: [], problems: [] });
+    expect(parseToolCalls('no marker here', { formats: [pilcrow(asked), plain] })).toEqual({ calls: [], problems: [], content: 'no marker here' });
     expect(asked).toEqual([]);
     expect(plainAsked).toBe(1);
     expect(parseToolCalls('then ¶CALL go; done', { formats: [pilcrow(asked), plain] }).calls).toEqual([{ id: 'call_1', name: 'go', arguments: {} }]);

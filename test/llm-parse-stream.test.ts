@@ -81,7 +81,7 @@ describe('parseToolCalls: streamed chunks', () => {
   it('parses the streamed text when there are no tool-call deltas (a text-protocol model)', () => {
     const text = 'Let me look. <tool>find_city</tool><args>{"text": "Where is Osaka?"}</args>';
     const chunks = [chunk({ role: 'assistant', content: '' }), ...pieces(text, 7).map((p) => chunk({ content: p })), chunk({}, 'stop')];
-    expect(parseToolCalls(chunks)).toEqual({ calls: [{ id: 'call_1', name: 'find_city', arguments: { text: 'Where is Osaka?' } }], problems: [] });
+    expect(parseToolCalls(chunks)).toEqual({ calls: [{ id: 'call_1', name: 'find_city', arguments: { text: 'Where is Osaka?' } }], problems: [], content: 'Let me look.' });
   });
 
   it('assembles 200 chunks of one call', () => {

@@ -79,19 +79,22 @@ describe('parseToolCalls: OpenAI messages', () => {
     };
     expect(parseToolCalls(response).calls).toEqual([{ id: 'call_z', name: 'f', arguments: { a: 1 } }]);
     const legacy = parseToolCalls({ role: 'assistant', content: null, function_call: { name: 'g', arguments: '{"b": 2}' } });
-    expect(legacy).toEqual({ calls: [{ id: 'call_1', name: 'g', arguments: { b: 2 } }], problems: [] });
+    expect(legacy).toEqual({ calls: [{ id: 'call_1', name: 'g', arguments: { b: 2 } }], problems: [], content: null });
   });
 
   it('parses the text of a message without tool_calls, but not the commentary of one with them', () => {
     const textOnly = parseToolCalls({ role: 'assistant', content: 'Let me check. {"name": "local_time", "arguments": {"timezone": "UTC"}}' });
     expect(textOnly.calls).toEqual([{ id: 'call_1', name: 'local_time', arguments: { timezone: 'UTC' } }]);
+    expect(textOnly.content).toBe('Let me check.');
     const both = parseToolCalls({
       role: 'assistant',
       content: 'I would call {"name": "other", "arguments": {}} but instead:',
       tool_calls: [{ id: 'call_q', type: 'function', function: { name: 'real', arguments: '{}' } }],
     });
     expect(both.calls.map((c) => c.name)).toEqual(['real']);
-    expect(parseToolCalls({ role: 'assistant', content: 'The time in Osaka is 14:05.' })).toEqual({ calls: [], problems: [] });
+    // Beside structured calls, the text is commentary, returned as it is.
+    expect(both.content).toBe('I would call {"name": "other", "arguments": {}} but instead:');
+    expect(parseToolCalls({ role: 'assistant', content: 'The time in Osaka is 14:05.' })).toEqual({ calls: [], problems: [], content: 'The time in Osaka is 14:05.' });
   });
 
   it('reads Anthropic tool_use blocks', () => {
@@ -148,7 +151,7 @@ describe('parseToolCalls: free text', () => {
 
   it('does not take data in prose for a call', () => {
     const text = 'The user record is {"name": "Alice", "age": 31} and the config is {"debug": true}.';
-    expect(parseToolCalls(text)).toEqual({ calls: [], problems: [] });
+    expect(parseToolCalls(text)).toEqual({ calls: [], problems: [], content: text });
   });
 
   it('reads <tool>NAME</tool><args>…</args> tags, several per text, non-greedily', () => {
@@ -226,6 +229,7 @@ describe('parseToolCalls: free text', () => {
         { id: 'call_2', name: 'say', arguments: { text: '他说“你好”' } },
       ],
       problems: [],
+      content: '和',
     });
     const message = { role: 'assistant', tool_calls: [{ id: 'q', function: { name: 'f', arguments: '{"city”: "北京"}' } }] };
     expect(parseToolCalls(message).calls).toEqual([{ id: 'q', name: 'f', arguments: { city: '北京' } }]);
@@ -275,7 +279,8 @@ line two",
 
   it('finds a complete call inside a broken wrapper', () => {
     const text = '{"thought": "need the time", oops, "action": {"name": "local_time", "arguments": {"timezone": "UTC"}}}';
-    expect(parseToolCalls(text)).toEqual({ calls: [{ id: 'call_1', name: 'local_time', arguments: { timezone: 'UTC' } }], problems: [] });
+    // The call is taken out of the wrapper it was found in; the rest of the wrapper stays.
+    expect(parseToolCalls(text)).toEqual({ calls: [{ id: 'call_1', name: 'local_time', arguments: { timezone: 'UTC' } }], problems: [], content: '{"thought": "need the time", oops, "action": }' });
   });
 
   it('skips drafts inside <think>…</think>', () => {
@@ -328,7 +333,7 @@ describe('parseToolCalls: hostile and odd input', () => {
     const started = performance.now();
     const result = parseToolCalls(flood);
     expect(performance.now() - started).toBeLessThan(2000);
-    expect(result).toEqual({ calls: [{ id: 'call_1', name: 'after', arguments: { ok: true } }], problems: [] });
+    expect(result).toEqual({ calls: [{ id: 'call_1', name: 'after', arguments: { ok: true } }], problems: [], content: '{ '.repeat(200_000).trimEnd() });
     const tags = parseToolCalls('<tool>'.repeat(50_000));
     expect(performance.now() - started).toBeLessThan(4000);
     expect(tags.calls).toEqual([]);

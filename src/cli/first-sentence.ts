@@ -1,6 +1,6 @@
 // The first sentence of a description, for one-line listings (`list tools`). A period ends a
 // sentence only where a new one starts after it: not inside brackets or quotes, not after an
-// abbreviation such as "e.g." or "i.e.", not inside a number or a name ("1.5", "v2.1", "a.js").
+// abbreviation such as "e.g." or "i.e.", not inside a number, a version or a file name ("1.5", "v2.1").
 
 const ABBREVIATIONS = /(?:^|[\s(])(?:e\.g|i\.e|etc|vs|cf|approx|incl|esp|no|nos|fig|ca|resp|Mr|Mrs|Ms|Dr|St)\.$/i;
 const OPENERS: Readonly<Record<string, string>> = { '(': ')', '[': ']', '{': '}' };

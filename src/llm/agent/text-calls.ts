@@ -1,9 +1,8 @@
+import { contentOf } from '../parse/call-content.js';
 import { checkNames } from '../parse/check-names.js';
 import { toolCallFormats } from '../parse/format-registry.js';
-import type { Span } from '../parse/format.js';
 import { toKnownTools } from '../parse/known-tools.js';
-import { addRead } from '../parse/parse-text.js';
-import { readFormats } from '../parse/read-formats.js';
+import { parseText } from '../parse/parse-text.js';
 import { newSink, type ParseProblem } from '../parse/types.js';
 import type { ChatReply, FunctionDefinition, WireToolCall } from './wire.js';
 
@@ -13,7 +12,8 @@ import type { ChatReply, FunctionDefinition, WireToolCall } from './wire.js';
 // calls in a known format, they are read with the offered tools (a name the step does not offer
 // is a problem, not a call; values written as text get their schema types) and the reply is
 // rewritten as the server should have sent it: the calls as `tool_calls`, with ids of our own,
-// and the text without them. The turn's event says which formats were read and what could not be.
+// and the text without them (the content parseToolCalls returns, call-content.ts). The turn's
+// event says which formats were read and what could not be.
 
 export type TextCallsMode = 'auto' | 'off';
 
@@ -34,27 +34,13 @@ function textCallId(turn: number, k: number): string {
   return `t${turn.toString(36).padStart(3, '0')}c${k.toString(36).padStart(4, '0')}`.slice(-9);
 }
 
-/** The text with the calls cut out (wrappers included), or null when nothing else was said. */
-function withoutCalls(text: string, calls: readonly Span[], claims: readonly Span[]): string | null {
-  const cut = [...calls, ...claims.filter((c) => calls.some((s) => s.start >= c.start && s.end <= c.end))].sort((a, b) => a.start - b.start);
-  let out = '';
-  let pos = 0;
-  for (const { start, end } of cut) {
-    if (start > pos) out += text.slice(pos, start);
-    pos = Math.max(pos, end);
-  }
-  out = (out + text.slice(pos)).trim();
-  return out === '' ? null : out;
-}
-
 /** `reply` as it is, or with the calls its text holds moved into `tool_calls`. */
 export function withTextCalls(reply: ChatReply, mode: TextCallsMode | undefined, offered: readonly FunctionDefinition[], turn: number): ReplyWithTextCalls {
   const content = reply.message.content;
   if (mode === 'off' || (reply.message.tool_calls?.length ?? 0) > 0 || content === null || content.trim() === '') return reply;
   const sink = newSink(toKnownTools(offered));
-  const read = readFormats(content, toolCallFormats(), { partial: false, atMessageStart: true, tools: sink.tools });
-  if (read.calls.length === 0 && read.problems.length === 0) return reply;
-  addRead(read, content, sink);
+  const source = parseText(content, sink, { formats: toolCallFormats() });
+  if (sink.calls.length === 0 && sink.problems.length === 0) return reply;
   checkNames(sink);
   const note = (calls: number): TextCallsNote => ({
     formats: [...new Set(sink.calls.map((c) => c.format ?? 'json'))],
@@ -67,11 +53,9 @@ export function withTextCalls(reply: ChatReply, mode: TextCallsMode | undefined,
     type: 'function',
     function: { name: call.name, arguments: JSON.stringify(call.arguments) },
   }));
-  const kept = new Set(sink.calls.map((c) => c.at));
-  const spans = read.calls.filter((c) => kept.has(c.start));
   return {
     ...reply,
-    message: { role: 'assistant', content: withoutCalls(content, spans, read.spans), tool_calls: toolCalls },
+    message: { role: 'assistant', content: contentOf(source, sink.calls), tool_calls: toolCalls },
     textCalls: note(toolCalls.length),
   };
 }

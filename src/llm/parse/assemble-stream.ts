@@ -1,3 +1,4 @@
+import type { ContentSource } from './call-content.js';
 import { toArguments } from './call-shape.js';
 import { parseText, type TextSettings } from './parse-text.js';
 import { isRecord } from '../../common/json.js';
@@ -82,7 +83,8 @@ function rawChunk(chunk: unknown): string {
   }
 }
 
-export function assembleStream(chunks: readonly unknown[], sink: CallSink, settings: TextSettings): void {
+/** Adds the calls the chunks spell to the sink; returns where the content comes from (the content deltas joined). */
+export function assembleStream(chunks: readonly unknown[], sink: CallSink, settings: TextSettings): ContentSource {
   const asm = new Assembler();
   for (let i = 0; i < chunks.length; i++) {
     const chunk = chunks[i];
@@ -105,10 +107,7 @@ export function assembleStream(chunks: readonly unknown[], sink: CallSink, setti
       sink.problems.push(problem('NOT_MODEL_OUTPUT', `stream element ${i} is neither a chunk, a delta nor a tool-call fragment`, rawChunk(chunk)));
     }
   }
-  if (asm.slots.size === 0) {
-    if (asm.text.length > 0) parseText(asm.text.join(''), sink, settings);
-    return;
-  }
+  if (asm.slots.size === 0) return asm.text.length > 0 ? parseText(asm.text.join(''), sink, settings) : undefined;
   const slots = [...asm.slots.values()].sort((a, b) => a.index - b.index);
   for (const slot of slots) {
     const text = slot.parts.join('');
@@ -121,4 +120,5 @@ export function assembleStream(chunks: readonly unknown[], sink: CallSink, setti
     if (args.ok) sink.calls.push({ id: slot.id, name, arguments: args.value, format: 'openai' });
     else sink.problems.push(problem('INVALID_ARGUMENTS', `call to '${name}': ${args.message}`, text, { id: slot.id, name, format: 'openai' }));
   }
+  return asm.text.length > 0 ? { text: asm.text.join('') } : undefined;
 }

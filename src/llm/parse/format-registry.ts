@@ -3,6 +3,7 @@ import { isRecord } from '../../common/json.js';
 import type { ToolCallFormat } from './format.js';
 import { anthropicLegacy } from './formats/anthropic-legacy.js';
 import { deepseek } from './formats/deepseek.js';
+import { functionGemma } from './formats/function-gemma.js';
 import { functionaryV31 } from './formats/functionary-v31.js';
 import { functionaryV32 } from './formats/functionary-v32.js';
 import { glm } from './formats/glm.js';
@@ -34,6 +35,7 @@ const BUILT_IN: readonly ToolCallFormat[] = [
   glm,
   invoke,
   anthropicLegacy,
+  functionGemma,
   llama3Json,
   pythonic,
   functionaryV32,

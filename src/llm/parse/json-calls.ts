@@ -1,6 +1,6 @@
 import { isRecord } from '../../common/json.js';
 import { collectCalls } from './call-shape.js';
-import type { Claim, FormatResult, FoundCall, FoundProblem, Span } from './format.js';
+import { foundCall, type Found, type Span } from './format.js';
 import type { KnownTools } from './known-tools.js';
 import { parseLenientJson } from './lenient-json.js';
 import { matchBracket } from './match-bracket.js';
@@ -9,31 +9,6 @@ import type { CallSink } from './types.js';
 // What the JSON-based formats share: the calls a JSON value holds (call-shape.ts decides what a
 // call looks like), placed at the span the value came from; and reading one JSON value (object or
 // array) that starts at a given place, as `[TOOL_CALLS][…]` and `<|tool_call|>[…]` write them.
-
-/** Calls and problems as formats return them. */
-export interface Found {
-  readonly calls: FoundCall[];
-  readonly problems: FoundProblem[];
-}
-
-export function newFound(): Found {
-  return { calls: [], problems: [] };
-}
-
-// Results, calls and problems are built field by field, `id` and `pending` only when set: spreading
-// a span or a conditional object into a literal cost about a microsecond each (most of a streamed
-// read of a Mistral call, measured with --cpu-prof).
-
-/** What a format returns, with `pending` and `claims` only when there are any. */
-export function formatResult(calls: readonly FoundCall[], problems: readonly FoundProblem[], pending: number | undefined, claims?: readonly Claim[]): FormatResult {
-  if (claims === undefined) return pending === undefined ? { calls, problems } : { calls, problems, pending };
-  return pending === undefined ? { calls, problems, claims } : { calls, problems, claims, pending };
-}
-
-/** A call found at `span`. */
-export function foundCall(span: Span, name: string, args: Record<string, unknown> | string, id?: string): FoundCall {
-  return id === undefined ? { start: span.start, end: span.end, name, arguments: args } : { start: span.start, end: span.end, name, arguments: args, id };
-}
 
 /** Adds the calls in `value` (a call, a list of calls, a wrapper) to `out`, all at `span`; returns how many entries were added or passed over. */
 export function addJsonCalls(value: unknown, loose: boolean, span: Span, tools: KnownTools | undefined, out: Found): number {
@@ -68,7 +43,8 @@ export function readJsonValue(text: string, from: number, partial: boolean, limi
   let at = from;
   while (at < limit && /\s/.test(text[at]!)) at++;
   const open = text[at];
-  if (open !== '{' && open !== '[' && open !== '\uff5b') return { ok: false, error: `expected JSON, found ${open === undefined ? 'the end of the text' : `'${text.slice(at, at + 16)}'`}`, end: at };
+  // What was found is quoted up to `limit`: never the text of what follows (a stream sees less of it).
+  if (open !== '{' && open !== '[' && open !== '\uff5b') return { ok: false, error: `expected JSON, found ${open === undefined || at >= limit ? 'the end of the text' : `'${text.slice(at, Math.min(limit, at + 16))}'`}`, end: at };
   const close = open === '[' ? matchSquare(text, at, limit) : matchBracket(text, at, limit);
   if (close < 0) {
     if (partial) return { ok: 'open' };
@@ -79,20 +55,27 @@ export function readJsonValue(text: string, from: number, partial: boolean, limi
   return parsed.ok ? { ok: true, value: parsed.value, end: close + 1 } : { ok: false, error: parsed.error, end: close + 1 };
 }
 
-/** The `]` that closes the `[` at `start` (strings respected), or -1. */
+/**
+ * The `]` that closes the `[` at `start` (strings respected), or -1. A closing bracket that skips
+ * an open one (`[{"a": {"b": 1}]`, one `}` short) closes it too, as the JSON repair does (vLLM's
+ * partial-JSON reading recovers such calls); one with no opener to match ends nothing (-1).
+ */
 export function matchSquare(text: string, start: number, end = text.length): number {
-  let depth = 0;
+  const open: number[] = [];
   for (let i = start; i < end; i++) {
-    const c = text[i];
-    if (c === '"') {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
       i++;
-      while (i < end && text[i] !== '"') i += text[i] === '\\' ? 2 : 1;
+      while (i < end && text.charCodeAt(i) !== 0x22) i += text.charCodeAt(i) === 0x5c ? 2 : 1;
       if (i >= end) return -1;
-    } else if (c === '[' || c === '{') {
-      depth++;
-    } else if (c === ']' || c === '}') {
-      depth--;
-      if (depth === 0) return c === ']' ? i : -1;
+    } else if (c === 0x5b || c === 0x7b) {
+      open.push(c);
+    } else if (c === 0x5d || c === 0x7d) {
+      const opener = c === 0x5d ? 0x5b : 0x7b;
+      const at = open.lastIndexOf(opener);
+      if (at < 0) return -1;
+      open.length = at;
+      if (at === 0) return c === 0x5d ? i : -1;
     }
   }
   return -1;

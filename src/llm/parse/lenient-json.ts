@@ -6,7 +6,8 @@
 //   outside strings   full-width ｛ ｝ ［ ］ ： ， and the ideographic space become ASCII;
 //                     “…” and ‘…’ / '…' delimit strings; unquoted keys are quoted;
 //                     True / False / None become true / false / null; trailing commas and
-//                     // or /* */ comments are dropped
+//                     // or /* */ comments are dropped; a closing bracket that skips an open
+//                     one (`{"a": {"b": 1}]`, one `}` short) gets the missing ones before it
 //   inside strings    raw newlines and tabs are escaped; a backslash that starts no JSON escape
 //                     (a regex's \d, a Windows path's \U) is kept as a literal backslash;
 //                     a " inside a string that “ or ' opened is escaped
@@ -121,11 +122,16 @@ function closes(mode: Mode, c: string, text: string, i: number, loose: boolean):
 }
 
 /** Rewrites near-JSON into JSON; the result may still be invalid (JSON.parse decides). */
+const CLOSER_OF: Readonly<Record<string, string>> = { '{': '}', '[': ']' };
+const OPENER_OF: Readonly<Record<string, string>> = { '}': '{', ']': '[' };
+
 export function repairJson(text: string, loose: boolean): string {
   let out = '';
   let mode = Mode.Out;
   let i = 0;
   const n = text.length;
+  /** The brackets open outside strings, innermost last. */
+  const open: string[] = [];
   while (i < n) {
     const c = text[i]!;
     if (mode !== Mode.Out) {
@@ -186,7 +192,17 @@ export function repairJson(text: string, loose: boolean): string {
       i = j;
       continue;
     } else {
-      out += Object.hasOwn(FULL_WIDTH, c) ? FULL_WIDTH[c] : c;
+      const ascii = Object.hasOwn(FULL_WIDTH, c) ? FULL_WIDTH[c]! : c;
+      if (ascii === '{' || ascii === '[') open.push(ascii);
+      else if (ascii === '}' || ascii === ']') {
+        // Closes the innermost bracket it matches; the ones it skips are closed first.
+        const at = open.lastIndexOf(OPENER_OF[ascii]!);
+        if (at >= 0) {
+          while (open.length > at + 1) out += CLOSER_OF[open.pop()!];
+          open.pop();
+        }
+      }
+      out += ascii;
     }
     i++;
   }

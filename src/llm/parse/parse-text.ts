@@ -1,3 +1,4 @@
+import type { ContentSource } from './call-content.js';
 import { toArguments } from './call-shape.js';
 import type { ToolCallFormat } from './format.js';
 import { isPlaceholderName, isSchemaLike } from './not-a-call.js';
@@ -9,7 +10,8 @@ import { problem, type CallSink, type ParseProblem, type PendingCall } from './t
 // to raw text when their own parser failed, or by a prompted text protocol: every registered
 // format is tried (format-registry.ts), and what they found goes into the sink in text order —
 // calls with their arguments read as JSON where a format left them as text, and problems with
-// the format's name and the line and column where the call starts.
+// the format's name and the line and column where the call starts. The read is kept, so the
+// content can be cut from it once the names are checked (call-content.ts).
 
 export interface TextSettings {
   readonly formats: readonly ToolCallFormat[];
@@ -47,7 +49,9 @@ export function addRead(read: FormatsRead, text: string, sink: CallSink): void {
   while (p < read.problems.length) sink.problems.push(toProblem(read.problems[p++]!, text, position));
 }
 
-/** Appends every call and problem in `text` to `sink`. */
-export function parseText(text: string, sink: CallSink, settings: TextSettings): void {
-  addRead(readFormats(text, settings.formats, { partial: false, atMessageStart: true, tools: sink.tools }), text, sink);
+/** Appends every call and problem in `text` to `sink`; returns what the content is cut from once the names are checked. */
+export function parseText(text: string, sink: CallSink, settings: TextSettings): ContentSource {
+  const read = readFormats(text, settings.formats, { partial: false, atMessageStart: true, tools: sink.tools });
+  addRead(read, text, sink);
+  return { text, read };
 }

@@ -21,14 +21,23 @@ export interface FormatsRead {
   /** In text order. */
   readonly calls: readonly ReadCall[];
   readonly problems: readonly ReadProblem[];
-  /** Everything formats read or claimed (calls, problems, claims), for cutting calls out of the content. */
+  /** Everything formats read or claimed (calls, problems, claims, the unfinished rest): where a stream may not settle. */
   readonly spans: readonly Span[];
   /** The claims that are complete (`closed`): a stream may settle past them as past a call. */
   readonly closed: readonly Span[];
+  /** Every claim, with its format: what the content leaves out around the calls (call-content.ts). */
+  readonly claims: readonly ReadClaim[];
   /** While streaming: where the earliest unfinished construct starts. */
   readonly pending: number | undefined;
   /** While streaming: the open claims that name a place to read on from (`resume`), with their format. */
   readonly resumes: readonly Resumable[];
+}
+
+/** A claim as the content needs it: whether it is finished, whether it is layout, whose it is. */
+export interface ReadClaim extends Span {
+  readonly closed: boolean;
+  readonly hide: boolean;
+  readonly format: string;
 }
 
 /** An open claim a stream may settle inside of, at `at`, telling `format` its text starts inside the block. */
@@ -67,6 +76,7 @@ export function readFormats(text: string, formats: readonly ToolCallFormat[], se
   const problems: ReadProblem[] = [];
   const spans: Span[] = [];
   const closed: Span[] = [];
+  const claims: ReadClaim[] = [];
   const resumes: Resumable[] = [];
   // Looked for in the text as it is before any format reads it: hiding a stretch only removes characters.
   const markers = new MarkerChars(visible, formats);
@@ -99,6 +109,7 @@ export function readFormats(text: string, formats: readonly ToolCallFormat[], se
     for (const claim of result.claims ?? []) {
       const span = clamp(claim, text.length);
       spans.push(span);
+      claims.push({ start: span.start, end: span.end, closed: claim.closed === true, hide: claim.hide === true, format: format.name });
       if (claim.closed === true) closed.push(span);
       else if (settings.partial && typeof claim.resume === 'number' && claim.resume > span.start && claim.resume <= span.end) resumes.push({ start: span.start, end: span.end, at: Math.trunc(claim.resume), format: format.name });
     }
@@ -113,5 +124,5 @@ export function readFormats(text: string, formats: readonly ToolCallFormat[], se
   // Most reads find one call or none: nothing to sort then.
   if (calls.length > 1) calls.sort(byStart);
   if (problems.length > 1) problems.sort(byStart);
-  return { calls, problems, spans, closed, pending, resumes };
+  return { calls, problems, spans, closed, claims, pending, resumes };
 }

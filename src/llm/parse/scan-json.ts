@@ -1,8 +1,8 @@
-import type { Claim, Span } from './format.js';
+import { type Claim, type Found, type Span } from './format.js';
 import type { KnownTools } from './known-tools.js';
 import { parseLenientJson } from './lenient-json.js';
 import { matchBracket } from './match-bracket.js';
-import { addJsonCalls, type Found } from './json-calls.js';
+import { addJsonCalls } from './json-calls.js';
 import { echoesTemplate } from './not-a-call.js';
 
 // Calls written as JSON objects in free text, found left to right by bracket matching:
@@ -163,8 +163,12 @@ export function scanJson(st: JsonScan, from: number, end: number, loose: boolean
   }
   // An open fence changes how what follows reads: while streaming, it is seen again, or claimed
   // open with the place past its objects, from which the text is read again as inside a fence.
-  if (st.partial && fenced && depth === 0) {
-    if (readTo > fenceAt && st.claims !== undefined) st.claims.push({ start: fenceAt, end, resume: readTo });
+  // At the end, a fence never closed that held objects (or that a stream read on from inside) is
+  // code to the end of the text: claimed, so the content leaves it out with its calls.
+  if (fenced && depth === 0) {
+    if (!st.partial) {
+      if (st.claims !== undefined && (readTo > fenceAt || (st.inside === true && fenceAt === 0))) st.claims.push({ start: fenceAt, end });
+    } else if (readTo > fenceAt && st.claims !== undefined) st.claims.push({ start: fenceAt, end, resume: readTo });
     else st.pending = Math.min(st.pending ?? fenceAt, fenceAt);
   }
   return out.calls.length + out.problems.length - before;

@@ -35,11 +35,11 @@ export const PROSE_START = /^\s*(?:[^\s[<A-Za-z_]|[A-Za-z_][\w.-]*[^\w.\n-])/;
 /**
  * The tag a `>` closes may end a call or a block of the built-in formats: `</tool_call>`,
  * `</function>`, `</invoke>` (`</ns:invoke>`, `</｜DSML｜invoke>`), `</function_calls>`, `</tool>`,
- * `</args>`, `</TOOLCALL>`, `</think>`…, and the end tokens `<|call|>`, `…end|>`, `<|eom_id|>`,
- * `<｜tool▁call▁end｜>`. A tag inside a call (`</parameter>`, `</arg_value>`, `</tool_name>`) ends
+ * `</args>`, `</TOOLCALL>`, `</think>`, `</response>`…, and the end tokens `<|call|>`, `…end|>`,
+ * `<|eom_id|>`, `<｜tool▁call▁end｜>`, `<end_function_call>`. A tag inside a call (`</parameter>`, `</arg_value>`, `</tool_name>`) ends
  * none: reading at it found the call unfinished, at a cost near that of the read that finds it.
  */
-export const CLOSING_TAG = /^<\/(?:[A-Za-z][\w-]*:|\uff5cDSML\uff5c)?(?:tool_call|function|invoke|function_calls|tool|args|arguments|toolcall|think|thinking)\s*>$|(?:end|call|_id)[|\uff5c]>$/i;
+export const CLOSING_TAG = /^<\/(?:[A-Za-z][\w-]*:|\uff5cDSML\uff5c)?(?:tool_call|function|invoke|function_calls|tool|args|arguments|toolcall|think|thinking|function_call|tools|response|json|xml)\s*>$|(?:end|call|_id)[|\uff5c]>$|^<end_function_call>$/i;
 /**
  * Closing tags, end tokens and spaces (`\n</tool_call>`, `<|call|>`), then at most words with no
  * marker character, brace, bracket or parenthesis: no call opens in it, so reading it finds

@@ -22,12 +22,12 @@ import type { ParseResult, ToolCall } from './types.js';
 // once a read leaves nothing unfinished), a closing character reads nothing, and prose is settled
 // without being read or copied. end() reads the unsettled rest as a finished text and
 // returns every call (those already handed over, with the same ids) and every problem, in text
-// order — what parseToolCalls would return for the whole text.
+// order, and the content — what parseToolCalls would return for the whole text.
 
 export interface ToolCallStream {
   /** Appends model text; returns the calls it completed (each call is returned once, by one push), read-only. */
   push(delta: string): readonly ToolCall[];
-  /** The stream is over: every call (those push returned included, same ids) and every problem. */
+  /** The stream is over: every call (those push returned included, same ids), every problem, and the content (the text with the calls taken out). */
   end(): ParseResult;
 }
 
@@ -185,8 +185,10 @@ class Stream implements ToolCallStream {
     // problem: no marker, no call-like JSON, no object left open.
     if (!this.ended && !(this.quiet() && this.stillQuiet() && this.braces.openAt < 0)) this.read(true);
     this.ended = true;
-    // Only a problem needs the whole text (for its line and column).
-    return this.found.result(() => this.settled.map((p) => (p.length === p.text.length ? p.text : p.text.slice(0, p.length))).join('') + this.region);
+    // One join, the unsettled rest with it: a flat text to cut the content from, copied once.
+    const pieces = this.settled.map((p) => (p.length === p.text.length ? p.text : p.text.slice(0, p.length)));
+    pieces.push(this.region);
+    return this.found.result(pieces.join(''));
   }
 
   private read(final: boolean): ToolCall[] {

@@ -7,13 +7,38 @@ import { readPythonLiteral } from './python-literal.js';
 // `<parameter=days>3</parameter>`. Which type was meant is in the tool's parameter schema, so when
 // the tools are known the text is read as that type, as vLLM's parsers do: integer and number
 // parameters as numbers, booleans as true/false, null where the schema allows it, objects and
-// arrays as JSON (or a Python literal: models trained on Python write `{'a': 1}` and `True`).
+// arrays as JSON (or JSON escaped once more, or a Python literal: models trained on Python write
+// `{'a': 1}` and `True`).
 // Text that does not read as the schema's type stays text, so the tool's own validation names
 // the parameter and the type it expected. Without a schema a value stays the text the model wrote.
 
 type Kind = 'string' | 'integer' | 'number' | 'boolean' | 'null' | 'object' | 'array';
 
 const KINDS = new Set<string>(['string', 'integer', 'number', 'boolean', 'null', 'object', 'array']);
+
+/**
+ * Type names that tool definitions carry instead of JSON Schema's, written by hand or converted
+ * from other languages (`float`, `int`, `bool`, `dict`…): the JSON type each stands for, as
+ * vLLM's and SGLang's XML parsers read them. Case and spaces do not matter.
+ */
+const ALIASES: readonly (readonly [RegExp, Kind])[] = [
+  [/^(?:str|text|varchar|char|enum)$/, 'string'],
+  [/^(?:u?int(?:eger)?\d*|long|short|unsigned(?: \w+)?)$/, 'integer'],
+  [/^(?:num|float\d*|double|decimal|real)$/, 'number'],
+  [/^(?:bool)$/, 'boolean'],
+  [/^(?:dict|dictionary|map|obj)$/, 'object'],
+  [/^(?:arr|list|tuple)$/, 'array'],
+  [/^(?:none|nil)$/, 'null'],
+];
+
+/** The JSON type a schema's type name stands for, or undefined for a name that means none. */
+function kindOf(name: string): Kind | undefined {
+  if (KINDS.has(name)) return name as Kind;
+  const t = name.trim().toLowerCase();
+  if (KINDS.has(t)) return t as Kind;
+  for (const [re, kind] of ALIASES) if (re.test(t)) return kind;
+  return undefined;
+}
 const INTEGER = /^[-+]?\d+$/;
 const NUMBER = /^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$/;
 
@@ -21,7 +46,10 @@ const NUMBER = /^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$/;
 function kindsOf(schema: unknown, out: Set<Kind> = new Set(), depth = 0): Set<Kind> {
   if (!isRecord(schema) || depth > 4) return out;
   const type = schema.type;
-  for (const t of Array.isArray(type) ? type : [type]) if (typeof t === 'string' && KINDS.has(t)) out.add(t as Kind);
+  for (const t of Array.isArray(type) ? type : [type]) {
+    const kind = typeof t === 'string' ? kindOf(t) : undefined;
+    if (kind !== undefined) out.add(kind);
+  }
   for (const key of ['anyOf', 'oneOf', 'allOf'] as const) {
     const branches = schema[key];
     if (Array.isArray(branches)) for (const b of branches) kindsOf(b, out, depth + 1);
@@ -36,8 +64,24 @@ function structured(text: string, kind: 'object' | 'array'): { value: unknown } 
   const json = parseLenientJson(text);
   const fits = (v: unknown): boolean => (kind === 'array' ? Array.isArray(v) : isRecord(v));
   if (json.ok && fits(json.value)) return { value: json.value };
+  // JSON escaped once more, as inside a JSON string (`[{\"id\": \"1\"}]`, seen from GLM-4.6).
+  const unescaped = text.includes('\\"') ? unescapeOnce(text) : undefined;
+  if (unescaped !== undefined) {
+    const again = parseLenientJson(unescaped);
+    if (again.ok && fits(again.value)) return { value: again.value };
+  }
   const literal = readPythonLiteral(text);
   return literal !== undefined && fits(literal.value) ? literal : undefined;
+}
+
+/** `text` read as the inside of a JSON string (its escapes undone), or undefined when it is not one. */
+function unescapeOnce(text: string): string | undefined {
+  try {
+    const value: unknown = JSON.parse(`"${text.replace(/\r?\n/g, '\\n')}"`);
+    return typeof value === 'string' ? value : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** `text` read as a value of `schema`'s type; the text itself when the schema is silent or the text does not fit. */

@@ -43,6 +43,13 @@ export interface ParseProblem {
 export interface ParseResult {
   readonly calls: ToolCall[];
   readonly problems: ParseProblem[];
+  /**
+   * The text beside the calls, as inference servers return `content` beside `tool_calls`: the
+   * model's text with the calls taken out (and what wraps them: tags, sections, fences), trimmed,
+   * null when nothing else was said. A text with no call taken out is returned as it is; text that
+   * could not be read as a call stays. For a message with structured calls, its text as it is.
+   */
+  readonly content: string | null;
 }
 
 /** A call before ids are assigned and names are checked. */

@@ -1,7 +1,6 @@
-import type { FormatContext, FormatResult, ToolCallFormat } from '../format.js';
-import { formatResult, newFound } from '../json-calls.js';
+import { type FormatContext, formatResult, type FormatResult, newFound, type ToolCallFormat } from '../format.js';
 import { Seeker } from './special-tokens.js';
-import { tagValue, widen, wrapper } from './xml-tags.js';
+import { tagValue, waitsForClose, widen, wrapper } from './xml-tags.js';
 import { defineOwn } from '../../../common/define-own.js';
 
 // Anthropic's legacy prompt-based tool use (Claude 2.1 / Claude 3 before the tools API), still
@@ -40,7 +39,9 @@ function parse(text: string, context: FormatContext): FormatResult {
       break;
     }
     const bodyEnd = close?.at ?? next?.at ?? text.length;
-    const span = widen(text, { start: m.at, end: close?.end ?? bodyEnd }, WRAP);
+    const own = { start: m.at, end: close?.end ?? bodyEnd };
+    const span = widen(text, own, WRAP);
+    if (context.partial && waitsForClose(text, own, WRAP)) pending = Math.min(pending ?? span.start, span.start);
     const body = text.slice(bodyStart, bodyEnd);
     const name = TOOL_NAME.exec(body)?.[1]?.trim();
     if (name === undefined || name === '') {

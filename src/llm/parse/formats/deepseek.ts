@@ -1,6 +1,6 @@
-import type { Claim, FormatContext, FormatResult, Span, ToolCallFormat } from '../format.js';
-import { asArguments, formatResult, newFound, readJsonValue } from '../json-calls.js';
-import { resumable, Seeker } from './special-tokens.js';
+import { type Claim, type FormatContext, formatResult, type FormatResult, newFound, type Span, type ToolCallFormat } from '../format.js';
+import { asArguments, readJsonValue } from '../json-calls.js';
+import { resumable, searchText, Seeker } from './special-tokens.js';
 
 // DeepSeek V3, R1 and V3.1. Calls sit between special tokens (full-width bars, `▁` for spaces):
 //
@@ -11,14 +11,19 @@ import { resumable, Seeker } from './special-tokens.js';
 //   V3.1:     <｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>{"city": "Paris"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>
 //
 // Which one it is shows after the separator: JSON right away (V3.1), or a name line and a fenced
-// block (V3). Some detokenizers print the bars as ASCII `|`; both are read.
+// block (V3). Some detokenizers print the bars as ASCII `|`; both are read. R1 distills are seen
+// opening a call with <｜tool▁calls｜> alone; that is read too.
 // Source: deepseek-ai/DeepSeek-V3 and DeepSeek-V3.1 `tokenizer_config.json` chat templates;
 // vLLM `deepseekv3_tool_parser.py`, `deepseekv31_tool_parser.py`.
 
 const token = (word: string): RegExp => new RegExp(`<[\\uff5c|]${word.replace(/ /g, '\u2581')}[\\uff5c|]>`, 'g');
 const CALLS_BEGIN = token('tool calls begin');
+const R1_CALLS = new RegExp(token('tool calls').source);
+/** A section opens where its calls begin, or at R1's <｜tool▁calls｜>. */
+const SECTION_BEGIN = token('tool calls(?:\u2581begin)?');
 const CALLS_END = token('tool calls end');
-const CALL_BEGIN = token('tool call begin');
+/** A call opens with <｜tool▁call▁begin｜>, or with <｜tool▁calls｜> where R1 models leave out the rest (as llama.cpp reads them). */
+const CALL_BEGIN = token('tool call(?:s|\u2581begin)');
 const CALL_END = token('tool call end');
 const SEP = token('tool sep');
 
@@ -60,7 +65,7 @@ function parse(text: string, context: FormatContext): FormatResult {
     else if (!v31 && text.slice(argsFrom, limit).replace(/```\w*/g, '').trim() === '') found.calls.push({ start: span.start, end: span.end, name, arguments: {} });
     else found.problems.push({ start: span.start, end: span.end, name, code: 'INVALID_ARGUMENTS', message: `DeepSeek call to '${name}': the arguments are not valid JSON: ${value.ok === false ? value.error : 'unterminated'}` });
   }
-  const sections = new Seeker(text, CALLS_BEGIN);
+  const sections = new Seeker(text, SECTION_BEGIN);
   // Told the text starts inside a section (a stream read on from past its calls), the first one opens at 0.
   for (let open = context.inside === true ? { at: 0, end: 0 } : sections.find(0); open !== undefined; open = sections.find(open.end)) {
     const shut = callsEnd.find(open.end);
@@ -74,6 +79,12 @@ export const deepseek: ToolCallFormat = {
   name: 'deepseek',
   models: 'DeepSeek V3, R1, V3.1',
   markers: '\u2581',
-  detect: (text) => text.indexOf('\u2581call\u2581begin'),
+  // `▁call▁begin` or `▁calls▁begin`: a stream must not settle past a section's opening token before its first call comes.
+  detect: (text) => {
+    const call = text.indexOf('\u2581call\u2581begin');
+    if (call >= 0) return call;
+    const section = text.indexOf('\u2581calls\u2581begin');
+    return section >= 0 ? section : searchText(text, R1_CALLS);
+  },
   parse,
 };

@@ -1,5 +1,4 @@
-import type { FormatContext, FormatResult, ToolCallFormat } from '../format.js';
-import { formatResult, newFound } from '../json-calls.js';
+import { type FormatContext, formatResult, type FormatResult, newFound, type ToolCallFormat } from '../format.js';
 import { Seeker } from './special-tokens.js';
 import { tagValue } from './xml-tags.js';
 import { defineOwn } from '../../../common/define-own.js';
@@ -11,14 +10,16 @@ import { defineOwn } from '../../../common/define-own.js';
 //   <arg_value>Beijing</arg_value>
 //   </tool_call>
 //
-// (4.7 drops the newlines.) The template writes non-string values as JSON; with the tools known
-// they are typed by the parameter's schema. A <tool_call> whose content starts with JSON or a tag
-// belongs to Hermes or Qwen3-Coder and is left to them.
+// (4.7 drops the newlines; 4.6 is seen writing them out as `\n`.) The template writes non-string
+// values as JSON; with the tools known they are typed by the parameter's schema. A call must end
+// with its </tool_call>: one cut off is a problem, not a call. A <tool_call> whose content starts
+// with JSON or a tag belongs to Hermes or Qwen3-Coder and is left to them.
 // Source: zai-org/GLM-4.5 `chat_template.jinja`; vLLM `glm4_moe_tool_parser.py`.
 
 const KEY = /<arg_key>([\s\S]*?)<\/arg_key>/g;
-const VALUE = /^\s*<arg_value>([\s\S]*?)<\/arg_value>/;
-const NAME = /^\s*([A-Za-z_][\w.-]*)\s*(?=<arg_key>|$)/;
+/** Between the tags: spaces, or a newline written out as `\n` (GLM-4.6 does, after the name and between tags). */
+const VALUE = /^(?:\s|\\n)*<arg_value>([\s\S]*?)<\/arg_value>/;
+const NAME = /^\s*([A-Za-z_][\w.-]*)(?:\s|\\n)*(?=<arg_key>|$)/;
 
 function parse(text: string, context: FormatContext): FormatResult {
   const found = newFound();
@@ -46,6 +47,11 @@ function parse(text: string, context: FormatContext): FormatResult {
       break;
     }
     const span = { start: m.at, end: close?.end ?? bodyEnd };
+    if (!closed) {
+      // Cut off before its </tool_call>: no call (vLLM and SGLang leave such a text as content), but a problem saying so.
+      found.problems.push({ start: span.start, end: span.end, name, message: `GLM call to '${name}' has no </tool_call>: the text ends (or the next call starts) before it` });
+      continue;
+    }
     const args: Record<string, unknown> = {};
     let broken: string | undefined;
     KEY.lastIndex = bodyStart;

@@ -1,5 +1,5 @@
-import type { FormatContext, FormatResult, Span, ToolCallFormat } from '../format.js';
-import { asArguments, formatResult, newFound, readJsonValue } from '../json-calls.js';
+import { type FormatContext, formatResult, type FormatResult, newFound, type Span, type ToolCallFormat } from '../format.js';
+import { asArguments, readJsonValue } from '../json-calls.js';
 import { blockSpans, firstFound, resumable, Seeker } from './special-tokens.js';
 
 // Kimi-K2 (Moonshot). Calls sit in a section, each with an id that carries the name:
@@ -7,7 +7,8 @@ import { blockSpans, firstFound, resumable, Seeker } from './special-tokens.js';
 //   <|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{"city": "Beijing"}<|tool_call_end|><|tool_calls_section_end|>
 //
 // The id (`functions.get_weather:0`) is kept as the call's id, as Kimi's template expects it back;
-// the name is the part between the namespace and the index.
+// the name is the part between the namespace and the index. An id without its `:INDEX`
+// (`functions.get_weather.0`) is no call, as vLLM and SGLang read it, but a problem naming it.
 // Source: moonshotai/Kimi-K2-Instruct `chat_template.jinja`; vLLM `kimi_k2_tool_parser.py`.
 
 const SECTION_BEGIN = '<|tool_calls_section_begin|>';
@@ -15,6 +16,8 @@ const SECTION_END = '<|tool_calls_section_end|>';
 const CALL_BEGIN = '<|tool_call_begin|>';
 const ARGS_BEGIN = '<|tool_call_argument_begin|>';
 const CALL_END = '<|tool_call_end|>';
+/** `functions.NAME:INDEX` (the namespace may be left out, or be another one); the name is the last dotted part. */
+const ID = /^(?:[^:\s]*\.)?([^.:\s]+):\d+$/;
 
 function parse(text: string, context: FormatContext): FormatResult {
   const found = newFound();
@@ -34,11 +37,15 @@ function parse(text: string, context: FormatContext): FormatResult {
     const span: Span = { start: at, end: ended ? stop.end : limit };
     const args = argsBegins.find(b.end, limit);
     const id = text.slice(b.end, args?.at ?? limit).trim();
-    const name = id.split(':')[0]!.split('.').pop()!.trim();
-    if (name === '') {
-      found.problems.push({ start: span.start, end: span.end, message: 'Kimi-K2 tool call without a function id (expected functions.NAME:INDEX)' });
+    const written = ID.exec(id);
+    if (written === null) {
+      // `functions.get_weather.0`: no call (as vLLM and SGLang read it), but never silent about it.
+      const guess = /^(?:functions\.)?([A-Za-z_][\w-]*)/.exec(id)?.[1];
+      const message = id === '' ? 'Kimi-K2 tool call without a function id (expected functions.NAME:INDEX)' : `Kimi-K2 tool call id '${id}' has no ':INDEX' after the name (expected functions.NAME:INDEX)`;
+      found.problems.push(guess === undefined ? { start: span.start, end: span.end, message } : { start: span.start, end: span.end, message, name: guess });
       continue;
     }
+    const name = written[1]!;
     if (args === undefined) {
       found.problems.push({ start: span.start, end: span.end, message: `Kimi-K2 call to '${name}': no <|tool_call_argument_begin|> before the call ends`, name, id, code: 'INVALID_ARGUMENTS' });
       continue;
@@ -55,6 +62,10 @@ export const kimiK2: ToolCallFormat = {
   name: 'kimi-k2',
   models: 'Kimi-K2 (Moonshot)',
   markers: '<',
-  detect: (text) => text.indexOf(CALL_BEGIN),
+  // The section's opening token too: a stream must not settle past it before the first call comes.
+  detect: (text) => {
+    const call = text.indexOf(CALL_BEGIN);
+    return call >= 0 ? call : text.indexOf(SECTION_BEGIN);
+  },
   parse,
 };

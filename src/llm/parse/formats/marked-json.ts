@@ -1,6 +1,7 @@
-import type { FormatContext, FormatResult, ToolCallFormat } from '../format.js';
-import { addJsonCalls, formatResult, newFound, readJsonValue } from '../json-calls.js';
+import { type Claim, type FormatContext, formatResult, type FormatResult, newFound, type ToolCallFormat } from '../format.js';
+import { addJsonCalls, readJsonValue } from '../json-calls.js';
 import { Seeker } from './special-tokens.js';
+import { tagMayFollow } from './xml-tags.js';
 
 // Formats that are "a marker, then JSON calls" — the same reading, different tokens. Each is a
 // row: the marker, the token that may close the block, and where the layout is documented.
@@ -16,6 +17,8 @@ interface MarkedJson {
   readonly close: readonly string[];
   /** What else may follow the marker without being this format's (Llama 3.1's python_tag also leads Python calls). */
   readonly notMine?: RegExp;
+  /** Tokens of the format's layout around its text (Command R's <|START_RESPONSE|>): taken out of the content. */
+  readonly layout?: readonly string[];
 }
 
 function markedJson(spec: MarkedJson): ToolCallFormat {
@@ -36,6 +39,7 @@ function markedJson(spec: MarkedJson): ToolCallFormat {
         continue;
       }
       let first = true;
+      let from = at;
       for (;;) {
         const value = readJsonValue(text, pos, context.partial && limit === text.length, limit);
         if (value.ok === 'open') {
@@ -43,21 +47,35 @@ function markedJson(spec: MarkedJson): ToolCallFormat {
           break;
         }
         const closing = new RegExp(`^\\s*(?:${spec.close.map((c) => c.replace(/[|[\]]/g, '\\$&')).join('|') || '(?!)'})`).exec(text.slice(value.end, value.end + 32));
-        const span = { start: first ? at : pos, end: value.end + (closing?.[0].length ?? 0) };
+        // A value after the first takes the separator before it (the content leaves out neither).
+        const span = { start: first ? at : from, end: value.end + (closing?.[0].length ?? 0) };
         if (!value.ok) found.problems.push({ start: span.start, end: span.end, message: `the JSON after ${spec.open} is not valid: ${value.error}` });
         else if (addJsonCalls(value.value, true, span, context.tools, found) === 0) found.problems.push({ start: span.start, end: span.end, message: `the JSON after ${spec.open} holds no call (expected {"name": …, "arguments": {…}})` });
         first = false;
-        // Several calls are separated by `;` (Llama 3.1) or `,`; while streaming, one may still come.
+        // Several calls are separated by `;` (Llama 3.1) or `,`; while streaming, one may still come, or the closing token.
         const after = text.slice(value.end, value.end + 16);
         const more = /^\s*[;,]\s*(?=[[{])/.exec(after);
-        if (context.partial && closing === null && value.ok && /^\s*[;,]?\s*$/.test(after) && value.end + 16 > text.length) pending = Math.min(pending ?? at, at);
+        if (context.partial && closing === null && value.ok && (/^\s*[;,]?\s*$/.test(after) ? value.end + 16 > text.length : tagMayFollow(text, value.end))) pending = Math.min(pending ?? at, at);
         if (closing !== null || more === null || !value.ok) break;
+        from = value.end;
         pos = value.end + more[0].length;
       }
     }
-    return formatResult(found.calls, found.problems, pending);
+    if (spec.layout === undefined) return formatResult(found.calls, found.problems, pending);
+    const claims: Claim[] = [];
+    for (const token of spec.layout) for (let at = text.indexOf(token); at >= 0; at = text.indexOf(token, at + token.length)) claims.push({ start: at, end: at + token.length, closed: true, hide: true });
+    return formatResult(found.calls, found.problems, pending, claims);
   };
-  return { name: spec.name, models: spec.models, markers: spec.open.includes('<') ? '<' : '[', detect: (text) => text.indexOf(spec.open), parse };
+  const tokens = [spec.open, ...(spec.layout ?? [])];
+  const detect = (text: string): number => {
+    let first = -1;
+    for (const token of tokens) {
+      const at = text.indexOf(token);
+      if (at >= 0 && (first < 0 || at < first)) first = at;
+    }
+    return first;
+  };
+  return { name: spec.name, models: spec.models, markers: spec.open.includes('<') ? '<' : '[', detect, parse };
 }
 
 /** Llama 3.1 / 3.2 / 3.3 JSON after <|python_tag|>: `<|python_tag|>{"name": "get_weather", "parameters": {"city": "Paris"}}`. Source: Meta, "Llama 3.1 prompt format" (JSON based tool calling); vLLM `llama_tool_parser.py`. */
@@ -69,8 +87,8 @@ export const granite = markedJson({ name: 'granite', models: 'IBM Granite 3.x', 
 /** `<TOOLCALL>[{"name": …, "arguments": {…}}]</TOOLCALL>`. Source: nvidia/Llama-3.3-Nemotron-Super-49B-v1 chat template; llama.cpp `common/chat.cpp` (Nemotron). */
 export const nemotron = markedJson({ name: 'nemotron', models: 'NVIDIA Nemotron (Llama-Nemotron)', open: '<TOOLCALL>', close: ['</TOOLCALL>'] });
 
-/** `<|START_ACTION|>[{"tool_call_id": "0", "tool_name": …, "parameters": {…}}]<|END_ACTION|>`. Source: CohereForAI/c4ai-command-r7b-12-2024 chat template; llama.cpp `common/chat.cpp` (Command R7B). */
-export const commandR = markedJson({ name: 'command-r', models: 'Cohere Command R7B / A', open: '<|START_ACTION|>', close: ['<|END_ACTION|>'] });
+/** `<|START_ACTION|>[{"tool_call_id": "0", "tool_name": …, "parameters": {…}}]<|END_ACTION|>`; text between <|START_RESPONSE|> and <|END_RESPONSE|>, the tags layout. Source: CohereForAI/c4ai-command-r7b-12-2024 chat template; llama.cpp `common/chat.cpp` (Command R7B). */
+export const commandR = markedJson({ name: 'command-r', models: 'Cohere Command R7B / A', open: '<|START_ACTION|>', close: ['<|END_ACTION|>'], layout: ['<|START_RESPONSE|>', '<|END_RESPONSE|>'] });
 
 /** `<|action_start|><|plugin|>\n{"name": …, "parameters": {…}}<|action_end|>`. Source: internlm/internlm2_5-7b-chat chat template; vLLM `internlm2_tool_parser.py`. */
 export const internlm = markedJson({ name: 'internlm', models: 'InternLM 2 / 2.5', open: '<|action_start|><|plugin|>', close: ['<|action_end|>'] });

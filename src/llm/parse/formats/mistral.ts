@@ -1,5 +1,5 @@
-import type { FormatContext, FormatResult, ToolCallFormat } from '../format.js';
-import { addJsonCalls, asArguments, formatResult, foundCall, newFound, readJsonValue } from '../json-calls.js';
+import { type FormatContext, formatResult, type FormatResult, foundCall, newFound, type ToolCallFormat } from '../format.js';
+import { addJsonCalls, asArguments, readJsonValue } from '../json-calls.js';
 
 // Mistral. Every version starts its calls with the [TOOL_CALLS] token; what follows changed:
 //

@@ -1,8 +1,7 @@
-import { formatResult } from '../json-calls.js';
-import type { Claim, FormatContext, FormatResult, FoundCall, FoundProblem, Span, ToolCallFormat } from '../format.js';
+import { type Claim, type FormatContext, formatResult, type FormatResult, type Found, type FoundCall, type FoundProblem, newFound, type Span, type ToolCallFormat } from '../format.js';
 import { isPlaceholderName } from '../not-a-call.js';
 import { PyReader, PySyntaxError, type PyCall } from '../python-literal.js';
-import { firstFound, Seeker } from './special-tokens.js';
+import { findMatch, firstFound, searchText, Seeker } from './special-tokens.js';
 
 // Calls written as Python, read with the literal grammar of python-literal.ts (never evaluated):
 //
@@ -11,10 +10,12 @@ import { firstFound, Seeker } from './special-tokens.js';
 //   Gemma tool_code blocks:              ```tool_code\nprint(default_api.get_weather(city="Paris"))\n```
 //   Llama 3.1 built-in tools:            <|python_tag|>brave_search.call(query="weather in Paris")
 //
-// A list without a marker counts only at the start of a message (the templates ask for "no other
-// text"): in the middle of prose `[note(1)]` is text. `print(…)`, `default_api.` / `functions.`
-// and the built-ins' `.call` are layout, not part of the name. Positional arguments have no name
-// to bind to, so they are a problem (vLLM's parser refuses them too).
+// A list without a marker counts at the start of a message (the templates ask for "no other
+// text"); in the middle of prose `[note(1)]` is text, unless the tools are known and every name in
+// the list is one of them (as SGLang reads a list anywhere, dropping names it was not offered).
+// `print(…)`, `default_api.` / `functions.` and the built-ins' `.call` are layout, not part of
+// the name. Positional arguments have no name to bind to, so they are a problem (vLLM's parser
+// refuses them too).
 // Source: meta-llama/Llama-3.2-1B-Instruct and Llama-4-Scout `chat_template.jinja`, Meta "Llama
 // 3.1 prompt format" (built-in tools); Google, "Function calling with Gemma"; vLLM
 // `pythonic_tool_parser.py`, `llama4_pythonic_tool_parser.py`.
@@ -29,12 +30,44 @@ const MARKERS: readonly { readonly open: string; readonly close: readonly string
 ];
 const CALL_START = /^\s*(?:\[\s*)?[A-Za-z_][\w.-]*\s*\(/;
 
+/** A list of calls anywhere in the text: `[`, a name, `(`. */
+const A_LIST = /\[\s*[A-Za-z_][\w.-]*\s*\(/;
+
 interface Block extends Span {
   /** Where the calls start and end inside the block. */
   readonly from: number;
   readonly to: number;
-  /** The block's closing token has arrived (a bare list has none: it ends at its `]`). */
+  /** The block's closing token has arrived (a bare list: its `]`). */
   readonly closed: boolean;
+  /** A list in the middle of a message: calls only when every name in it is an offered tool. */
+  readonly offeredOnly?: boolean;
+}
+
+/**
+ * Just past the `]` that closes the list opening at `start`, or -1 when the text ends first.
+ * Brackets inside Python strings (either quote, tripled or not, with backslash escapes) do not count.
+ */
+function listEnd(text: string, start: number): number {
+  let depth = 0;
+  for (let i = start; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22 || c === 0x27) {
+      const quote = text[i]!;
+      const triple = text.startsWith(quote.repeat(3), i);
+      const close = triple ? quote.repeat(3) : quote;
+      let j = i + close.length;
+      while (j < text.length && !text.startsWith(close, j)) j += text.charCodeAt(j) === 0x5c ? 2 : 1;
+      if (j >= text.length) return -1;
+      i = j + close.length - 1;
+    } else if (c === 0x5b || c === 0x28 || c === 0x7b) {
+      depth++;
+    } else if (c === 0x5d || c === 0x29 || c === 0x7d) {
+      depth--;
+      if (depth === 0) return c === 0x5d ? i + 1 : -1;
+      if (depth < 0) return -1;
+    }
+  }
+  return -1;
 }
 
 function blocks(text: string, context: FormatContext): { blocks: Block[]; pending?: number } {
@@ -43,7 +76,9 @@ function blocks(text: string, context: FormatContext): { blocks: Block[]; pendin
   if (context.atMessageStart) {
     if (BARE_LIST.test(text)) {
       const start = text.search(/\[/);
-      out.push({ start, end: text.length, from: start, to: text.length, closed: false });
+      // A list ends at its `]`: read (and handed over by a stream) as soon as it is there.
+      const end = listEnd(text, start);
+      out.push(end < 0 ? { start, end: text.length, from: start, to: text.length, closed: false } : { start, end, from: start, to: end, closed: true });
     } else if (context.partial && LIST_PREFIX.test(text)) {
       pending = 0;
     }
@@ -67,6 +102,24 @@ function blocks(text: string, context: FormatContext): { blocks: Block[]; pendin
       out.push({ start: at, end: end?.end ?? to, from, to, closed: end !== undefined });
     }
   }
+  // With the tools known, a list anywhere is read, and counts when every name in it is an offered tool.
+  if (context.tools !== undefined && text.includes('[')) {
+    const taken = out.slice();
+    let next = 0;
+    for (let m = findMatch(text, A_LIST); m !== null; m = findMatch(text, A_LIST, next)) {
+      next = m.index + m[0].length;
+      const at = m.index;
+      if (taken.some((b) => at >= b.start && at < b.end)) continue;
+      const end = listEnd(text, at);
+      if (end < 0) {
+        // While streaming, a list still arriving; at the end, text.
+        if (context.partial) pending = Math.min(pending ?? at, at);
+        break;
+      }
+      out.push({ start: at, end, from: at, to: end, closed: true, offeredOnly: true });
+      next = end;
+    }
+  }
   return pending === undefined ? { blocks: out } : { blocks: out, pending };
 }
 
@@ -87,7 +140,7 @@ function toFound(call: PyCall): FoundCall | FoundProblem {
  * The calls of one block: a list, or calls one after another (lines, `;`), each possibly inside
  * print(…). Returns where reading stopped, or undefined when a streamed block is not complete yet.
  */
-function readBlock(text: string, block: Block, context: FormatContext, out: { calls: FoundCall[]; problems: FoundProblem[] }): number | undefined {
+function readBlock(text: string, block: Block, context: FormatContext, out: Found): number | undefined {
   const reader = new PyReader(text, block.from, block.to);
   let current = block.from;
   try {
@@ -151,12 +204,30 @@ function mayEndInCall(text: string, block: Block): boolean {
   return c === 0x29 || c === 0x5d;
 }
 
+/**
+ * A list in the middle of a message: its calls when every name in it is an offered tool (its
+ * problems too, a positional argument say), else nothing — a list of other names is text.
+ */
+function readOffered(text: string, block: Block, context: FormatContext, out: Found, claims: Claim[]): void {
+  const own = newFound();
+  readBlock(text, block, context, own);
+  const names = [...own.calls.map((c) => c.name), ...own.problems.map((p) => p.name)];
+  if (names.length === 0 || !names.every((name) => name !== undefined && context.tools?.has(name) === true)) return;
+  out.calls.push(...own.calls);
+  out.problems.push(...own.problems);
+  claims.push({ start: block.start, end: block.end, closed: true });
+}
+
 function parse(text: string, context: FormatContext): FormatResult {
   const found = blocks(text, context);
-  const out = { calls: [] as FoundCall[], problems: [] as FoundProblem[] };
+  const out = newFound();
   let pending = found.pending;
   const claims: Claim[] = [];
   for (const block of found.blocks) {
+    if (block.offeredOnly === true) {
+      readOffered(text, block, context, out, claims);
+      continue;
+    }
     const calls = out.calls.length;
     const stop = context.partial && !block.closed && !mayEndInCall(text, block) ? undefined : readBlock(text, block, context, out);
     if (stop === undefined || (context.partial && !block.closed && out.calls.length === calls)) {
@@ -183,7 +254,9 @@ export const pythonic: ToolCallFormat = {
     // A list at the start of the message (or, while streaming, a start that may become one).
     let i = 0;
     while (i < text.length && i < 256 && text.charCodeAt(i) <= 32) i++;
-    return i >= text.length || text[i] === '[' ? i : -1;
+    if (i >= text.length || text[i] === '[') return i;
+    // A list anywhere (read only when the tools are known).
+    return text.indexOf('[', i) < 0 ? -1 : searchText(text, A_LIST, i);
   },
   parse,
 };

@@ -1,7 +1,6 @@
-import type { FormatContext, FormatResult, ToolCallFormat } from '../format.js';
-import { formatResult, newFound } from '../json-calls.js';
+import { type FormatContext, formatResult, type FormatResult, newFound, type ToolCallFormat } from '../format.js';
 import { Seeker } from './special-tokens.js';
-import { tagValue, widen, wrapper } from './xml-tags.js';
+import { waitsForClose, widen, wrapper } from './xml-tags.js';
 import { defineOwn } from '../../../common/define-own.js';
 
 // Qwen3-Coder (and Qwen3.5 / Qwen3-Next in coder mode): XML with the names inside the tags.
@@ -17,7 +16,9 @@ import { defineOwn } from '../../../common/define-own.js';
 //   </function>
 //   </tool_call>
 //
-// Values are text; with the tools known they are typed by the parameter's schema (`3` → 3).
+// Values are text, less the spaces and newlines around them (the template writes each on a line of
+// its own; vLLM, SGLang and llama.cpp strip them too); with the tools known they are typed by the
+// parameter's schema (`3` → 3).
 // A missing </parameter> ends at the next tag, a missing <tool_call> wrapper is tolerated, as
 // vLLM's parser does. `<function=NAME>` followed by JSON is Functionary v3.1, read by its own format.
 // Source: Qwen/Qwen3-Coder-30B-A3B-Instruct `chat_template.jinja`; vLLM `qwen3coder_tool_parser.py`.
@@ -44,7 +45,9 @@ function parse(text: string, context: FormatContext): FormatResult {
       break;
     }
     const bodyEnd = close?.at ?? next?.at ?? text.length;
-    const span = widen(text, { start: m.at, end: close?.end ?? bodyEnd }, WRAP);
+    const own = { start: m.at, end: close?.end ?? bodyEnd };
+    const span = widen(text, own, WRAP);
+    if (context.partial && waitsForClose(text, own, WRAP)) pending = Math.min(pending ?? span.start, span.start);
     if (name === '') {
       found.problems.push({ start: span.start, end: span.end, message: 'Qwen3-Coder <function=…> without a function name' });
       continue;
@@ -55,7 +58,7 @@ function parse(text: string, context: FormatContext): FormatResult {
       const nextParam = parameters.find(p.end, bodyEnd);
       const end = parameterEnds.find(p.end, nextParam?.at ?? bodyEnd);
       const key = p.match![1]!.trim();
-      defineOwn(args, key, context.value(name, key, tagValue(text.slice(p.end, end?.at ?? nextParam?.at ?? bodyEnd))));
+      defineOwn(args, key, context.value(name, key, text.slice(p.end, end?.at ?? nextParam?.at ?? bodyEnd).trim()));
       count++;
       p = nextParam;
     }

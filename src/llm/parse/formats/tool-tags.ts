@@ -1,6 +1,6 @@
-import type { FormatContext, FormatResult, ToolCallFormat } from '../format.js';
-import { formatResult, newFound } from '../json-calls.js';
+import { type FormatContext, formatResult, type FormatResult, newFound, type ToolCallFormat } from '../format.js';
 import { matchBracket } from '../match-bracket.js';
+import { tagMayFollow } from './xml-tags.js';
 
 // A text protocol many prompts teach (SPEC §4): the name in one tag, JSON arguments in the next.
 //
@@ -61,6 +61,8 @@ function parse(text: string, context: FormatContext): FormatResult {
       break;
     }
     const span = { start: at, end: after.end };
+    // The object came, its </args> may still be on the way: read again once it has come.
+    if (context.partial && after.unclosed === true && tagMayFollow(text, after.end)) pending = Math.min(pending ?? at, at);
     if (after.args === undefined) found.calls.push({ start: span.start, end: span.end, name, arguments: {} });
     else found.calls.push({ start: span.start, end: span.end, name, arguments: after.args });
     OPEN.lastIndex = after.end;
@@ -75,7 +77,7 @@ function isArgsTagPrefix(rest: string): boolean {
 }
 
 /** The arguments after `</tool>`: an args tag, a bare object, or none. */
-function readArgs(text: string, from: number, close: (tag: string, from: number) => { at: number; after: number } | undefined): { args: string | undefined; end: number } | 'open' {
+function readArgs(text: string, from: number, close: (tag: string, from: number) => { at: number; after: number } | undefined): { args: string | undefined; end: number; unclosed?: true } | 'open' {
   const rest = text.slice(from, from + 64);
   const open = ARGS_OPEN.exec(rest);
   if (open !== null) {
@@ -85,7 +87,7 @@ function readArgs(text: string, from: number, close: (tag: string, from: number)
     // No closing tag: take the object that follows, if it is complete.
     const brace = text.indexOf('{', argsStart);
     const end = brace >= 0 && text.slice(argsStart, brace).trim() === '' ? matchBracket(text, brace) : -1;
-    return end < 0 ? 'open' : { args: text.slice(brace, end + 1), end: end + 1 };
+    return end < 0 ? 'open' : { args: text.slice(brace, end + 1), end: end + 1, unclosed: true };
   }
   if (/^\s*[{\uff5b]/.test(rest)) {
     const brace = from + rest.search(/[{\uff5b]/);

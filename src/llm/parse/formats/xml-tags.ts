@@ -33,3 +33,24 @@ export function widen(text: string, span: Span, wrap: Wrapper): Span {
   const c = wrap.close.exec(text.slice(span.end, span.end + 64));
   return { start: o ? span.start - o[0].length : span.start, end: c ? span.end + c[0].length : span.end };
 }
+
+/** Nothing but spaces and the start of a tag (`</tool_c`) after `end`: a closing tag may still come there. */
+const TAG_ARRIVING = /^\s*(?:<[^<>]*)?$/;
+
+/**
+ * While streaming: after `end` comes nothing but spaces, or a tag still arriving, up to the end
+ * of the text, so a call's closing tag may yet follow. Such a call is reported with `pending` at
+ * its start (format.ts): the stream reads it again and takes the span that ends after the tag.
+ */
+export function tagMayFollow(text: string, end: number): boolean {
+  return text.length - end <= 64 && TAG_ARRIVING.test(text.slice(end));
+}
+
+/**
+ * While streaming: the wrapper's closing tag has not come after the call at `span` (not widened),
+ * but may still. Asked whether or not the wrapper opened right before the call: the last of several
+ * calls in one wrapper ends at the wrapper's closing tag too.
+ */
+export function waitsForClose(text: string, span: Span, wrap: Wrapper): boolean {
+  return tagMayFollow(text, span.end) && !wrap.close.test(text.slice(span.end, span.end + 64));
+}
