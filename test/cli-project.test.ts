@@ -53,7 +53,7 @@ describe('toolchain list', () => {
   it('cuts a description at the end of its first sentence, not at the first dot', async () => {
     const tools = await runCli(['list', 'tools']);
     expect(tools.stdout).toContain(
-      'text/json_query              Evaluate a JSONPath (jsonpath-plus syntax, e.g. $.items[*].name or $[?(@.size > 100)]) over a JSON value and return every match, optionally reduced by an aggregate (sum, min, max, avg, count, first, last).\n',
+      'text/json_query              Evaluate a JSONPath (RFC 9535, e.g. $.items[*].name or $[?@.size > 100]) over a JSON value and return every match, optionally reduced by an aggregate (sum, min, max, avg, count, first, last).\n',
     );
     const dir = await project();
     await writeFile(

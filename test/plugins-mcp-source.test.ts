@@ -127,14 +127,17 @@ describe('validate against an MCP server\'s schemas (the CLI, as users start it)
     const env = { TOOLCHAIN_CACHE_DIR: cacheDir };
     const first = await runCli(['validate', '--chains', p.chainsDir, '--plugins', p.pluginsDir], { env });
     expect(first.code).toBe(2);
-    expect(first.stdout + first.stderr).toMatch(/typo\.yaml:6:7 UNKNOWN_PARAMETER .*'paht'.*did you mean 'path'/);
+    // The server's schema lets other keys through, so the misspelling is a warning beside the
+    // missing required parameter, which is the error.
+    expect(first.stdout + first.stderr).toMatch(/typo\.yaml:5:5 MISSING_PARAMETER .*without 'path'/);
+    expect(first.stdout + first.stderr).toMatch(/typo\.yaml:6:7 UNDECLARED_PARAMETER .*'paht'.*did you mean 'path'/);
     // The server cannot start now: the listing from the run before is used, with a warning.
     await writeFile(join(p.pluginsDir, 'fs', 'server.sh'), '#!/bin/sh\necho down for maintenance >&2\nexit 1\n', { mode: 0o755 });
     const cached = await runCli(['validate', '--chains', p.chainsDir, '--plugins', p.pluginsDir], { env });
     expect(cached.code).toBe(2);
     const out = cached.stdout + cached.stderr;
     expect(out).toMatch(/plugin\.yaml:\d+:\d+ TOOL_UNAVAILABLE .*could not be started.*down for maintenance.*tools it listed at/);
-    expect(out).toMatch(/typo\.yaml:6:7 UNKNOWN_PARAMETER .*'paht'/);
+    expect(out).toMatch(/typo\.yaml:6:7 UNDECLARED_PARAMETER .*'paht'/);
   });
 });
 
