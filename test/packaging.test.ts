@@ -18,6 +18,8 @@ function run(file: string, args: readonly string[], cwd: string): Promise<{ code
 const project = mkdtempSync(join(tmpdir(), 'toolchain-consumer-'));
 afterAll(() => rmSync(project, { recursive: true, force: true }));
 
+const engine = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; peerDependencies?: Record<string, string> };
+
 describe('the package', () => {
   it("ships no V8 code caches, no source maps but the CLI bundle's (which carries its sources), and a LICENSE", async () => {
     // A code cache as bin/toolchain.js leaves it after a command: machine-local, never shipped.
@@ -41,7 +43,6 @@ describe('the package', () => {
   });
 
   it('declares, for each shipped plugin, every package its code imports, in a package.json of its own, in the range the engine installs', () => {
-    const engine = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
     const BUILTIN = /^node:/;
     for (const plugin of readdirSync(join(REPO, 'plugins'))) {
       const dir = join(REPO, 'plugins', plugin);
@@ -74,7 +75,15 @@ describe('the package', () => {
       const pkg = join(root, 'global', 'lib', 'node_modules', 'toolchain');
       mkdirSync(join(pkg, 'node_modules'), { recursive: true });
       expect((await run('tar', ['-xzf', tarball, '-C', pkg, '--strip-components=1'], root)).code).toBe(0);
-      for (const dep of readdirSync(join(REPO, 'node_modules'))) if (!dep.startsWith('.')) symlinkSync(join(REPO, 'node_modules', dep), join(pkg, 'node_modules', dep));
+      // The optional integrations are left out (npm does not install optional peers) and, for
+      // @-scoped folders, only the packages the engine depends on are linked.
+      const optional = new Set(Object.keys(engine.peerDependencies ?? {}));
+      for (const dep of readdirSync(join(REPO, 'node_modules'))) {
+        if (dep.startsWith('.') || optional.has(dep)) continue;
+        if (!dep.startsWith('@')) { symlinkSync(join(REPO, 'node_modules', dep), join(pkg, 'node_modules', dep)); continue; }
+        mkdirSync(join(pkg, 'node_modules', dep));
+        for (const sub of readdirSync(join(REPO, 'node_modules', dep))) if (!optional.has(`${dep}/${sub}`)) symlinkSync(join(REPO, 'node_modules', dep, sub), join(pkg, 'node_modules', dep, sub));
+      }
       const bin = join(pkg, 'bin', 'toolchain.js');
 
       const project = join(root, 'project');
@@ -111,6 +120,19 @@ describe('the package', () => {
         // http's address policy is the engine's own, through toolchain/plugin: loopback is refused.
         expect(JSON.parse(where.stdout)).toEqual({ city: 'Osaka', second: [2], refused: 'ADDRESS_REFUSED' });
       }
+      // Without the optional packages, chains run on SQLite, and a feature that needs one says
+      // in one line which to install.
+      const sqlite = await run(process.execPath, [bin, 'run', 'where', '--input', 'q=Osaka', '--store', 'sqlite:runs.db'], project);
+      expect(sqlite.code, sqlite.stderr).toBe(0);
+      const missing = async (args: string[]): Promise<string> => {
+        const r = await run(process.execPath, [bin, ...args], project);
+        expect(r.code, r.stderr).toBe(2);
+        return r.stderr.trim();
+      };
+      expect(await missing(['serve', '--port', '0'])).toBe('error: PACKAGE_MISSING install fastify to use toolchain serve and createServer (npm install fastify)');
+      expect(await missing(['runs', 'list', '--store', 'postgres://127.0.0.1/test'])).toBe('error: PACKAGE_MISSING install pg to use postgres:// run stores (npm install pg)');
+      expect(await missing(['runs', 'list', '--store', 'redis://127.0.0.1:6379'])).toBe('error: PACKAGE_MISSING install ioredis to use redis:// run stores and queues (npm install ioredis)');
+      expect(await missing(['graph', 'where', '--format', 'png', '--output', 'where.png'])).toBe('error: PACKAGE_MISSING install @resvg/resvg-js to use toolchain graph --format png (npm install @resvg/resvg-js)');
 
     } finally {
       rmSync(root, { recursive: true, force: true });

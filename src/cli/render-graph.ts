@@ -1,6 +1,6 @@
 import type { ChainPlan } from '../compiler/index.js';
 import { chainGraph, nodeLines, type GraphNode } from '../graph/chain-graph.js';
-import { importModule } from '../common/import-module.js';
+import { importOptional } from '../common/optional-package.js';
 
 // Renderings of a compiled chain's DAG. Edges from references and depends_on are solid;
 // edges that exist only because of order in the file are dashed, since they carry no data and
@@ -24,7 +24,7 @@ export async function renderSvg(plan: ChainPlan): Promise<string> {
 
 /** The SVG drawing as a PNG at twice its size, by resvg (loaded only for this). */
 export async function renderPng(plan: ChainPlan): Promise<Uint8Array> {
-  const { Resvg } = await importModule<typeof import('@resvg/resvg-js')>('@resvg/resvg-js');
+  const { Resvg } = await importOptional<typeof import('@resvg/resvg-js')>('@resvg/resvg-js');
   const resvg = new Resvg(await renderSvg(plan), { fitTo: { mode: 'zoom', value: 2 }, font: { loadSystemFonts: true, defaultFontFamily: 'DejaVu Sans Mono' } });
   return resvg.render().asPng();
 }

@@ -68,6 +68,8 @@ export const ERROR_KINDS = {
   INPUT_INVALID: 'usage',
   TOOL_NOT_FOUND: 'usage',
   USAGE: 'usage',
+  /** An optional package a feature needs (pg, fastify, …) is not installed. */
+  PACKAGE_MISSING: 'usage',
   // running
   VALIDATION_FAILED: 'run',
   RESULT_INVALID: 'run',

@@ -1,8 +1,10 @@
 import type { Logger } from 'pino';
 import { lazyPackage } from '../common/lazy-package.js';
+import { requireOptional } from '../common/optional-package.js';
 
 const pinoPackage = lazyPackage<typeof import('pino')>('pino');
-const pretty = lazyPackage<typeof import('pino-pretty')>('pino-pretty');
+const prettyPackage = lazyPackage<typeof import('pino-pretty')>('pino-pretty');
+const pretty = (): typeof import('pino-pretty') => requireOptional('pino-pretty', prettyPackage);
 import { createBatchedDestination } from './batched-destination.js';
 
 // The logger of `toolchain serve`: JSON lines (one per event) on the given stream, written once

@@ -1,6 +1,6 @@
 import type { Redis as RedisClient, RedisOptions } from 'ioredis';
 import { ToolchainError } from '../common/errors.js';
-import { importModule } from '../common/import-module.js';
+import { importOptional } from '../common/optional-package.js';
 import { redact } from '../store/store-url.js';
 
 // The queue's address: `redis://HOST:PORT[/DB][?queue=NAME]` (SPEC §7.3). BullMQ and ioredis are
@@ -46,7 +46,7 @@ function badQueueUrl(url: string, why: string): ToolchainError {
 type RedisCtor = new (url: string, options: RedisOptions) => RedisClient;
 
 async function redisClass(): Promise<RedisCtor> {
-  return (await importModule<{ default: RedisCtor }>('ioredis')).default;
+  return (await importOptional<{ default: RedisCtor }>('ioredis')).default;
 }
 
 /** For a worker (and its blocking reads): waits for a lost Redis instead of failing. */
@@ -88,5 +88,5 @@ export function queueStoreFailure(address: QueueAddress, error: unknown): unknow
 export type BullMQ = typeof import('bullmq');
 
 export function importBullMQ(): Promise<BullMQ> {
-  return importModule<BullMQ>('bullmq');
+  return importOptional<BullMQ>('bullmq');
 }

@@ -1,5 +1,5 @@
 import type { Pool, PoolClient, QueryResultRow } from 'pg';
-import { importModule } from '../common/import-module.js';
+import { importOptional } from '../common/optional-package.js';
 import { badUrl, redact, takeOption } from './store-url.js';
 import { postgresStatements, type PostgresStatements, type Query } from './postgres-sql.js';
 import { preparePostgresSchema, quote } from './postgres-schema.js';
@@ -29,7 +29,7 @@ export async function openPostgresStore(url: URL, options: StoreOptions): Promis
   if (!SCHEMA_NAME.test(schema)) throw badUrl(display, `?schema= must be a plain identifier (letters, digits, _), got '${schema}'`);
   const given = takeOption(url, 'options', display);
   const commit = `-c synchronous_commit=${options.durability === 'full' ? 'on' : 'off'}`;
-  const { default: pg } = await importModule<{ default: typeof import('pg') }>('pg');
+  const { default: pg } = await importOptional<{ default: typeof import('pg') }>('pg');
   const pool = new pg.Pool({
     connectionString: url.href,
     max: POOL_SIZE,

@@ -1,6 +1,6 @@
 import type { Redis as RedisClient } from 'ioredis';
 import { ToolchainError } from '../common/errors.js';
-import { importModule } from '../common/import-module.js';
+import { importOptional } from '../common/optional-package.js';
 import { CANCEL, CLAIM, CREATE, FINISH, PRUNE, RECORD, RENEW, STEPS, type Script } from './redis-scripts.js';
 import { runFromFields, runFromHash } from './redis-run.js';
 import { jsonText, listLimit, newStoredRun } from './run-codec.js';
@@ -30,7 +30,7 @@ export async function openRedisStore(url: URL, options: StoreOptions): Promise<R
   const given = takeOption(url, 'prefix', display) ?? 'toolchain';
   if (given === '' || given === ':') throw badUrl(display, '?prefix= needs a value, as in ?prefix=myapp');
   const prefix = given.endsWith(':') ? given : `${given}:`;
-  const { default: Redis } = await importModule<{ default: typeof import('ioredis').default }>('ioredis');
+  const { default: Redis } = await importOptional<{ default: typeof import('ioredis').default }>('ioredis');
   let opened = false;
   let lastError: unknown;
   const redis = new Redis(url.href, {

@@ -66,6 +66,7 @@ async function serve(ctx: CommandContext, flags: ServeFlags): Promise<number> {
   if (token !== undefined && token.length < 8) throw new ToolchainError('USAGE', 'the token must be at least 8 characters long');
   // Every argument is checked before a plugin loads: a refusal comes at once, and runs no plugin code.
   checkListenHost(flags.host, token);
+  await (await import('../../serve/load-server.js')).loadServerPackages();
   const { createServer } = await import('../../serve/index.js');
   const { createObserver } = await import('../../observe/index.js');
   const { createCliLogger } = await import('../../observe/cli-logger.js');
