@@ -23,7 +23,7 @@ await build({
   format: 'cjs',
   target: 'node20',
   // `serve` loads its server packages, and `graph --format png` its renderer, only when used.
-  external: ['sucrase', 'jiti', 'chokidar', '@modelcontextprotocol/sdk', 'fastify', '@fastify/static', 'pino', 'pino-pretty', 'prom-client', '@opentelemetry/api', '@resvg/resvg-js', '@dagrejs/dagre', 'bullmq', 'ioredis'],
+  external: ['sucrase', 'chokidar', '@modelcontextprotocol/sdk', 'fastify', '@fastify/static', 'pino', 'pino-pretty', 'prom-client', '@opentelemetry/api', '@resvg/resvg-js', '@dagrejs/dagre', 'bullmq', 'ioredis'],
   // The sources are ES modules that locate files from import.meta.url.
   define: { 'import.meta.url': '__toolchainModuleUrl' },
   banner: { js: "const __toolchainModuleUrl = require('node:url').pathToFileURL(__filename).href;" },
@@ -50,7 +50,7 @@ await build({
   platform: 'node',
   format: 'esm',
   target: 'node20',
-  external: ['sucrase', 'jiti', 'chokidar', '@modelcontextprotocol/sdk', 'fastify', '@fastify/static', 'pino', 'pino-pretty', 'prom-client', '@opentelemetry/api', '@resvg/resvg-js', '@dagrejs/dagre', 'better-sqlite3', 'pg', 'ioredis', 'bullmq', 'esbuild'],
+  external: ['sucrase', 'chokidar', '@modelcontextprotocol/sdk', 'fastify', '@fastify/static', 'pino', 'pino-pretty', 'prom-client', '@opentelemetry/api', '@resvg/resvg-js', '@dagrejs/dagre', 'better-sqlite3', 'pg', 'ioredis', 'bullmq', 'esbuild'],
   // CommonJS dependencies bundled into an ES module call require() for Node's built-ins.
   banner: { js: "import { createRequire as __toolchainCreateRequire } from 'node:module'; const require = __toolchainCreateRequire(import.meta.url);" },
   logLevel: 'warning',

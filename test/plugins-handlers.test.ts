@@ -42,6 +42,21 @@ export default async function findCity(args: Args, ctx: { env: Record<string, st
     await expect(loadAndCall('geo', 'find_city')).resolves.toEqual({ city: 'city:OSAKA', key: 's3cret' });
   });
 
+  it('imports ES-module packages of its own, with and without top-level await, as default and named imports', async () => {
+    await writeFiles(root, {
+      'p/plugin.yaml': 'name: p\nversion: 1.0.0\ntools:\n  - name: both\n',
+      'p/tools/both.ts': `import shout, { suffix } from 'esm-only';
+import settle, { ready } from 'esm-awaits';
+export default async () => ({ said: shout('hi') + suffix, settled: settle(), ready });
+`,
+      'p/node_modules/esm-only/package.json': '{ "name": "esm-only", "type": "module", "exports": "./index.js" }',
+      'p/node_modules/esm-only/index.js': 'export default (s) => s.toUpperCase();\nexport const suffix = "!";\n',
+      'p/node_modules/esm-awaits/package.json': '{ "name": "esm-awaits", "type": "module", "exports": "./index.js" }',
+      'p/node_modules/esm-awaits/index.js': 'export const ready = await Promise.resolve("awaited");\nexport default () => "settled";\n',
+    });
+    await expect(loadAndCall('p', 'both')).resolves.toEqual({ said: 'HI!', settled: 'settled', ready: 'awaited' });
+  });
+
   it('loads a .js file with export syntax and no package.json, in a folder outside any package', async () => {
     await writeFiles(root, {
       'p/plugin.yaml': 'name: p\nversion: 1.0.0\ntools:\n  - name: clock\n',

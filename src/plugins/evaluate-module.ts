@@ -3,7 +3,6 @@ import { createRequire } from 'node:module';
 import { dirname, extname } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { compileFunction } from 'node:vm';
-import type { Jiti } from 'jiti';
 import { resolveLocal } from './resolve-local.js';
 import type { DiskCache } from '../cache/disk-cache.js';
 import { IMPORT_META_PARAM, transformModule } from './transform-module.js';
@@ -16,31 +15,28 @@ import * as pluginApi from './plugin-api.js';
 // transformed to CommonJS-shaped code (transform-module.ts) and evaluated here with
 // `vm.compileFunction`, which bypasses that cache: when nothing references a loaded version any
 // more, all of it is garbage. Packages and builtins (bare specifiers) load through Node's own
-// require, since they do not change while the engine runs; only a package that is ESM-only
-// (which Node 20 cannot require) goes through jiti, loaded on demand.
+// require, since they do not change while the engine runs. Node (from 20.19, the floor) requires
+// ES-module packages too; only one with top-level await cannot be, and is imported beforehand.
 
 const PARAMS = ['exports', 'require', 'module', '__filename', '__dirname', IMPORT_META_PARAM];
-
-let jiti: Jiti | undefined;
-async function loadJiti(): Promise<Jiti> {
-  const { createJiti } = await importModule<typeof import('jiti')>('jiti');
-  jiti ??= createJiti(import.meta.url, { moduleCache: false, fsCache: false, interopDefault: true });
-  return jiti;
-}
 
 /** The one package a plugin gets from the engine that loads it, never from its own folder (plugin-api.ts). */
 const ENGINE_PACKAGE = 'toolchain/plugin';
 
-/** Packages: Node's require, falling back to jiti for ESM-only packages (pre-loaded, see below). */
-function requirePackage(id: string, fromFile: string): unknown {
+/** Packages imported ahead of a module's evaluation, by resolved path (see preloadAsyncPackages). */
+type Imported = Map<string, unknown>;
+
+/** Packages: Node's require, or the namespace of one imported beforehand. */
+function requirePackage(id: string, fromFile: string, imported: Imported): unknown {
   if (id === ENGINE_PACKAGE) return pluginApi;
   const nodeRequire = createRequire(fromFile);
   try {
     return nodeRequire(id);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code !== 'ERR_REQUIRE_ESM' || !jiti) throw error;
-    return jiti(nodeRequire.resolve(id));
+    if ((error as NodeJS.ErrnoException).code !== 'ERR_REQUIRE_ASYNC_MODULE') throw error;
+    const namespace = imported.get(nodeRequire.resolve(id));
+    if (namespace === undefined) throw error;
+    return namespace;
   }
 }
 
@@ -54,6 +50,7 @@ interface ModuleRecord {
 /** One load: modules are shared (and cycles resolved) within it, never across loads. */
 class LoadSession {
   private readonly records = new Map<string, ModuleRecord>();
+  private readonly imported: Imported = new Map();
   constructor(
     private readonly cache: DiskCache | undefined,
     private readonly sources: SourceSnapshot | undefined,
@@ -90,7 +87,7 @@ class LoadSession {
   private requireFrom(fromFile: string): NodeJS.Require {
     const require = ((id: string) => {
       const local = resolveLocal(id, fromFile, this.sources?.has.bind(this.sources));
-      return local ? this.evaluateSync(local) : requirePackage(id, fromFile);
+      return local ? this.evaluateSync(local) : requirePackage(id, fromFile, this.imported);
     }) as NodeJS.Require;
     const nodeRequire = createRequire(fromFile);
     return Object.assign(require, { resolve: nodeRequire.resolve, cache: {}, main: undefined, extensions: nodeRequire.extensions });
@@ -107,7 +104,7 @@ class LoadSession {
     const started = this.begin(file);
     if ('done' in started) return started.done;
     const { record, source } = started;
-    await this.preloadEsmPackages(source, file);
+    await this.preloadAsyncPackages(source, file);
     const code = transformModule(file, source, this.cache);
     // compileFunction has no async option: an async arrow inside carries top-level await.
     const run = compileFunction(`return (async () => {${code}\n})();`, PARAMS, { filename: file });
@@ -116,21 +113,24 @@ class LoadSession {
   }
 
   /**
-   * The transformed code requires packages synchronously; an ESM-only package can only be
-   * loaded through jiti, which is itself loaded the first time a module might need it.
+   * The transformed code requires packages synchronously, and Node cannot require an ES module
+   * with top-level await: such a package is imported here, before the module runs, and its
+   * namespace handed to the require that asks for it (marked as an ES module, as Node's own
+   * require of an ES module marks it, so that default imports find `default`).
    */
-  private async preloadEsmPackages(source: string, file: string): Promise<void> {
-    if (jiti) return;
+  private async preloadAsyncPackages(source: string, file: string): Promise<void> {
+    const nodeRequire = createRequire(file);
     for (const m of source.matchAll(/\bfrom\s+['"]([^'"./][^'"]*)['"]|\bimport\s*\(\s*['"]([^'"./][^'"]*)['"]/g)) {
       const id = m[1] ?? m[2]!;
       if (id.startsWith('node:') || id === ENGINE_PACKAGE) continue;
       try {
-        createRequire(file)(id);
+        nodeRequire(id);
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'ERR_REQUIRE_ESM') {
-          await loadJiti();
-          return;
-        }
+        if ((error as NodeJS.ErrnoException).code !== 'ERR_REQUIRE_ASYNC_MODULE') continue; // reported when the module runs
+        const resolved = nodeRequire.resolve(id);
+        if (this.imported.has(resolved)) continue;
+        const namespace = await importModule<object>(pathToFileURL(resolved).href);
+        this.imported.set(resolved, Object.freeze({ __esModule: true, ...namespace }));
       }
     }
   }

@@ -2,7 +2,7 @@ import { statSync } from 'node:fs';
 import { dirname, extname, isAbsolute, resolve } from 'node:path';
 
 // Where a relative import inside a plugin points. TypeScript authors write `./lib.js` for
-// `./lib.ts` (NodeNext style), or leave the extension off; both resolve here the way tsc and jiti
+// `./lib.ts` (NodeNext style), or leave the extension off; both resolve here the way tsc and bundlers
 // resolve them. Bare specifiers (packages, `node:` builtins) are not ours: undefined.
 
 /** The module kinds evaluated fresh on every load. */
