@@ -42,7 +42,12 @@ const cliBundle = join(REPO, 'dist', 'cli.bundle.cjs');
 writeFileSync(cliBundle, readFileSync(cliBundle, 'utf8').replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
 
 await build({
-  entryPoints: { 'index.bundle': join(REPO, 'dist', 'index.js') },
+  // The root entry and the subpaths (toolchain/llm, …) in one build, so that what they share is
+  // one chunk: an application importing two of them loads the engine once.
+  entryPoints: {
+    'index.bundle': join(REPO, 'dist', 'index.js'),
+    ...Object.fromEntries(['llm', 'mcp', 'serve', 'store', 'testing', 'observe'].map((name) => [`${name}.bundle`, join(REPO, 'dist', 'entry', `${name}.js`)])),
+  },
   outdir: join(REPO, 'dist'),
   chunkNames: 'chunks/[name]-[hash]',
   bundle: true,

@@ -7,6 +7,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { parse as parseYaml } from 'yaml';
+import { apiReport } from './api-report.js';
 
 const REPO = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -242,11 +243,32 @@ async function errorsPage() {
 }
 
 // ------------------------------------------------------------------------------------------------
+// The public API
+
+async function apiPage() {
+  const lines = [
+    banner('the declarations of the public entries (dist/index.d.ts, dist/entry/*.d.ts, dist/plugin.d.ts, after `npm run build`) by scripts/api-report.js'),
+    '# The public API',
+    '',
+    'Every name the package exports, entry by entry, with its declaration. Anything not listed here',
+    '(a deep import into `dist/`) is internal and may change in any release.',
+    '',
+    'Versioning follows semver from 1.0: a minor release may add to this page, only a major release',
+    'removes or changes what is on it. Until 1.0, a minor release (0.x) may change it, and says so in',
+    'its notes. The chain file, the plugin manifest, the CLI and the HTTP API follow the same rule.',
+    '',
+    ...apiReport(REPO),
+  ];
+  return `${lines.join('\n').replace(/\n+$/, '')}\n`;
+}
+
+// ------------------------------------------------------------------------------------------------
 
 export const targets = [
   { out: 'docs/reference/chain-file.md', generate: chainFilePage },
   { out: 'docs/reference/plugin-manifest.md', generate: pluginManifestPage },
   { out: 'docs/reference/errors.md', generate: errorsPage },
+  { out: 'docs/reference/api.md', generate: apiPage },
 ];
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -4,5 +4,5 @@
 
 export type { ToolContext, ToolDefinition, ToolHandler, ToolProgress } from './registry/types.js';
 export type { JsonSchema, JsonValue } from './common/json.js';
-export { compileJsonPath, JsonPathSyntaxError, type CompiledJsonPath } from './plugins/plugin-api.js';
+export { compileJsonPath, HandlerError, JsonPathSyntaxError, type CompiledJsonPath } from './plugins/plugin-api.js';
 export { ALLOW_VARIABLE, NetError, parseAllowList, readLimited, sendRequest, tooLarge, type AllowEntry, type RequestSpec } from './plugins/plugin-api.js';

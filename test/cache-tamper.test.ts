@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../src/cli/main.js';
-import { createEngine, openDiskCache } from '../src/index.js';
+import { createEngine } from '../src/index.js';
+import { openDiskCache } from '../src/cache/index.js';
 import { REPO, runCli } from './helpers/run-cli.js';
 import { writeFiles } from './fixtures/plugins/helpers.js';
 

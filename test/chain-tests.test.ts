@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createEngine, testChain, parseTestFile } from '../src/index.js';
+import { createEngine } from '../src/index.js';
+import { testChain, parseTestFile } from '../src/entry/testing.js';
 import { runCli } from './helpers/run-cli.js';
 
 // SPEC §10: chain tests with mocked steps, from the command line and from code, and dry runs.

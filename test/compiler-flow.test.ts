@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { compileChain, compileChainSet, createEngine, inferOutputs, chainSignatures, type NameCatalogue } from '../src/index.js';
+import { compileChain, compileChainSet, createEngine, type NameCatalogue } from '../src/index.js';
+import { inferOutputs, chainSignatures } from '../src/compiler/index.js';
 import { FIXTURE_SIGNATURES, FIXTURE_TOOLS } from './helpers/bad-fixtures.js';
 
 // SPEC §10: the data flow of a chain checked against its tools' schemas (the fixtures of

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cacheKey } from '../src/cache/disk-cache.js';
-import { openDiskCache, openUserCache, userCacheDir, type DiskCache } from '../src/index.js';
+import { openDiskCache, openUserCache, userCacheDir, type DiskCache } from '../src/cache/index.js';
 
 // The per-user disk cache: where it lives, who may own it, and that only entries written with
 // its key are ever read back.

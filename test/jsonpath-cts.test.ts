@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { compilePath, createEngine, parseYaml, ToolchainError, type Engine } from '../src/index.js';
+import { compilePath, createEngine, ToolchainError, type Engine } from '../src/index.js';
+import { parseYaml } from '../src/loader/index.js';
 
 // The RFC 9535 JSONPath Compliance Test Suite (test/fixtures/jsonpath-cts/SOURCE.md), every case
 // run as a chain author would: a one-step chain whose input `doc` is the case's document and whose

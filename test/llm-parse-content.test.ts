@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createToolCallStream, parseToolCalls, toolCallFormats, type ToolCallFormat } from '../src/index.js';
+import { createToolCallStream, parseToolCalls, toolCallFormats, type ToolCallFormat } from '../src/entry/llm.js';
 
 // The content beside the calls, as inference servers return `content` beside `tool_calls`: the
 // model's text with the calls taken out, and what wraps them (tags, sections, fences) and a

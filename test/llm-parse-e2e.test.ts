@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createEngine, executeToolCalls, parseToolCalls, type OpenAITool } from '../src/index.js';
+import { createEngine } from '../src/index.js';
+import { executeToolCalls, parseToolCalls, type OpenAITool } from '../src/entry/llm.js';
 import { REPO, runCli } from './helpers/run-cli.js';
 
 // The end-to-end example of docs/llm/calls-in-text.md, exactly: the shipped tools exported with the real

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createToolCallStream, parseToolCalls, type OpenAITool } from '../src/index.js';
+import { createToolCallStream, parseToolCalls, type OpenAITool } from '../src/entry/llm.js';
 
 // Every native tool-call format parseToolCalls reads (issue 16), each with the text its model
 // writes as the chat template or the serving stack's parser documents it (source in a comment).

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createEngine, createToolCallStream, parseToolCalls, registerToolCallFormat, toolCallFormats, toOpenAITools, type ToolCallFormat } from '../src/index.js';
+import { createEngine } from '../src/index.js';
+import { createToolCallStream, parseToolCalls, registerToolCallFormat, toolCallFormats, toOpenAITools, type ToolCallFormat } from '../src/entry/llm.js';
 
 // What keeps text parsing honest (issue 16): a format's marker with nothing readable behind it is
 // a problem naming the format and the place, never silence; with the offered tools known, other

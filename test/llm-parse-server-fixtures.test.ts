@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createToolCallStream, parseToolCalls, type ParseOptions, type ParseResult } from '../src/index.js';
+import { createToolCallStream, parseToolCalls, type ParseOptions, type ParseResult } from '../src/entry/llm.js';
 
 // The inference servers' own parser tests, as data: cases transcribed from vLLM's
 // (tests/tool_use/, tests/entrypoints/openai/tool_parsers/, tests/tool_parsers/), SGLang's

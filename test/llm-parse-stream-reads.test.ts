@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createToolCallStream, parseToolCalls, toolCallFormats } from '../src/index.js';
+import { createToolCallStream, parseToolCalls, toolCallFormats } from '../src/entry/llm.js';
 import { readFormats } from '../src/llm/parse/read-formats.js';
 import { CLOSING_TAG, CLOSERS_ONLY } from '../src/llm/parse/stream-chars.js';
 

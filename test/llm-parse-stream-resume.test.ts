@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createToolCallStream, parseToolCalls, toolCallFormats } from '../src/index.js';
+import { createToolCallStream, parseToolCalls, toolCallFormats } from '../src/entry/llm.js';
 import { readFormats } from '../src/llm/parse/read-formats.js';
 import { settlePoint } from '../src/llm/parse/settle-point.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createToolCallStream, parseToolCalls, toolCallFormats } from '../src/index.js';
+import { createToolCallStream, parseToolCalls, toolCallFormats } from '../src/entry/llm.js';
 import { readFormats } from '../src/llm/parse/read-formats.js';
 
 // How far the stream settles after a read. A block a format reports `closed` (its end token came)

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createToolCallStream, parseToolCalls, toolCallFormats, type ToolCallFormat } from '../src/index.js';
+import { createToolCallStream, parseToolCalls, toolCallFormats, type ToolCallFormat } from '../src/entry/llm.js';
 import { pythonic } from '../src/llm/parse/formats/pythonic.js';
 
 // Reads and checks the stream can tell in advance would find nothing:

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createToolCallStream, parseToolCalls, toolCallFormats, type ToolCallFormat } from '../src/index.js';
+import { createToolCallStream, parseToolCalls, toolCallFormats, type ToolCallFormat } from '../src/entry/llm.js';
 
 // The stream keeps what it knows between deltas (which characters it has seen, the keys before
 // colons, where the settled text ends) instead of reading the whole text on every delta. Whatever

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createToolCallStream, parseToolCalls, type ToolCallFormat } from '../src/index.js';
+import { createToolCallStream, parseToolCalls, type ToolCallFormat } from '../src/entry/llm.js';
 
 // Streamed chat completions (`stream: true`), in the wire shape of /v1/chat/completions chunks.
 

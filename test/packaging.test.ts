@@ -139,11 +139,30 @@ describe('the package', () => {
     }
   }, 120_000);
 
+  it('exports from each subpath what the API page lists, and nothing from dist/ but through them', async () => {
+    mkdirSync(join(project, 'node_modules'), { recursive: true });
+    if (!existsSync(join(project, 'node_modules', 'toolchain'))) symlinkSync(REPO, join(project, 'node_modules', 'toolchain'), 'dir');
+    const page = readFileSync(join(REPO, 'docs/reference/api.md'), 'utf8');
+    const script = "for (const e of process.argv.slice(1)) console.log(e, Object.keys(await import(e)).sort().join(' '));";
+    const subpaths = [...page.matchAll(/^## (toolchain\S*)$/gm)].map((m) => m[1]!);
+    expect(subpaths).toEqual(['toolchain', 'toolchain/llm', 'toolchain/mcp', 'toolchain/serve', 'toolchain/store', 'toolchain/testing', 'toolchain/observe', 'toolchain/plugin']);
+    const listed = await run(process.execPath, ['--input-type=module', '-e', script, ...subpaths], project);
+    expect(listed.code, listed.stderr).toBe(0);
+    for (const line of listed.stdout.trim().split('\n')) {
+      const [subpath, ...names] = line.split(' ');
+      const section = page.split(`## ${subpath}\n`)[1]!.split('\n## ')[0]!;
+      expect(section, subpath).toContain(`${names.length} values,`);
+    }
+    // A deep import is refused: the exports map is the surface.
+    const deep = await run(process.execPath, ['--input-type=module', '-e', "await import('toolchain/dist/executor/run.js')"], project);
+    expect(deep.stderr).toContain('ERR_PACKAGE_PATH_NOT_EXPORTED');
+  });
+
   it('loads with require() and with import from another project', async () => {
     mkdirSync(join(project, 'node_modules'), { recursive: true });
     if (!existsSync(join(project, 'node_modules', 'toolchain'))) symlinkSync(REPO, join(project, 'node_modules', 'toolchain'), 'dir');
-    writeFileSync(join(project, 'use.cjs'), "const t = require('toolchain'); console.log(typeof t.createEngine, typeof t.testChain);\n");
-    writeFileSync(join(project, 'use.mjs'), "import { createEngine, testChain } from 'toolchain'; console.log(typeof createEngine, typeof testChain);\n");
+    writeFileSync(join(project, 'use.cjs'), "const t = require('toolchain'); const { testChain } = require('toolchain/testing'); console.log(typeof t.createEngine, typeof testChain);\n");
+    writeFileSync(join(project, 'use.mjs'), "import { createEngine } from 'toolchain'; import { testChain } from 'toolchain/testing'; console.log(typeof createEngine, typeof testChain);\n");
     const cjs = await run(process.execPath, ['use.cjs'], project);
     expect(cjs.stdout.trim(), cjs.stderr).toBe('function function');
     const esm = await run(process.execPath, ['use.mjs'], project);

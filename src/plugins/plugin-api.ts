@@ -13,6 +13,9 @@ export { ALLOW_VARIABLE, NetError, parseAllowList, readLimited, sendRequest, too
 // whether toolchain is installed in the project or globally. Keep it small: it is a promise to
 // every plugin author.
 
+/** An error with a code of the handler's choosing, which `retry_on` and results see as it is. */
+export { HandlerError } from '../common/errors.js';
+
 /** A JSONPath that does not parse: `index` is the 0-based character where the RFC expected something else. */
 export { ExprSyntaxError as JsonPathSyntaxError };
 

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEngine, MAX_SUBCHAIN_DEPTH, type Engine } from '../../src/index.js';
+import { createEngine, type Engine } from '../../src/index.js';
+import { MAX_SUBCHAIN_DEPTH } from '../../src/compiler/index.js';
 import { removeDir, tempDir, writeFiles } from '../fixtures/plugins/helpers.js';
 import { runCli } from '../helpers/run-cli.js';
 
