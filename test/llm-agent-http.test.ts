@@ -89,7 +89,6 @@ describe('agent step: cancellation', () => {
     const fake = await serve(() => ({ hang: true }));
     const engine = await engineWith([], [agentChain(fake.baseUrl)]);
     const abort = new AbortController();
-    const started = Date.now();
     const running = engine.run('ask', { question: 'Hi?' }, { signal: abort.signal });
     while (fake.requests.length === 0) await new Promise((r) => setTimeout(r, 5));
     abort.abort();
@@ -97,7 +96,6 @@ describe('agent step: cancellation', () => {
     expect(result.status).toBe('cancelled');
     expect(result.error).toMatchObject({ code: 'ABORTED' });
     await fake.disconnected; // the server saw the client go away: the request was really aborted
-    expect(Date.now() - started).toBeLessThan(2000);
     await engine.close();
   });
 

@@ -318,11 +318,10 @@ describe('parseToolCalls: hostile and odd input', () => {
     expect(result.problems[0]!.message).toMatch(/boom/);
   });
 
+  // A quadratic read of these inputs would run for minutes: the unit project's timeout is the bound.
   it('stays fast on pathological brace soup', () => {
     const soup = '{"name": '.repeat(20_000);
-    const started = performance.now();
     const result = parseToolCalls(soup);
-    expect(performance.now() - started).toBeLessThan(2000);
     expect(result.calls).toEqual([]);
     expect(result.problems.length).toBeGreaterThan(0);
     expect(result.problems[0]!.raw.length).toBeLessThanOrEqual(4001);
@@ -330,12 +329,9 @@ describe('parseToolCalls: hostile and odd input', () => {
 
   it('stays linear on a flood of unclosed braces, and still reads a tag after them', () => {
     const flood = `${'{ '.repeat(200_000)}<tool>after</tool><args>{"ok": true}</args>`;
-    const started = performance.now();
     const result = parseToolCalls(flood);
-    expect(performance.now() - started).toBeLessThan(2000);
     expect(result).toEqual({ calls: [{ id: 'call_1', name: 'after', arguments: { ok: true } }], problems: [], content: '{ '.repeat(200_000).trimEnd() });
     const tags = parseToolCalls('<tool>'.repeat(50_000));
-    expect(performance.now() - started).toBeLessThan(4000);
     expect(tags.calls).toEqual([]);
     expect(tags.problems[0]).toMatchObject({ code: 'UNREADABLE_CALL', message: 'unterminated <tool> tag (tool-tags, line 1 column 1)', format: 'tool-tags', at: 0 });
   });

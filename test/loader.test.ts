@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -128,9 +128,7 @@ describe('hostile input', () => {
     for (let i = 1; i < 9; i++) {
       text += `a${i}: &a${i} [${Array.from({ length: 9 }, () => `*a${i - 1}`).join(', ')}]\n`;
     }
-    const started = Date.now();
     const result = parseYaml(text, 'bomb.yaml');
-    expect(Date.now() - started).toBeLessThan(2000);
     expect(result.document).toBeUndefined();
     expect(result.diagnostics).toHaveLength(1);
     expect(where(result.diagnostics[0])).toEqual({ code: 'YAML_LIMIT', line: 2, col: 10 });
@@ -147,9 +145,7 @@ describe('hostile input', () => {
     ['map', '{a: ', '}'],
   ])('stops 5,000-deep flow nesting (%s) where the limit is crossed', (_kind, open, close) => {
     const text = `x: 1\ny: ${open.repeat(5000)}1${close.repeat(5000)}\n`;
-    const started = Date.now();
     const result = parseYaml(text, 'deep.yaml');
-    expect(Date.now() - started).toBeLessThan(2000);
     expect(result.document).toBeUndefined();
     // The root map is level 1, so the 64th bracket is level 65.
     expect(where(result.diagnostics[0])).toEqual({ code: 'YAML_LIMIT', line: 2, col: 4 + 63 * open.length });
@@ -184,13 +180,13 @@ describe('hostile input', () => {
     });
   });
 
-  it('rejects a 20 MB file by its size without reading it', async () => {
+  it('rejects a 6 GiB file by its size without reading it', async () => {
+    // Sparse: no disk used. A loader that read it would fail on a string past V8's limit, not with FILE_TOO_LARGE.
     const path = join(tmp, 'huge.yaml');
-    writeFileSync(path, `a: [${'['.repeat(20 * 1024 * 1024)}`);
-    const started = Date.now();
+    writeFileSync(path, 'a: [');
+    truncateSync(path, 6 * 1024 ** 3);
     const result = await loadYamlFile(path);
     const sync = loadYamlFileSync(path);
-    expect(Date.now() - started).toBeLessThan(500);
     for (const r of [result, sync]) {
       expect(r.document).toBeUndefined();
       expect(r.diagnostics).toHaveLength(1);
@@ -200,9 +196,7 @@ describe('hostile input', () => {
   });
 
   it('rejects a 20 MB string by its length', () => {
-    const started = Date.now();
     const result = parseYaml(`a: "${'x'.repeat(20 * 1024 * 1024)}"\n`, 'big.yaml');
-    expect(Date.now() - started).toBeLessThan(500);
     expect(result.diagnostics).toHaveLength(1);
     expect(where(result.diagnostics[0])).toEqual({ code: 'FILE_TOO_LARGE', line: 1, col: 1 });
   });

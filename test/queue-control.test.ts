@@ -18,10 +18,9 @@ describe('operating the workers', () => {
     await worker.ready;
     const submitted = await cluster.engine.submit('slow', {}, { runId: 'cancel-1' });
     await until('the worker runs it', async () => (await cluster.engine.runs.get('cancel-1'))?.owner?.includes(`:${worker.pid}:`) === true);
-    const asked = Date.now();
     expect(await cluster.engine.cancel('cancel-1')).toBe(true);
+    // until() fails if the run is not cancelled within the second the docs promise.
     await until('the run cancelled', async () => (await cluster.engine.runs.get('cancel-1'))?.status === 'cancelled', 1_000, 10);
-    expect(Date.now() - asked).toBeLessThan(1_000);
     expect(await submitted.result()).toMatchObject({ status: 'cancelled', error: { code: 'ABORTED' } });
   });
 

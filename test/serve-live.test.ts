@@ -98,12 +98,11 @@ describe('SSE', () => {
   it('shutdown ends open event streams and cancels runs that outlast the grace period', async () => {
     const other = await createServer(engine);
     const url = await other.listen({ port: 0 });
-    const { run_id } = (await (await fetch(`${url}/api/runs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"chain":"slow","input":{"ms":30000}}' })).json()) as { run_id: string };
+    const { run_id } = (await (await fetch(`${url}/api/runs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"chain":"slow","input":{"ms":600000}}' })).json()) as { run_id: string };
     const following = readSse(`${url}/api/runs/${run_id}/events`);
     await new Promise((r) => setTimeout(r, 100));
-    const t = Date.now();
+    // The run naps far past the test's timeout: close ends only because it cancels it after 200 ms.
     await other.close(200);
-    expect(Date.now() - t).toBeLessThan(5000);
     const events = await following;
     expect(events[0]!.event).toBe('run:started');
     const run = await other.service.get(run_id);

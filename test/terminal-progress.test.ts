@@ -63,13 +63,11 @@ describe('the progress display in a terminal', () => {
 
 describe('the run command as a process', () => {
   it('exits as soon as the result is printed, although a tool left a timer running', async () => {
-    const started = Date.now();
     const { code, stdout, stderr } = await runCli(ARGS.split(' ').concat('--verbose'));
     expect(code, stderr).toBe(0);
     expect(JSON.parse(stdout)).toEqual({ labels: 'one three' });
     expect(stderr).toContain('[last] napping {"ms":300}');
     // The naps take 1.2 s; a process kept alive by the interval would hit runCli's 20 s timeout.
-    expect(Date.now() - started).toBeLessThan(15_000);
   });
 
   it("--verbose says which for_each element each ctx.log line comes from, also under isolation", async () => {
