@@ -132,6 +132,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
   const durable = new DurableRuns({
     store,
     inProcess: isMemoryStore(store),
+    writeBehind: options.durability === 'none',
     leaseMs: options.leaseMs ?? 30_000,
     clock: host.clock,
     newRunId,

@@ -47,6 +47,11 @@ export interface EngineOptions {
    * `redis://…`, or a RunStore. The engine closes a store it opened from a URL.
    */
   readonly store?: string | RunStore;
+  /**
+   * `normal` (the default): a step starts only when every result it reads is recorded, and the
+   * store survives a crash of the process; `full`: the same, surviving power loss; `none`: results
+   * are written behind the steps (a crash may re-run finished steps with different results).
+   */
   readonly durability?: Durability;
   /**
    * `redis://HOST:PORT[/DB][?queue=NAME]` (SPEC §7.3): runs are executed by workers

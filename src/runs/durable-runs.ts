@@ -23,6 +23,12 @@ export interface DurableSettings {
   readonly store: RunStore;
   /** The store keeps runs in this process (memory): no leases, cancellation is local. */
   readonly inProcess: boolean;
+  /**
+   * `durability: none`: steps go on without waiting for the results they read to be written
+   * (a crash may re-run finished steps with different results). Otherwise a step starts only
+   * once every result it reads is recorded.
+   */
+  readonly writeBehind?: boolean;
   readonly leaseMs: number;
   readonly clock: Clock;
   readonly newRunId: () => string;
@@ -182,10 +188,12 @@ export class DurableRuns {
     this.keepLeases();
     let result: RunResult;
     try {
-      const recorder =
+      const recorder: StepRecorder =
         resumed === undefined
           ? { record: (key: string, record: StepRecord) => this.recorder.record(id, storedStep(key, record)) }
           : { record: (key: string, record: StepRecord) => this.recorder.record(id, withHistory(storedStep(key, record), resumed)) };
+      // The barrier: a step that reads a result waits for its write (a store in this process writes at the end: no crash to survive).
+      if (this.s.writeBehind !== true && !this.s.inProcess) recorder.whenRecorded = (then) => this.recorder.afterWrite(id, then);
       result = await this.s.execute(plan, input, runOptions(options, id, recorder, active, restored));
     } finally {
       this.active.delete(id);
