@@ -50,8 +50,6 @@ export class Run implements CallOwner, CallWatcher, Stoppable {
   /** One clock reading (~90 ns) per scheduling turn, for the steps it ends and starts; a later end replaces it, its owner clears it. */
   private turnAt: number | undefined;
   private pumping = false;
-  /** Steps ended whose dependents wait for their results to be written (the run is not over while any does). */
-  private held = 0;
   private phase: 'running' | 'stopping' | 'done' = 'running';
   private error: RunError | undefined;
   private readonly started: number;
@@ -80,7 +78,7 @@ export class Run implements CallOwner, CallWatcher, Stoppable {
     const arrays = host.binder.arrays(plan);
     this.states = arrays.states.slice();
     this.controls = new Array<Abortable | undefined>(plan.steps.length);
-    this.queue = new ReadyQueue(plan, arrays.waitCounts, Math.min(plan.concurrency ?? Infinity, options.concurrency ?? Infinity), host.slots && new RunSlots(host.slots, () => this.pump()));
+    this.queue = new ReadyQueue(plan, arrays.waitCounts, Math.min(plan.concurrency ?? Infinity, options.concurrency ?? Infinity), host.slots && new RunSlots(host.slots, () => this.pump()), () => this.pump());
     this.context = newContext(plan.steps.length);
     this.started = options.startedAt ?? host.clock.now();
   }
@@ -131,24 +129,9 @@ export class Run implements CallOwner, CallWatcher, Stoppable {
       this.controls[i] = undefined;
       this.queue.finished(i);
     }
-    if (effects & RELEASE_DEPENDENTS) {
-      // A step starts only when every result it reads is recorded: a result still being written holds its dependents.
-      const recorder = this.options.recorder;
-      if (effects & RECORD && recorder?.whenRecorded !== undefined && step.dependents.length > 0) {
-        this.held++;
-        recorder.whenRecorded((failed) => this.written(i, failed));
-      } else this.queue.release(i);
-    }
+    if (effects & RELEASE_DEPENDENTS) this.queue.release(i, effects & RECORD ? this.options.recorder?.whenRecorded : undefined);
     if (effects & STOP_RUN && isFinal(next)) this.stop({ ...next.record.error!, step: step.name }, 'ABORTED', `step '${step.name}' failed`);
     else if (effects & (FREE_SLOT | RELEASE_DEPENDENTS)) this.pump();
-  }
-
-  /** Step `i`'s result is written (or never will be: the run is stopping): its dependents may start. */
-  private written(i: number, failed: boolean): void {
-    this.held--;
-    if (failed || this.phase !== 'running') return;
-    this.queue.release(i);
-    this.pump();
   }
 
   /** Starts every ready step the limits allow. Re-entrant calls (a step ending at once) fall through to the running loop. */
@@ -176,7 +159,7 @@ export class Run implements CallOwner, CallWatcher, Stoppable {
     }
     const idle = queue.settle(this.phase === 'running');
     this.pumping = false;
-    if (this.phase === 'running' && idle && this.held === 0) this.finish();
+    if (this.phase === 'running' && idle) this.finish();
     if (ownTurn) this.turnAt = undefined;
   }
 

@@ -80,7 +80,7 @@ export interface StepRecorder {
    * written: `then` is called once every result recorded until now is (`failed`: it never will be,
    * and the run is being stopped). Absent: what is recorded counts as written at once.
    */
-  whenRecorded?(then: (failed: boolean) => void): void;
+  readonly whenRecorded?: (then: (failed: boolean) => void) => void;
   /** The run's end, told before the run's promise resolves (at: the clock's time). */
   finished?(result: RunResult, at: number): void;
 }
