@@ -6,13 +6,15 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openStore } from '../src/store/open-store.js';
 import { REPO, runCli } from './helpers/run-cli.js';
+import { startServe } from './helpers/serve-cli.js';
 import { POSTGRES_URL } from './helpers/services.js';
 
 // A step reads only what is recorded. Chain A → B: A returns a fresh random id, B appends the id
 // it was given to an effects file and then keeps the process busy. The test kills the CLI with
 // SIGKILL the instant B's line appears, then resumes the run. Had B started before A's result was
 // written, the resume would run A again (a new id) and B with it: B would have acted on two ids.
-// Every id B ever received must be the id the store holds for A at the end.
+// Every id B ever received must be the id the store holds for A at the end. The commands that
+// stay up (serve, watch) resume such a run on their own, with no caller.
 
 const BIN = join(REPO, 'bin', 'toolchain.js');
 const FIXTURE = join(REPO, 'test', 'fixtures', 'handoff');
@@ -101,4 +103,57 @@ describe('kill -9 the instant B acts on the id A returned, then resume', () => {
       }
     }, 600_000);
   }
+});
+
+/** Polls the store until the run is no longer running (an interrupted run waits for ever without recovery). */
+async function untilFinished(store: string, runId: string): Promise<string | undefined> {
+  for (;;) {
+    const { status } = await recordedId(store, runId);
+    if (status !== 'running') return status;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('an interrupted run is resumed without a caller', () => {
+  it('by `toolchain serve` as it starts, and by `toolchain watch`; not with --no-recover', async () => {
+    const store = `sqlite:${join(root, 'recover.db')}`;
+    const kill = async (runId: string): Promise<string> => {
+      const effects = join(root, `${runId}.effects`);
+      expect((await runUntilEffect(runId, store, effects)).killed).toBe(true);
+      expect((await recordedId(store, runId)).status).toBe('running');
+      return effects;
+    };
+
+    const held = await kill('held');
+    const refusing = await startServe({ cwd: root, globals, args: ['--store', store, '--no-recover'], env: { EFFECT_LOG: held } });
+    // Its own run finishes while the interrupted one stays so: recovery would have come first.
+    const own = await runCli([...globals, 'run', 'handoff', '--store', store], { cwd: root, env: { EFFECT_LOG: join(root, 'own.effects') } });
+    expect(own.code, own.stderr).toBe(0);
+    expect((await recordedId(store, 'held')).status).toBe('running');
+    await refusing.stop();
+
+    const serve = await startServe({ cwd: root, globals, args: ['--store', store], env: { EFFECT_LOG: held } });
+    try {
+      expect(await untilFinished(store, 'held')).toBe('succeeded');
+      expect(serve.stdout()).toContain('run held (handoff) was interrupted: resuming it');
+    } finally {
+      await serve.stop();
+    }
+    const { a } = await recordedId(store, 'held');
+    expect(readEffects(held).map((e) => e.id)).toEqual([a, a]);
+
+    const watched = await kill('watched');
+    const watcher = spawn(process.execPath, [BIN, ...globals, 'watch', '--store', store], { cwd: root, env: { ...process.env, EFFECT_LOG: watched } });
+    let out = '';
+    watcher.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    try {
+      expect(await untilFinished(store, 'watched')).toBe('succeeded');
+    } finally {
+      watcher.kill('SIGTERM');
+    }
+    await new Promise((r) => watcher.on('exit', r));
+    expect(out).toContain('run watched (handoff) resumed: succeeded');
+    const recorded = (await recordedId(store, 'watched')).a;
+    expect(readEffects(watched).map((e) => e.id)).toEqual([recorded, recorded]);
+  }, 120_000);
 });
