@@ -87,21 +87,32 @@ async function rawRun(raw: RawStore, steps: number, fan: boolean): Promise<void>
   await raw.exec('UPDATE raw_runs SET status = ? WHERE id = ?', ['succeeded', id]);
 }
 
-/** Median milliseconds of one run at a time; runs per second and commits per run with `inFlight` at once. */
-async function measure(run: () => Promise<void>, rounds: number, inFlight: number, total: number): Promise<{ latency: number; perSecond: number }> {
+interface Measured {
+  readonly latency: number;
+  readonly perSecond: number;
+  /** Commits per run, one at a time and with `inFlight` at once. */
+  readonly alone: number;
+  readonly together: number;
+}
+
+/** Median milliseconds of one run at a time; runs per second with `inFlight` at once; commits per run of each. */
+async function measure(run: () => Promise<void>, rounds: number, inFlight: number, total: number, commits: () => number = () => 0): Promise<Measured> {
   for (let i = 0; i < Math.ceil(rounds / 5); i++) await run();
+  const first = commits();
   const samples: number[] = [];
   for (let i = 0; i < rounds; i++) {
     const t = performance.now();
     await run();
     samples.push(performance.now() - t);
   }
+  const mid = commits();
   let next = 0;
   const start = performance.now();
   await Promise.all(Array.from({ length: inFlight }, async () => {
     while (next++ < total) await run();
   }));
-  return { latency: median(samples), perSecond: (total / (performance.now() - start)) * 1000 };
+  const perSecond = (total / (performance.now() - start)) * 1000;
+  return { latency: median(samples), perSecond, alone: (mid - first) / rounds, together: (commits() - mid) / total };
 }
 
 export interface BarrierCase {
@@ -130,13 +141,9 @@ export async function barrierLines(c: BarrierCase): Promise<string[]> {
       if (result.status !== 'succeeded') throw new Error(`${chain} failed: ${JSON.stringify(result.error)}`);
     };
     const total = c.rounds * 2;
-    const before = opened.commits();
-    const lin = await measure(ours('linear10'), c.rounds, 32, total);
-    const linCommits = (opened.commits() - before) / (c.rounds + Math.ceil(c.rounds / 5) + total);
+    const lin = await measure(ours('linear10'), c.rounds, 32, total, opened.commits);
     const rawLin = await measure(() => rawRun(raw, 10, false), c.rounds, 32, total);
-    const mid = opened.commits();
-    const fan = await measure(ours('fanout10'), c.rounds, 32, total);
-    const fanCommits = (opened.commits() - mid) / (c.rounds + Math.ceil(c.rounds / 5) + total);
+    const fan = await measure(ours('fanout10'), c.rounds, 32, total, opened.commits);
     const rawFan = await measure(() => rawRun(raw, 12, true), c.rounds, 32, total);
     const linRatio = lin.latency / rawLin.latency;
     const fanRatio = fan.latency / rawFan.latency;
@@ -144,7 +151,7 @@ export async function barrierLines(c: BarrierCase): Promise<string[]> {
       `${c.label}, linear10 one at a time: ${(lin.latency * 100).toFixed(1)} µs per step (${lin.latency.toFixed(3)} ms a run); raw one commit per step ${(rawLin.latency * 100).toFixed(1)} µs (ratio ${linRatio.toFixed(2)}, target ≤ 1.3) ${verdict(linRatio <= 1.3)}`,
       `${c.label}, fanout10 one at a time: ${((fan.latency / 12) * 1000).toFixed(1)} µs per step (${fan.latency.toFixed(3)} ms a run, 12 steps); raw ${((rawFan.latency / 12) * 1000).toFixed(1)} µs (ratio ${fanRatio.toFixed(2)}, target below linear10's ${linRatio.toFixed(2)}) ${verdict(fanRatio < linRatio)}`,
       `${c.label}, 32 runs in flight: linear10 ${fmt(lin.perSecond * 10)} steps/s, raw ${fmt(rawLin.perSecond * 10)} (ratio ${(lin.perSecond / rawLin.perSecond).toFixed(2)}${c.throughputTarget ? `, target ≥ 2) ${verdict(lin.perSecond >= 2 * rawLin.perSecond)}` : ')'}; fanout10 ${fmt(fan.perSecond * 12)} steps/s, raw ${fmt(rawFan.perSecond * 12)}`,
-      `${c.label}, commits per run (one flush each at full): linear10 ${linCommits.toFixed(2)}, fanout10 ${fanCommits.toFixed(2)}; raw 12 and 14`,
+      `${c.label}, commits per run (one disk flush each at full), one at a time / 32 in flight: linear10 ${lin.alone.toFixed(2)} / ${lin.together.toFixed(2)}, fanout10 ${fan.alone.toFixed(2)} / ${fan.together.toFixed(2)}; raw 12 and 14`,
     );
   } finally {
     await engine.close();
