@@ -11,6 +11,7 @@ import pg from 'pg';
 import { createEngine, type Engine } from '../src/engine.js';
 import { median, runIfMain, verdict, type BenchResult } from './harness.js';
 import { benchTools, workloads } from './executor-workloads.js';
+import { barrierLines, rawPostgres, rawSqlite, recoveryLine } from './durable-barrier.js';
 
 const POSTGRES = 'postgres://postgres@127.0.0.1:5432/test';
 
@@ -112,12 +113,17 @@ export async function benchDurable(): Promise<BenchResult> {
       await compare('linear10, sqlite (normal), 8 runs in parallel', `sqlite:${join(dir, 'runs.db')}`, 1000, 8, 5000),
       await compare('linear10, postgres (normal), 8 runs in parallel', `${POSTGRES}?schema=${schema}`, 300, 8, 1000),
       await resumeLatency(`sqlite:${join(dir, 'resume.db')}`),
+      ...(await barrierLines({ label: 'sqlite normal', store: `sqlite:${join(dir, 'barrier-normal.db')}`, durability: 'normal', raw: async () => rawSqlite(join(dir, 'raw-normal.db'), 'normal'), rounds: 300, throughputTarget: true })),
+      ...(await barrierLines({ label: 'sqlite full', store: `sqlite:${join(dir, 'barrier-full.db')}`, durability: 'full', raw: async () => rawSqlite(join(dir, 'raw-full.db'), 'full'), rounds: 100, throughputTarget: true })),
+      ...(await barrierLines({ label: 'postgres normal', store: `${POSTGRES}?schema=${schema}`, durability: 'normal', raw: () => rawPostgres(POSTGRES, `${schema}_raw`, 'normal'), rounds: 100, throughputTarget: false })),
+      ...(await barrierLines({ label: 'postgres full', store: `${POSTGRES}?schema=${schema}_full`, durability: 'full', raw: () => rawPostgres(POSTGRES, `${schema}_rawfull`, 'full'), rounds: 100, throughputTarget: false })),
+      await recoveryLine(`sqlite:${join(dir, 'recover.db')}`, dir),
     ];
     return { name: 'durable runs (issue 10)', lines };
   } finally {
     rmSync(dir, { recursive: true, force: true });
     const pool = new pg.Pool({ connectionString: POSTGRES, max: 1 });
-    await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    for (const name of [schema, `${schema}_raw`, `${schema}_full`, `${schema}_rawfull`]) await pool.query(`DROP SCHEMA IF EXISTS ${name} CASCADE`);
     await pool.end();
   }
 }

@@ -10,6 +10,7 @@ import { callElement, type DistributedElement, type ElementOutcome } from './exe
 import { runAgent } from './llm/agent/index.js';
 import type { CallTargets, ChainCallOptions } from './llm/call-targets.js';
 import { DurableRuns, type StartOptions } from './runs/durable-runs.js';
+import { Recovery } from './runs/recovery.js';
 import type { RunDetail, RunSummary } from './runs/stored-result.js';
 import { isMemoryStore } from './store/memory.js';
 import { openStore } from './store/open-store.js';
@@ -132,6 +133,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
   const durable = new DurableRuns({
     store,
     inProcess: isMemoryStore(store),
+    writeBehind: options.durability === 'none',
     leaseMs: options.leaseMs ?? 30_000,
     clock: host.clock,
     newRunId,
@@ -204,6 +206,20 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
     const names = [...added.keys(), ...set.plans.keys()];
     const suggestion = didYouMean(name, names);
     return { code: 'CHAIN_NOT_FOUND', message: `no chain named '${name}'${suggestionSuffix(suggestion)}` };
+  }
+
+  if (options.recover === true && submitter === undefined && !isMemoryStore(store)) {
+    checkConcurrency('recoverIntervalMs', options.recoverIntervalMs);
+    const recovery = new Recovery({
+      store,
+      clock: host.clock,
+      resume: (runId) => durable.resume(runId, observed({})),
+      cancel: (run) => durable.endCancelled(run),
+      intervalMs: options.recoverIntervalMs ?? 5_000,
+      onEvent: options.onRecovery ?? ((): void => undefined),
+    });
+    closers.unshift(() => recovery.close());
+    void recovery.start();
   }
 
   const queued = submitter ? queueMode({ submitter, lookup, unknownChain, newRunId: host.newRunId, clock: host.clock, refuse: (chain, runId, error, input, o) => failedBeforeStart(host, chain, runId, error, input, o) }) : undefined;

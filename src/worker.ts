@@ -29,11 +29,11 @@ export async function createWorker(options: WorkerOptions): Promise<ToolchainWor
   });
   let engine: Engine | undefined;
   try {
-    const { queue: _q, store: _s, concurrency, stalledIntervalMs, reconcileIntervalMs, onNotice, ...engineOptions } = options;
+    const { queue: _q, store: _s, concurrency, stalledIntervalMs, reconcileIntervalMs, recover, onNotice, ...engineOptions } = options;
     // `concurrency` is the worker's runs at once; steps within a run are bounded by the chains.
     engine = await createEngine({ watch: true, ...engineOptions, store });
     const clock = options.clock ?? systemClock;
-    const queueWorker = await startQueueWorker(engine, store, clock, { queue: options.queue, concurrency, stalledIntervalMs, reconcileIntervalMs, onNotice });
+    const queueWorker = await startQueueWorker(engine, store, clock, { queue: options.queue, concurrency, stalledIntervalMs, reconcileIntervalMs, recover, onNotice });
     const e = engine;
     return {
       engine: e,

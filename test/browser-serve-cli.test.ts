@@ -19,7 +19,7 @@ let serve: ServeProcess;
 let browser: Browser;
 
 beforeAll(async () => {
-  serve = await startServe({ cwd: root, globals: DIRS, args: ['--no-watch'], env: { TOOLCHAIN_STORE: STORE } });
+  serve = await startServe({ cwd: root, globals: DIRS, args: ['--no-watch', '--no-recover'], env: { TOOLCHAIN_STORE: STORE } });
   browser = await launchChromium();
 }, 30_000);
 afterAll(async () => {

@@ -80,17 +80,18 @@ describe('SQLite faults during a run', () => {
       const cut = await engine.run('three', {});
       expect(cut.status).toBe('failed');
       expect(cut.error).toMatchObject({ code: 'STORE_WRITE_FAILED', message: expect.stringContaining('database or disk is full (SQLITE_FULL)') });
-      // Group commit lets the next step start while a write is in flight, so 'third' may have
-      // run; what the store holds is what was written before the disk filled.
+      // 'third' reads the result that could not be written: it never started. What the store
+      // holds is what was written before the disk filled.
       expect(recorded(await engine.runs.get(cut.run_id))).toEqual(['first']);
+      expect(calls.get('third')).toBeUndefined();
 
       full = false;
       db.pragma('max_page_count = 1073741823');
       const other = await engine.run('three', {});
-      expect(other).toMatchObject({ status: 'succeeded', outputs: { n: 2 } });
+      expect(other).toMatchObject({ status: 'succeeded', outputs: { n: 1 } });
 
       const resumed = await engine.resume(cut.run_id);
-      expect(resumed).toMatchObject({ status: 'succeeded', outputs: { n: 3 } });
+      expect(resumed).toMatchObject({ status: 'succeeded', outputs: { n: 2 } });
       // first ran for the cut run and the other one, not again on resume.
       expect(calls.get('first')).toBe(2);
     } finally {
@@ -155,8 +156,9 @@ describe('PostgreSQL stopped during a run', () => {
       expect(cut.error?.code).toBe('STORE_UNAVAILABLE');
       await server.start();
       expect(recorded(await engine.runs.get(cut.run_id))).toEqual(['first']);
-      expect(await engine.run('three', {})).toMatchObject({ status: 'succeeded', outputs: { n: 2 } });
-      expect(await engine.resume(cut.run_id)).toMatchObject({ status: 'succeeded', outputs: { n: 3 } });
+      expect(calls.get('third')).toBeUndefined();
+      expect(await engine.run('three', {})).toMatchObject({ status: 'succeeded', outputs: { n: 1 } });
+      expect(await engine.resume(cut.run_id)).toMatchObject({ status: 'succeeded', outputs: { n: 2 } });
       expect(calls.get('first')).toBe(2);
     } finally {
       await engine.close();

@@ -30,7 +30,7 @@ describe('openStore', () => {
   it('refuses an unknown durability with USAGE', async () => {
     await expect(openStore('memory:', { durability: 'fast' } as unknown as StoreOptions)).rejects.toMatchObject({
       code: 'USAGE',
-      message: `durability: expected 'normal' or 'full', got "fast"`,
+      message: `durability: expected 'none', 'normal' or 'full', got "fast"`,
     });
   });
 

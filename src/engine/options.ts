@@ -5,6 +5,7 @@ import type { LogEntry } from '../executor/index.js';
 import type { Observer } from '../observe/index.js';
 import { isolationSettings, type IsolationLevel, type IsolationOptions, type IsolationSettings, type PluginEvent } from '../plugins/index.js';
 import type { LoadMode, Registry, RegistryOptions } from '../registry/types.js';
+import type { RecoveryEvent } from '../runs/recovery.js';
 import type { Durability, RunStore } from '../store/types.js';
 
 // What createEngine takes, and the checks of the options a caller can get wrong (SPEC STYLE 6:
@@ -47,6 +48,11 @@ export interface EngineOptions {
    * `redis://…`, or a RunStore. The engine closes a store it opened from a URL.
    */
   readonly store?: string | RunStore;
+  /**
+   * `normal` (the default): a step starts only when every result it reads is recorded, and the
+   * store survives a crash of the process; `full`: the same, surviving power loss; `none`: results
+   * are written behind the steps (a crash may re-run finished steps with different results).
+   */
   readonly durability?: Durability;
   /**
    * `redis://HOST:PORT[/DB][?queue=NAME]` (SPEC §7.3): runs are executed by workers
@@ -54,6 +60,16 @@ export interface EngineOptions {
    * waits for the result. The store then defaults to the queue's Redis.
    */
   readonly queue?: string;
+  /**
+   * Resume, without being asked, the runs on the store whose owner is gone (a process killed
+   * mid-run): at start, then every `recoverIntervalMs` (default 5 s). Only runs in no queue (a
+   * queue's runs are its workers'); needs a store other than `memory:`. Default false; the
+   * long-running commands (serve, watch) turn it on unless given --no-recover.
+   */
+  readonly recover?: boolean;
+  readonly recoverIntervalMs?: number;
+  /** With `recover`: each run it resumed, how that ended, and each it had to leave to an operator (CHAIN_CHANGED). */
+  readonly onRecovery?: (event: RecoveryEvent) => void;
   /** How long a run's owner holds it without renewing (default 30 s): a run whose owner died is resumable after that at the latest. */
   readonly leaseMs?: number;
   /**

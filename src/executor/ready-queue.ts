@@ -1,5 +1,8 @@
 import type { ChainPlan } from '../compiler/plan.js';
 import type { RunSlots } from './run-slots.js';
+import type { StepRecorder } from './types.js';
+
+type WhenRecorded = NonNullable<StepRecorder['whenRecorded']>;
 
 // Which of a run's steps may start: a countdown per step of the steps it waits for (a step is
 // ready the moment its last dependency finishes), a FIFO of ready steps, and the limits — the
@@ -17,6 +20,8 @@ export class ReadyQueue {
   private head = 0;
   private tail = 0;
   private running = 0;
+  /** Steps done whose dependents wait for their results to be written. */
+  private held = 0;
 
   constructor(
     private readonly plan: ChainPlan,
@@ -24,6 +29,8 @@ export class ReadyQueue {
     private readonly limit: number,
     /** The run's share of the engine's slots, when the engine has a limit. */
     private readonly slots: RunSlots | undefined,
+    /** Steps became ready outside a scheduling pass (a result they read was written). */
+    private readonly wake: () => void,
   ) {
     this.remaining = waitCounts.slice();
     this.ready = new Array<number>(Math.min(waitCounts.length, 16));
@@ -61,9 +68,25 @@ export class ReadyQueue {
     this.running--;
   }
 
-  /** Step `i` is done for the steps that wait for it. */
-  release(i: number): void {
+  /**
+   * Step `i` is done for the steps that wait for it; with `whenRecorded` (a run store writing
+   * behind), only once its result is written. The run is not over while a step is held so.
+   */
+  release(i: number, whenRecorded?: WhenRecorded): void {
     const dependents = this.plan.steps[i]!.dependents;
+    if (whenRecorded !== undefined && dependents.length > 0) {
+      this.held++;
+      return whenRecorded((failed) => {
+        this.held--;
+        if (failed) return; // the run is being stopped
+        this.countDown(dependents);
+        this.wake();
+      });
+    }
+    this.countDown(dependents);
+  }
+
+  private countDown(dependents: readonly number[]): void {
     for (let k = 0; k < dependents.length; k++) {
       const d = dependents[k]!;
       if (--this.remaining[d]! === 0) this.ready[this.tail++] = d;
@@ -74,7 +97,7 @@ export class ReadyQueue {
   settle(starting: boolean): boolean {
     if (this.head === this.tail) this.head = this.tail = 0;
     this.slots?.settle(starting && this.tail > 0);
-    return this.running === 0 && this.tail === 0;
+    return this.running === 0 && this.tail === 0 && this.held === 0;
   }
 
   close(): void {

@@ -78,7 +78,7 @@ export class Run implements CallOwner, CallWatcher, Stoppable {
     const arrays = host.binder.arrays(plan);
     this.states = arrays.states.slice();
     this.controls = new Array<Abortable | undefined>(plan.steps.length);
-    this.queue = new ReadyQueue(plan, arrays.waitCounts, Math.min(plan.concurrency ?? Infinity, options.concurrency ?? Infinity), host.slots && new RunSlots(host.slots, () => this.pump()));
+    this.queue = new ReadyQueue(plan, arrays.waitCounts, Math.min(plan.concurrency ?? Infinity, options.concurrency ?? Infinity), host.slots && new RunSlots(host.slots, () => this.pump()), () => this.pump());
     this.context = newContext(plan.steps.length);
     this.started = options.startedAt ?? host.clock.now();
   }
@@ -129,7 +129,7 @@ export class Run implements CallOwner, CallWatcher, Stoppable {
       this.controls[i] = undefined;
       this.queue.finished(i);
     }
-    if (effects & RELEASE_DEPENDENTS) this.queue.release(i);
+    if (effects & RELEASE_DEPENDENTS) this.queue.release(i, effects & RECORD ? this.options.recorder?.whenRecorded : undefined);
     if (effects & STOP_RUN && isFinal(next)) this.stop({ ...next.record.error!, step: step.name }, 'ABORTED', `step '${step.name}' failed`);
     else if (effects & (FREE_SLOT | RELEASE_DEPENDENTS)) this.pump();
   }

@@ -75,6 +75,12 @@ export interface Stoppable {
  */
 export interface StepRecorder {
   record(key: string, record: StepRecord): void;
+  /**
+   * When present, results are written behind the run and a step must not read one before it is
+   * written: `then` is called once every result recorded until now is (`failed`: it never will be,
+   * and the run is being stopped). Absent: what is recorded counts as written at once.
+   */
+  readonly whenRecorded?: (then: (failed: boolean) => void) => void;
   /** The run's end, told before the run's promise resolves (at: the clock's time). */
   finished?(result: RunResult, at: number): void;
 }

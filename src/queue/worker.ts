@@ -34,6 +34,8 @@ export interface QueueWorkerOptions {
   readonly stalledIntervalMs?: number;
   /** How often the reconciler looks for running runs whose job Redis lost (default 30 s). */
   readonly reconcileIntervalMs?: number;
+  /** False: no reconciler (runs whose job was lost wait for `resume`); a dead worker's jobs still go to live workers. */
+  readonly recover?: boolean;
   /** Warnings and notes (a Redis that may evict, runs enqueued again). */
   readonly onNotice?: (line: string) => void;
 }
@@ -163,8 +165,9 @@ export async function startQueueWorker(engine: WorkerEngine, store: RunStore, cl
       // Redis or the store is away: the next pass tries again.
     }
   };
-  await pass();
-  const timer = setInterval(() => void pass(), options.reconcileIntervalMs ?? 30_000);
+  const recover = options.recover !== false;
+  if (recover) await pass();
+  const timer = setInterval(() => void (recover && pass()), options.reconcileIntervalMs ?? 30_000);
   timer.unref();
 
   return {

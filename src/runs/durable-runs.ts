@@ -23,6 +23,12 @@ export interface DurableSettings {
   readonly store: RunStore;
   /** The store keeps runs in this process (memory): no leases, cancellation is local. */
   readonly inProcess: boolean;
+  /**
+   * `durability: none`: steps go on without waiting for the results they read to be written
+   * (a crash may re-run finished steps with different results). Otherwise a step starts only
+   * once every result it reads is recorded.
+   */
+  readonly writeBehind?: boolean;
   readonly leaseMs: number;
   readonly clock: Clock;
   readonly newRunId: () => string;
@@ -182,10 +188,12 @@ export class DurableRuns {
     this.keepLeases();
     let result: RunResult;
     try {
-      const recorder =
+      // The barrier: a step that reads a result waits for its write (a store in this process writes at the end: no crash to survive).
+      const whenRecorded = this.s.writeBehind !== true && !this.s.inProcess ? (then: (failed: boolean) => void) => this.recorder.afterWrite(id, then) : undefined;
+      const recorder: StepRecorder =
         resumed === undefined
-          ? { record: (key: string, record: StepRecord) => this.recorder.record(id, storedStep(key, record)) }
-          : { record: (key: string, record: StepRecord) => this.recorder.record(id, withHistory(storedStep(key, record), resumed)) };
+          ? { record: (key: string, record: StepRecord) => this.recorder.record(id, storedStep(key, record)), whenRecorded }
+          : { record: (key: string, record: StepRecord) => this.recorder.record(id, withHistory(storedStep(key, record), resumed)), whenRecorded };
       result = await this.s.execute(plan, input, runOptions(options, id, recorder, active, restored));
     } finally {
       this.active.delete(id);
@@ -204,6 +212,14 @@ export class DurableRuns {
       if (result.status === 'succeeded' || result.error?.code !== e.code) result = { ...result, status: 'failed', outputs: null, error: { code: e.code, message: e.message } };
     }
     return result;
+  }
+
+  /** Ends as cancelled a run that was asked to stop and whose owner died before it could. */
+  async endCancelled(run: StoredRun): Promise<void> {
+    const now = this.s.clock.now();
+    const claim = await this.s.store.claimRun(run.id, { owner: this.owner, lease_until: now + this.s.leaseMs, now, expected_epoch: run.epoch });
+    if (!claim.claimed) return;
+    await this.s.store.finishRun(run.id, claim.run.epoch, { status: 'cancelled', outputs: null, error: { code: 'ABORTED', message: `run ${run.id} was cancelled` }, finished_at: now });
   }
 
   /** Asks a run to stop: at once if it runs here, through the store wherever it runs. */

@@ -1,25 +1,34 @@
 import { ToolchainError } from '../common/errors.js';
 import type { RunStore, StepBatch, StoredStep } from '../store/types.js';
 
-// Step results go to the store in small groups: everything recorded during one turn of the event
-// loop is written together (one transaction, one round trip), which is what lets a durable run
-// keep its speed. A run is reported finished only after `settled` says all its results are
-// written. A store that keeps runs in this process (memory) survives no crash anyway: its results
-// are written once, when the run ends.
+// Step results go to the store in groups (group commit): one write is in flight at a time, and
+// every result that completes while it is — of any run — goes into the next one (one transaction,
+// one round trip, one disk flush). A caller that must not go on before a result is recorded (a
+// step that reads it) asks `afterWrite`; a run is reported finished only after `settled` says all
+// its results are written. A store that keeps runs in this process (memory) survives no crash
+// anyway: its results are written once, when the run ends.
+
+/** Told once the results recorded so far for a run are written (`failed`: they never will be). */
+export type WriteWaiter = (failed: boolean) => void;
 
 interface Pending {
   epoch: number;
   buffer: StoredStep[];
-  /** The last write that carried this run's results. */
-  written: Promise<void>;
+  /** Waiting for the results in `buffer`. */
+  waiters: WriteWaiter[];
+  /** Waiting for the results of the write in flight. */
+  flying: WriteWaiter[];
+  /** The run has results in the write in flight. */
+  inFlight: boolean;
   failure: ToolchainError | undefined;
 }
 
 export class GroupRecorder {
   private readonly runs = new Map<string, Pending>();
   private scheduled = false;
-  /** Writes happen one after another, so that a later write never overtakes an earlier one. */
-  private chain: Promise<unknown> = Promise.resolve();
+  /** A write is in flight: results wait for the next one (a later write never overtakes an earlier one). */
+  private writing = false;
+  private readonly flushSoon = (): void => this.flush();
 
   constructor(
     private readonly store: RunStore,
@@ -29,31 +38,45 @@ export class GroupRecorder {
   ) {}
 
   begin(runId: string, epoch: number): void {
-    this.runs.set(runId, { epoch, buffer: [], written: Promise.resolve(), failure: undefined });
+    this.runs.set(runId, { epoch, buffer: [], waiters: [], flying: [], inFlight: false, failure: undefined });
   }
 
   record(runId: string, step: StoredStep): void {
     const pending = this.runs.get(runId);
     if (pending === undefined || pending.failure !== undefined) return;
     pending.buffer.push(step);
-    if (!this.inProcess && !this.scheduled) {
-      this.scheduled = true;
-      setImmediate(() => this.flush());
-    }
+    this.schedule();
+  }
+
+  /** Calls `waiter` once every result recorded for the run until now is written (at once when they are). */
+  afterWrite(runId: string, waiter: WriteWaiter): void {
+    const pending = this.runs.get(runId);
+    if (pending === undefined) return waiter(false);
+    if (pending.failure !== undefined) return waiter(true);
+    if (pending.buffer.length > 0) pending.waiters.push(waiter);
+    else if (pending.inFlight) pending.flying.push(waiter);
+    else waiter(false);
   }
 
   /** Resolves once every result recorded for the run is written; rejects with why not. Forgets the run. */
   async settled(runId: string): Promise<void> {
     const pending = this.runs.get(runId);
     if (pending === undefined) return;
-    if (pending.buffer.length > 0) this.flush();
-    await pending.written.catch(() => undefined);
+    if (pending.buffer.length > 0 && !this.writing) this.flush();
+    if (pending.buffer.length > 0 || pending.inFlight) await new Promise<boolean>((resolve) => this.afterWrite(runId, resolve));
     this.runs.delete(runId);
     if (pending.failure !== undefined) throw pending.failure;
   }
 
+  private schedule(): void {
+    if (this.inProcess || this.scheduled || this.writing) return;
+    this.scheduled = true;
+    setImmediate(this.flushSoon);
+  }
+
   private flush(): void {
     this.scheduled = false;
+    if (this.writing) return;
     const batches: StepBatch[] = [];
     const owners: Pending[] = [];
     for (const [runId, pending] of this.runs) {
@@ -61,23 +84,47 @@ export class GroupRecorder {
       batches.push({ run_id: runId, epoch: pending.epoch, steps: pending.buffer });
       owners.push(pending);
       pending.buffer = [];
+      pending.flying = pending.waiters;
+      pending.waiters = [];
+      pending.inFlight = true;
     }
     if (batches.length === 0) return;
-    const write = this.chain.then(() => this.store.recordSteps(batches));
-    this.chain = write.catch(() => undefined);
-    owners.forEach((pending, k) => {
-      pending.written = write.then(
-        (results) => {
-          if (results[k] === 'fenced') this.fail(batches[k]!.run_id, pending, fenced(batches[k]!.run_id));
-        },
-        (error: unknown) => this.fail(batches[k]!.run_id, pending, asStoreError(error, this.store.url)),
-      );
-    });
+    this.writing = true;
+    const done = (results: readonly string[] | undefined, error: unknown): void => {
+      this.writing = false;
+      owners.forEach((pending, k) => {
+        const runId = batches[k]!.run_id;
+        if (results === undefined) this.fail(runId, pending, asStoreError(error, this.store.url));
+        else if (results[k] === 'fenced') this.fail(runId, pending, fenced(runId));
+        pending.inFlight = false;
+        const waiters = pending.flying;
+        pending.flying = [];
+        const failed = pending.failure !== undefined;
+        for (const waiter of waiters) waiter(failed);
+      });
+      // Results that completed meanwhile (and those the waiters' steps record at once): the next group.
+      for (const pending of this.runs.values()) {
+        if (pending.buffer.length > 0) return this.schedule();
+      }
+    };
+    let write: Promise<readonly string[]>;
+    try {
+      write = this.store.recordSteps(batches);
+    } catch (error) {
+      write = Promise.reject(error);
+    }
+    write.then(
+      (results) => done(results, undefined),
+      (error: unknown) => done(undefined, error),
+    );
   }
 
   private fail(runId: string, pending: Pending, error: ToolchainError): void {
     if (pending.failure !== undefined) return;
     pending.failure = error;
+    pending.buffer = [];
+    pending.waiters.forEach((waiter) => pending.flying.push(waiter));
+    pending.waiters = [];
     this.onFailure(runId, error);
   }
 }

@@ -40,8 +40,8 @@ export async function openStore(url: string, options: StoreOptions = {}): Promis
 }
 
 function checkDurability(durability: Durability | undefined): void {
-  if (durability === undefined || durability === 'normal' || durability === 'full') return;
-  throw new ToolchainError('USAGE', `durability: expected 'normal' or 'full', got ${JSON.stringify(durability)}`);
+  if (durability === undefined || durability === 'none' || durability === 'normal' || durability === 'full') return;
+  throw new ToolchainError('USAGE', `durability: expected 'none', 'normal' or 'full', got ${JSON.stringify(durability)}`);
 }
 
 function parseUrl(url: string): URL {

@@ -13,8 +13,12 @@ import type { StepRecord } from '../executor/step-state.js';
 
 export type RunStatus = 'running' | 'succeeded' | 'failed' | 'cancelled';
 
-/** `normal` survives a crash of the process (kill -9); `full` also survives power loss. */
-export type Durability = 'normal' | 'full';
+/**
+ * `normal` survives a crash of the process (kill -9); `full` also survives power loss; both hold
+ * a step until the results it reads are written. `none` writes as `normal` does but lets steps
+ * go on before: a crash may re-run finished steps with different results.
+ */
+export type Durability = 'none' | 'normal' | 'full';
 
 /** One run, as the store keeps it. Times are milliseconds since the epoch. */
 export interface StoredRun {

@@ -8,7 +8,7 @@ import { durationFlag } from '../duration-flag.js';
 import { formatMs } from '../runs-table.js';
 import type { Diagnostic } from '../../common/errors.js';
 import { checkListenHost } from '../../serve/auth.js';
-import { collect, ISOLATION_HELP, isolationFlag } from '../shared-options.js';
+import { collect, describeRecovery, ISOLATION_HELP, isolationFlag, RECOVER_HELP } from '../shared-options.js';
 import { guardProcess } from '../process-guard.js';
 import { DEFAULT_STORE, storeUrl } from '../store-url.js';
 
@@ -29,6 +29,7 @@ interface ServeFlags {
   readonly store?: string;
   readonly queue?: string;
   readonly isolation: string;
+  readonly recover: boolean;
 }
 
 export function registerServe(program: Command, ctx: CommandContext): void {
@@ -45,6 +46,7 @@ export function registerServe(program: Command, ctx: CommandContext): void {
     .option('--queue <url>', "submit the runs started over HTTP to this queue's workers (redis://HOST:PORT[/DB][?queue=NAME]); the store then defaults to that Redis")
     .option('--grace <duration>', 'on shutdown, how long runs in flight may take before they are cancelled', '10s')
     .option('--isolation <level>', ISOLATION_HELP, 'worker')
+    .option('--no-recover', RECOVER_HELP)
     .action(async (flags: ServeFlags) => {
       ctx.exit(await serve(ctx, flags));
     });
@@ -93,6 +95,9 @@ async function serve(ctx: CommandContext, flags: ServeFlags): Promise<number> {
     store: flags.queue !== undefined && flags.store === undefined && io.env.TOOLCHAIN_STORE === undefined ? undefined : storeUrl(flags.store, io),
     ...(flags.queue !== undefined ? { queue: flags.queue } : {}),
     observe: observer,
+    // With a queue the workers execute runs, and take over those whose worker died.
+    recover: flags.recover && flags.queue === undefined,
+    onRecovery: (e) => logger[e.type === 'recovery:refused' ? 'warn' : 'info']({ event: e.type, ...e }, describeRecovery(e)),
     onPluginEvent: (e) => {
       const diagnostics = e.diagnostics ?? [];
       const level = e.type === 'plugin:error' || diagnostics.some((d) => d.severity === 'error') ? 'error' : diagnostics.length > 0 || e.type === 'plugin:inactive' ? 'warn' : 'info';

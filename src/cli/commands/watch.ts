@@ -7,6 +7,9 @@ import type { CommandContext } from '../main.js';
 import { missingFolders, relativeTo, showDiagnostic } from '../paths.js';
 import type { LogEntry } from '../../executor/index.js';
 import { printable } from '../../common/printable.js';
+import type { RecoveryEvent } from '../../runs/recovery.js';
+import { describeRecovery, RECOVER_HELP } from '../shared-options.js';
+import { DEFAULT_STORE, storeUrl } from '../store-url.js';
 
 // `toolchain watch`: an engine that stays up and reloads plugins and chains as their files
 // change, printing one line per reload and one per problem, until interrupted.
@@ -16,7 +19,9 @@ export function registerWatch(program: Command, ctx: CommandContext): void {
     .command('watch')
     .description('keep an engine running, reload plugins and chains as they change, and print each reload and error')
     .option('--verbose', "show tools' ctx.log lines", false)
-    .action(async (flags: { verbose: boolean }) => {
+    .option('--store <url>', `the run store whose interrupted runs it resumes (default: env TOOLCHAIN_STORE, else ${DEFAULT_STORE})`)
+    .option('--no-recover', RECOVER_HELP)
+    .action(async (flags: { verbose: boolean; store?: string; recover: boolean }) => {
       const { io } = ctx;
       const globals = ctx.globals();
       const say = (line: string): void => void io.stdout.write(`${new Date().toISOString().slice(11, 19)} ${line}\n`);
@@ -28,6 +33,7 @@ export function registerWatch(program: Command, ctx: CommandContext): void {
         pluginsDir: globals.plugins,
         watch: true,
         cache: ctx.diskCache(),
+        ...(flags.recover ? { store: storeUrl(flags.store, io), recover: true, onRecovery: (e: RecoveryEvent) => say(printable(describeRecovery(e))) } : {}),
         ...(flags.verbose ? { logger: (e: LogEntry) => say(printable(`[${e.step}${e.item !== undefined ? `[${e.item}]` : ''}] ${e.message}${e.fields ? ` ${JSON.stringify(e.fields)}` : ''}`)) } : {}),
         onPluginEvent: (e) => {
           say(describePlugin(e, relativeTo(io.cwd, e.dir)));

@@ -23,6 +23,7 @@ interface WorkerFlags {
   readonly reconcileInterval: string;
   readonly watch: boolean;
   readonly isolation: string;
+  readonly recover: boolean;
 }
 
 export function registerWorker(program: Command, ctx: CommandContext): void {
@@ -37,6 +38,7 @@ export function registerWorker(program: Command, ctx: CommandContext): void {
     .option('--reconcile-interval <duration>', 'how often running runs whose job Redis lost are enqueued again', '30s')
     .option('--no-watch', 'do not reload plugins and chains when their files change')
     .option('--isolation <level>', ISOLATION_HELP, 'none')
+    .option('--no-recover', "do not enqueue again the queue's running runs whose job was lost (a dead worker's runs still go to live workers)")
     .action(async (flags: WorkerFlags) => {
       ctx.exit(await work(ctx, flags));
     });
@@ -63,6 +65,7 @@ async function work(ctx: CommandContext, flags: WorkerFlags): Promise<number> {
     concurrency,
     stalledIntervalMs: duration('stalled-interval', flags.stalledInterval, false),
     reconcileIntervalMs: duration('reconcile-interval', flags.reconcileInterval, false),
+    recover: flags.recover,
     onNotice: say,
     onChainsReloaded: (e) => {
       say(`chains reloaded: ${e.chains.length} runnable`);
