@@ -1,19 +1,5 @@
 // `toolchain/store`: run stores opened from their URL (memory:, sqlite:FILE, postgres://…,
-// redis://…), and the contract every driver meets.
+// redis://…), and the contract every driver meets (every type of store/types.ts).
 
-export { openStore } from '../store/open-store.js';
-export type {
-  Claim,
-  ClaimOutcome,
-  CreateOutcome,
-  Durability,
-  NewRun,
-  RunEnd,
-  RunFilter,
-  RunStatus,
-  RunStore,
-  StepBatch,
-  StoreOptions,
-  StoredRun,
-  StoredStep,
-} from '../store/types.js';
+export { openStore } from '../store/index.js';
+export type * from '../store/types.js';
