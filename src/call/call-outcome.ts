@@ -53,6 +53,6 @@ export function callForOutcome(owner: CallOwner, site: CallSite, args: Record<st
       succeeded: (_key, value, attempts, fallback) => finish({ ok: true, value, attempts, ...(fallback ? { fallback } : {}) }),
       failed: (_key, error, attempts) => finish(failedOutcome(error, attempts)),
     };
-    performCall(owner, site, watcher, 0, args, undefined, undefined, undefined);
+    performCall({ owner, site, watcher, key: 0, args, scope: undefined, item: undefined });
   });
 }

@@ -17,10 +17,7 @@ export function toStepError(thrown: unknown, keepStack = false): StepError {
   return keepStack && thrown instanceof Error && typeof thrown.stack === 'string' ? { ...error, stack: thrown.stack } : error;
 }
 
-/**
- * An attempt's failure, already classified, as something to throw through p-retry (which treats
- * a TypeError as "do not retry"; a handler's TypeError is an ordinary failure here).
- */
+/** A failure already classified (a sub-chain's), thrown by a callee so that it is reported as it is. */
 export class CallFailure extends Error {
   readonly failure: StepError;
 

@@ -64,6 +64,6 @@ export function callElement(host: ExecutorHost, plan: ChainPlan, tools: ToolSet,
       failed: (_k, error, attempts) => done(end({ ok: false, error, attempts })),
     };
     const scope = { item: undefined, index: element.index };
-    performCall(owner, site, watcher, element.index, element.args, scope, element.index, undefined);
+    performCall({ owner, site, watcher, key: element.index, args: element.args, scope, item: element.index });
   });
 }

@@ -117,7 +117,7 @@ class ForEachGroup implements CallWatcher, Abortable {
     }
     const { args, unresolved } = resolveArgs(this.run, this.index, scope);
     if (this.remote !== undefined) return this.distributed(k, args, unresolved);
-    performCall(this.run, this.run.site(this.index), this, k, args, scope, k, unresolved, this.freshArgs);
+    performCall({ owner: this.run, site: this.run.site(this.index), watcher: this, key: k, args, scope, item: k, unresolved, fresh: this.freshArgs });
   }
 
   private distributed(k: number, args: Record<string, unknown>, unresolved: StepError | undefined): void {

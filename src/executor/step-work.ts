@@ -16,9 +16,9 @@ export function startStep(run: Run, i: number): void {
   try {
     args = step.input.get(run.context) as Record<string, unknown>;
   } catch (error) {
-    return performCall(run, run.site(i), run, i, NO_ARGS, run.context, undefined, unresolvable(error));
+    return performCall({ owner: run, site: run.site(i), watcher: run, key: i, args: NO_ARGS, scope: run.context, item: undefined, unresolved: unresolvable(error) });
   }
-  performCall(run, run.site(i), run, i, args, run.context, undefined, undefined, !step.input.constant);
+  performCall({ owner: run, site: run.site(i), watcher: run, key: i, args, scope: run.context, item: undefined, fresh: !step.input.constant });
 }
 
 const NO_ARGS: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
