@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { PENDING, transition, type StepInput, type StepState } from '../src/executor/index.js';
 
-// Steps started in the same millisecond share their `validating` and first-attempt `running`
-// states (step-state.ts): a state says nothing of its step. What must hold is that no step's state
-// can be changed through another's: every later transition makes a new state.
+// Steps started in the same millisecond go through equal states, each its own: no step's state can
+// be changed through another's, and every transition makes a new state.
 
 const rules = (name: string, index: number) => ({ name, index, onError: 'fail' as const });
 

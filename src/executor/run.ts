@@ -23,9 +23,6 @@ import type { Abortable, ExecutorHost, RunOptions, RunResult, RunScope, Stoppabl
 // step-state.ts says what the new state is and which effects follow, and this class performs
 // exactly those. What a started step does is in step-work.ts.
 
-let kept: ((result: RunResult) => void) | undefined; // how a run's promise hands over `resolve` without a closure per run
-const keepResolve = (resolve: (result: RunResult) => void): void => void (kept = resolve);
-
 export class Run implements CallOwner, CallWatcher, Stoppable {
   readonly runId: string;
   readonly plan: ChainPlan;
@@ -85,8 +82,7 @@ export class Run implements CallOwner, CallWatcher, Stoppable {
 
   /** Binds the tools, restores recorded steps and starts the roots; resolves when the run has finished. */
   start(tools: ToolSet, input: unknown): Promise<RunResult> {
-    const promise = new Promise<RunResult>(keepResolve);
-    this.resolve = kept!;
+    const promise = new Promise<RunResult>((resolve) => (this.resolve = resolve));
     if (this.onEvent) this.emit({ type: 'run:started', run_id: this.runId, chain: this.plan.name, timestamp: this.started, parent: this.parent, input });
     const checked = this.host.checkInput(this.plan, input);
     if (!checked.ok) return this.endEarly('INPUT_INVALID', checked.message), promise;

@@ -64,25 +64,6 @@ function active(status: 'validating' | 'running' | 'retrying', startedAt: number
   return new State(status, startedAt, attempt, undefined) as StepState;
 }
 
-/**
- * The states of a step that started at `at` and is validating, or running its first attempt: the
- * same for every step started in the same millisecond (a state is never written, and says nothing
- * of its step), so the steps a turn starts share two objects instead of making two each — at a
- * width of 10,000 those were 20,000 of the objects the collector copied while the calls ran.
- */
-let validating = active('validating', -1, undefined) as ActiveState;
-let firstAttempt = active('running', -1, 1) as ActiveState;
-
-function validatingSince(at: number): StepState {
-  if (validating.started_at !== at) validating = active('validating', at, undefined) as ActiveState;
-  return validating;
-}
-
-function firstAttemptSince(at: number): StepState {
-  if (firstAttempt.started_at !== at) firstAttempt = active('running', at, 1) as ActiveState;
-  return firstAttempt;
-}
-
 /** Not frozen: a frozen object has a shape of its own. Nothing writes to a state (the type says so). */
 export const PENDING: StepState = new State('pending', undefined, undefined, undefined) as StepState;
 
@@ -106,32 +87,12 @@ export function attemptInput(attempt: number): StepInput {
   return ATTEMPTS[attempt - 1] ?? { type: 'attempt', attempt };
 }
 
-type Writable<T> = { -readonly [K in keyof T]: T[K] };
-type StartInput = Extract<StepInput, { type: 'start' }>;
-type SucceedInput = Extract<StepInput, { type: 'succeed' }>;
-
-/**
- * The `start` and `succeed` inputs every step sends: one object each for the whole process,
- * refilled per use, instead of two new objects (and two boxed timestamps) per step, or three
- * objects per run when each run kept its own. Safe because `transition` and `effectsOf` copy what
- * they keep and the scheduler reads an input only until it has performed its effects — and it
- * builds the event from the input before a listener runs — so an input is never read after any
- * step of any run (a listener may start one) has refilled it.
- */
-const START: Writable<StartInput> = { type: 'start', at: 0 };
-const SUCCEED: Writable<SucceedInput> = { type: 'succeed', at: 0, output: undefined, attempts: 0, fallback: undefined };
-
 export function startInput(at: number): StepInput {
-  START.at = at;
-  return START;
+  return { type: 'start', at };
 }
 
 export function succeedInput(at: number, output: unknown, attempts: number, fallback: FallbackKind | undefined): StepInput {
-  SUCCEED.at = at;
-  SUCCEED.output = output;
-  SUCCEED.attempts = attempts;
-  SUCCEED.fallback = fallback;
-  return SUCCEED;
+  return { type: 'succeed', at, output, attempts, fallback };
 }
 
 /** What of the plan step the transitions need. */
@@ -157,7 +118,7 @@ export function isFinal(state: StepState): state is FinalState {
 export function transition(state: StepState, input: StepInput, step: StepRules): StepState | undefined {
   switch (input.type) {
     case 'start':
-      return state.status === 'pending' ? validatingSince(input.at) : undefined;
+      return state.status === 'pending' ? active('validating', input.at, undefined) : undefined;
     case 'skip':
       return state.status === 'pending' ? final(step, 'skipped', input.at, input.at, 0, undefined, undefined, undefined, input.reason) : undefined;
     case 'restore':
@@ -165,7 +126,7 @@ export function transition(state: StepState, input: StepInput, step: StepRules):
     case 'attempt':
       if (!isActive(state)) return undefined;
       // for_each elements report their own attempts: the step counts the most any one needed.
-      if (state.status === 'validating') return input.attempt === 1 ? firstAttemptSince(state.started_at) : active('running', state.started_at, input.attempt);
+      if (state.status === 'validating') return active('running', state.started_at, input.attempt);
       return active('running', state.started_at, Math.max(input.attempt, state.attempt));
     case 'retry':
       if (state.status !== 'running') return undefined;
