@@ -1,3 +1,5 @@
+// The HTTP server of `toolchain serve` and the run service contract it reads runs through.
+
 export { createServer, type ServerOptions, type ListenOptions, type ToolchainServer } from './create-server.js';
 export { createMemoryRunService, type MemoryRunServiceOptions } from './memory-run-service.js';
 export { ServiceError } from './run-service.js';

@@ -23,27 +23,31 @@ export function folderOf(file: string): string {
 
 const IMPORT = /^\s*(import|export)\s+(type\s+)?([^'";]*?)\s*from\s*['"](\.[^'"]+)['"]|^\s*import\s*['"](\.[^'"]+)['"]/gm;
 
-/** Relative runtime imports of one file, as absolute .ts paths. */
-export function runtimeImports(file: string): string[] {
+/** Relative imports of one file, as absolute .ts paths: runtime ones, or type imports too. */
+export function runtimeImports(file: string, withTypes = false): string[] {
   const text = readFileSync(file, 'utf8');
   const out: string[] = [];
   for (const m of text.matchAll(IMPORT)) {
     const typeOnly = m[2] !== undefined;
     const spec = m[4] ?? m[5]!;
-    if (typeOnly) continue;
+    if (typeOnly && !withTypes) continue;
     out.push(resolve(dirname(file), spec).replace(/\.js$/, '.ts'));
   }
+  if (withTypes) for (const m of text.matchAll(TYPE_QUERY)) out.push(resolve(dirname(file), m[1]!).replace(/\.js$/, '.ts'));
   return out;
 }
 
-/** Folder → the folders it imports at run time (itself excluded). */
-export function folderGraph(): Map<string, Set<string>> {
+/** `import('./x.js')` in a type position (and dynamic imports): a dependency as much as an import is. */
+const TYPE_QUERY = /import\(\s*['"](\.[^'"]+)['"]\s*\)/g;
+
+/** Folder → the folders it imports (itself excluded): at run time, or with type imports too. */
+export function folderGraph(withTypes = false): Map<string, Set<string>> {
   const graph = new Map<string, Set<string>>();
   for (const file of sourceFiles()) {
     const from = folderOf(file);
     const edges = graph.get(from) ?? new Set<string>();
     graph.set(from, edges);
-    for (const target of runtimeImports(file)) {
+    for (const target of runtimeImports(file, withTypes)) {
       const to = folderOf(target);
       if (to !== from) edges.add(to);
     }

@@ -5,6 +5,9 @@ import { EXIT_OK, type CliIO } from '../io.js';
 import type { CommandContext } from '../main.js';
 import { missingFolders, relativeTo, showDiagnostic } from '../paths.js';
 
+// `toolchain list chains|tools|plugins`: what the project holds, each with its status, as a
+// table or as JSON.
+
 type What = 'chains' | 'tools' | 'plugins';
 
 export function registerList(program: Command, ctx: CommandContext): void {
