@@ -146,6 +146,29 @@ describe('executeToolCalls', () => {
     expect(cut.value.rows[0]).toEqual({ i: 0, text: 'row number 0' });
   });
 
+  it('runs at most `concurrency` calls at once, starting them in the order given', async () => {
+    let active = 0;
+    let most = 0;
+    const order: number[] = [];
+    const busy: ToolDefinition = {
+      name: 'busy',
+      parameters: { type: 'object', properties: { n: { type: 'integer' } } },
+      handler: async (args) => {
+        order.push(args.n as number);
+        most = Math.max(most, ++active);
+        await new Promise((r) => setTimeout(r, 5));
+        active--;
+        return { n: args.n };
+      },
+    };
+    const { engine } = await llmEngine([busy]);
+    const answers = await executeToolCalls(engine, [1, 2, 3, 4, 5, 6].map((n) => ({ id: `b${n}`, name: 'busy', arguments: { n } })), { concurrency: 2 });
+    expect(answers.map((a) => a.tool_call_id)).toEqual(['b1', 'b2', 'b3', 'b4', 'b5', 'b6']);
+    expect(most).toBe(2);
+    expect(order).toEqual([1, 2, 3, 4, 5, 6]);
+    await expect(executeToolCalls(engine, [], { concurrency: 0 })).rejects.toMatchObject({ code: 'USAGE' });
+  });
+
   it('cancels running calls with the signal, and answers calls made after it with ABORTED', async () => {
     const { engine } = await llmEngine([nap]);
     const controller = new AbortController();

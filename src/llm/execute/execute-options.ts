@@ -44,6 +44,8 @@ export interface ExecuteOptions {
   /** Bounds each tool call in ms instead of the tool's own `timeout`; bounds chain calls too (their own `timeout` still applies). */
   readonly timeoutMs?: number;
   readonly retry?: CallRetryOptions;
+  /** At most this many calls of the batch at once (default 8); the others wait for a place, in order. */
+  readonly concurrency?: number;
   /** The run id tools see in `ctx.run_id` and approval requests (default: a new UUID per batch). */
   readonly runId?: string;
   /** Where tools' `ctx.log()` lines go. */
@@ -70,7 +72,11 @@ export interface ExecuteSettings {
   readonly maxResultChars: number;
   readonly timeoutMs: number | undefined;
   readonly retry: RetryPolicy;
+  readonly concurrency: number;
 }
+
+/** Calls of one batch at once, unless the caller says otherwise. */
+export const DEFAULT_CALL_CONCURRENCY = 8;
 
 function check(name: string, value: unknown, min: number, integer: boolean): void {
   if (value === undefined) return;
@@ -88,7 +94,9 @@ export function checkExecuteOptions(options: ExecuteOptions): ExecuteSettings {
   check('retry.initialMs', retry?.initialMs, 0, false);
   check('retry.factor', retry?.factor, 0, false);
   check('retry.maxMs', retry?.maxMs, 0, false);
+  check('concurrency', options.concurrency, 1, true);
   return {
+    concurrency: options.concurrency ?? DEFAULT_CALL_CONCURRENCY,
     maxResultChars: options.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS,
     timeoutMs: options.timeoutMs,
     retry: {

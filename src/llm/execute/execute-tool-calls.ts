@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import pLimit from 'p-limit';
 import { callForOutcome, failedOutcome, type CallOutcome, type CallOwner, type CallSite } from '../../call/index.js';
 import { systemClock } from '../../common/clock.js';
 import { ToolchainError } from '../../common/errors.js';
@@ -51,7 +52,9 @@ export async function executeToolCalls(targets: CallTargets, calls: readonly Too
     log: (label, attempt, message, fields) => log?.({ timestamp: clock.now(), run_id: runId, step: label, attempt, message, ...(fields ? { fields } : {}) }),
   };
   const batch: Batch = { targets, tools, names: exportNames({ tools, chains: targets.chains() }), owner, options, settings };
-  return Promise.all(calls.map((call, i) => answer(batch, call, i)));
+  // p-limit keeps the batch's order: calls start as places free up, first come first served.
+  const limit = pLimit(settings.concurrency);
+  return Promise.all(calls.map((call, i) => limit(() => answer(batch, call, i))));
 }
 
 async function answer(batch: Batch, call: ToolCallInput, position: number): Promise<ToolMessage> {
