@@ -92,6 +92,7 @@ export type { ChainsReloadedEvent, EngineOptions } from './engine/options.js';
 
 export async function createEngine(options: EngineOptions = {}): Promise<Engine> {
   checkConcurrency('concurrency', options.concurrency);
+  checkConcurrency('recoverIntervalMs', options.recoverIntervalMs);
   const isolation = checkLoadOptions(options);
   // Every cache belongs to this engine; only the disk cache's directory is shared (per user).
   const disk = options.cache === 'off' ? undefined : (options.cache ?? openUserCache());
@@ -209,7 +210,6 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
   }
 
   if (options.recover === true && submitter === undefined && !isMemoryStore(store)) {
-    checkConcurrency('recoverIntervalMs', options.recoverIntervalMs);
     const recovery = new Recovery({
       store,
       clock: host.clock,
