@@ -1,5 +1,6 @@
 import type { ErrorObject } from 'ajv';
 import { validateJsonSchemaNode } from '../schemas/validators.js';
+import { patternProblem } from '../common/linear-regexp.js';
 
 // A schema checked against the draft-07 meta-schema one schema object at a time, so that a part
 // many schemas share is checked once. The meta-schema checks every subschema (under properties,
@@ -36,6 +37,17 @@ export function createMetaCheck(): MetaCheck {
     let ok = validateNode(schema);
     if (!ok) problems.push(...(validateNode.errors ?? []).map((e: ErrorObject) => `schema${path}${e.instancePath} ${e.message ?? 'is invalid'}`));
     if (!isObj(schema)) return { ok, fixed: true };
+    // What the meta-schema cannot see: a pattern the linear-time engine refuses.
+    const patterns = [
+      ...(typeof schema.pattern === 'string' ? [{ at: `${path}/pattern`, pattern: schema.pattern }] : []),
+      ...(isObj(schema.patternProperties) ? Object.keys(schema.patternProperties).map((name) => ({ at: `${path}/patternProperties/${escape(name)}`, pattern: name })) : []),
+    ];
+    for (const { at, pattern } of patterns) {
+      const reason = patternProblem(pattern);
+      if (reason === undefined) continue;
+      ok = false;
+      problems.push(`schema${at} ${JSON.stringify(pattern)} cannot be matched in linear time: ${reason}`);
+    }
     let fixed = Object.isFrozen(schema);
     const below = (value: unknown, at: string): void => {
       if (!isSchema(value)) return; // not a schema: the check above has said so
