@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { printableJson } from '../../common/printable.js';
 import type { Command } from 'commander';
 import { ToolchainError } from '../../common/errors.js';
 import { loadChainSet } from '../../compiler/index.js';
@@ -38,7 +39,7 @@ export function registerRuns(program: Command, ctx: CommandContext): void {
         if (!Number.isInteger(limit) || limit < 1) throw new ToolchainError('USAGE', `--limit must be a whole number of at least 1, got '${flags.limit}'`);
         const now = Date.now();
         const list = (await store.listRuns({ limit, ...(flags.status ? { status: flags.status as RunStatus } : {}), ...(flags.chain ? { chain: flags.chain } : {}) })).map((r) => runSummary(r, now));
-        ctx.io.stdout.write(flags.json ? `${JSON.stringify(list, null, 2)}\n` : runsTable(list));
+        ctx.io.stdout.write(flags.json ? `${printableJson(list, 2)}\n` : runsTable(list));
         return EXIT_OK;
       }),
     );
@@ -53,7 +54,7 @@ export function registerRuns(program: Command, ctx: CommandContext): void {
         const chains = ctx.globals().chains;
         const plan = existsSync(chains) ? (await loadChainSet(chains)).plans.get(run.chain) : undefined;
         const detail = runDetail(run, await store.getSteps(runId), plan, Date.now());
-        ctx.io.stdout.write(flags.json ? `${JSON.stringify(detail, null, 2)}\n` : runTable(detail));
+        ctx.io.stdout.write(flags.json ? `${printableJson(detail, 2)}\n` : runTable(detail));
         return EXIT_OK;
       }),
     );
