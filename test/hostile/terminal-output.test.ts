@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatDiagnostic } from '../../src/index.js';
-import { printable } from '../../src/common/printable.js';
+import { printable, printableJson } from '../../src/common/printable.js';
 import { runCli } from '../helpers/run-cli.js';
 
 // Issue 14, item 11: text from chain files, tools and models reached the terminal as it was: an
@@ -42,6 +42,15 @@ describe('diagnostics are inert text', () => {
     const lines = out.stdout.trim().split('\n');
     expect(lines.filter((l) => l.includes('UNKNOWN_KEY'))).toHaveLength(1);
     expect(out.stdout).toContain('\\u{001b}]52;c;');
+  });
+});
+
+describe('JSON for a terminal', () => {
+  it('writes every control and bidi character as an escape, and reads back as the same value', () => {
+    const value = { 'k\u202e': ['\u001b[2J', '\u009b', '\u2066x\u2069', '\u2028', 'plain ünïcödé 🙂'] };
+    const text = printableJson(value, 2);
+    expect(text).not.toMatch(CONTROL);
+    expect(JSON.parse(text)).toEqual(value);
   });
 });
 
