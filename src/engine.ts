@@ -1,8 +1,8 @@
-import { basename, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { runIdSource } from './common/run-ids.js';
 import type { Callee } from './call/index.js';
 import { openUserCache } from './cache/index.js';
-import { compileChain, createCompileCache, loadChainSet, type ChainPlan, type ChainSet } from './compiler/index.js';
+import { chainNotFound, compileChain, createCompileCache, loadChainSet, type ChainPlan, type ChainSet } from './compiler/index.js';
 import { describeKind, didYouMean, formatDiagnostic, hasErrors, suggestionSuffix, ToolchainError, type Diagnostic, type ErrorCode } from './common/errors.js';
 import { createBinder, createInputChecker, createSlots, executeChain, systemClock, type ExecutorHost, type LogEntry, type RunEvent, type RunOptions, type RunResult } from './executor/index.js';
 import { chainCallee } from './executor/step-callees.js';
@@ -201,19 +201,9 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
         message: `chain '${name}' is invalid: ${at}${first ? ` ${first.message}` : ''}${own.length > 1 ? ` (and ${own.length - 1} more; run toolchain validate)` : ''}`,
       };
     }
-    // A file that does not parse (or cannot be read) names no chain; the one named like the chain
-    // asked for is most likely it, and any other may be.
-    const named = new Set(set.files.filter((f) => f.name !== undefined).map((f) => f.file));
-    const unread = [...new Set(set.diagnostics.filter((d) => d.severity === 'error' && d.file !== undefined && !named.has(d.file)).map((d) => d.file!))];
-    const same = unread.find((f) => basename(f).replace(/\.ya?ml$/, '') === name);
-    if (same) {
-      const first = set.diagnostics.find((d) => d.file === same && d.severity === 'error')!;
-      return { code: first.code, message: `chain '${name}' cannot be read: ${same}:${first.line ?? 1}:${first.col ?? 1} ${first.message} (run toolchain validate)` };
-    }
-    const names = [...added.keys(), ...set.plans.keys()];
-    const suggestion = didYouMean(name, names);
-    const unreadable = unread.length ? `; ${unread.length} chain file${unread.length === 1 ? '' : 's'} could not be read (${unread.slice(0, 3).map((f) => basename(f)).join(', ')}${unread.length > 3 ? ', …' : ''}; run toolchain validate)` : '';
-    return { code: 'CHAIN_NOT_FOUND', message: `no chain named '${name}'${suggestionSuffix(suggestion)}${unreadable}` };
+    const suggestion = didYouMean(name, [...added.keys(), ...set.plans.keys()]);
+    const { code, message } = chainNotFound(set, name, suggestionSuffix(suggestion));
+    return { code, message };
   }
 
   const queued = submitter ? queueMode({ submitter, lookup, unknownChain, newRunId: host.newRunId, clock: host.clock, refuse: (chain, runId, error, input, o) => failedBeforeStart(host, chain, runId, error, input, o) }) : undefined;

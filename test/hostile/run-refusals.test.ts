@@ -53,6 +53,12 @@ describe('run on a chain whose file does not parse', () => {
     expect(out.stderr).toMatch(/chain 'broken' cannot be read: .*broken\.yaml:\d+:\d+/);
   });
 
+  it('graph says the same: the file and its parse error', async () => {
+    const out = await runCli(['graph', 'broken'], { cwd: project });
+    expect(out.code).toBe(2);
+    expect(out.stderr).toMatch(/broken\.yaml:\d+:\d+ YAML_SYNTAX /);
+  });
+
   it('a chain that is nowhere is CHAIN_NOT_FOUND, saying which files could not be read', async () => {
     const out = await runCli(['run', 'missing'], { cwd: project });
     expect(out.code).toBe(2);
