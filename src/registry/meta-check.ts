@@ -27,9 +27,20 @@ const isSchema = (v: unknown): boolean => isObj(v) || typeof v === 'boolean';
 
 export type MetaCheck = (schema: object) => void;
 
+const MAX_VERDICTS = 1000;
+
 export function createMetaCheck(): MetaCheck {
   const validateNode = validateJsonSchemaNode;
   const passed = new WeakSet<object>();
+  // Patterns seen, with their verdict: a reload checks the same patterns again (bounded, per compiler).
+  const verdicts = new Map<string, string | undefined>();
+  const problemOf = (pattern: string): string | undefined => {
+    if (verdicts.has(pattern)) return verdicts.get(pattern);
+    const verdict = patternProblem(pattern);
+    if (verdicts.size >= MAX_VERDICTS) verdicts.clear();
+    verdicts.set(pattern, verdict);
+    return verdict;
+  };
 
   /** Checks `schema` (at `path` in the whole) and what is below it; true when all of it passed and none of it can change. */
   function walk(schema: unknown, path: string, problems: string[]): { ok: boolean; fixed: boolean } {
@@ -43,7 +54,7 @@ export function createMetaCheck(): MetaCheck {
       ...(isObj(schema.patternProperties) ? Object.keys(schema.patternProperties).map((name) => ({ at: `${path}/patternProperties/${escape(name)}`, pattern: name })) : []),
     ];
     for (const { at, pattern } of patterns) {
-      const reason = patternProblem(pattern);
+      const reason = problemOf(pattern);
       if (reason === undefined) continue;
       ok = false;
       problems.push(`schema${at} ${JSON.stringify(pattern)} cannot be matched in linear time: ${reason}`);
