@@ -111,3 +111,43 @@ describe('a pattern with no linear-time match is refused at load', () => {
 });
 
 
+
+describe('an OpenAPI document with such a pattern', () => {
+  it('keeps the operation: the pattern becomes a note in the description, as other unusable patterns do', async () => {
+    const dir = await tempDir('toolchain-linear-openapi-');
+    try {
+      const spec = {
+        openapi: '3.0.3',
+        info: { title: 't', version: '1' },
+        servers: [{ url: 'https://api.example.com' }],
+        paths: {
+          '/items': {
+            get: {
+              operationId: 'listItems',
+              parameters: [
+                { name: 'code', in: 'query', required: true, schema: { type: 'string', pattern: '^(?=[A-Z])[A-Z0-9]+$' } },
+                { name: 'evil', in: 'query', schema: { type: 'string', pattern: EVIL } },
+              ],
+              responses: { '200': { description: 'ok' } },
+            },
+          },
+        },
+      };
+      await writeFiles(dir, { 'spec.json': JSON.stringify(spec), 'plugins/api/plugin.yaml': `name: api\nversion: 1.0.0\nsource:\n  openapi:\n    spec: ${JSON.stringify(`${dir}/spec.json`)}\n` });
+      const engine = await createEngine({ pluginsDir: `${dir}/plugins`, cache: 'off' });
+      try {
+        const tool = engine.tools().get('api/listItems');
+        expect(tool).toBeDefined();
+        const props = tool!.parameters.properties as Record<string, { pattern?: string; description?: string }>;
+        expect(props.code!.pattern).toBeUndefined();
+        expect(props.code!.description).toContain('(?=[A-Z])');
+        expect(props.evil!.pattern).toBe(EVIL);
+        expect(tool!.prepare({ code: 'x', evil: ATTACK }).ok).toBe(false);
+      } finally {
+        await engine.close();
+      }
+    } finally {
+      await removeDir(dir);
+    }
+  });
+});
