@@ -72,7 +72,7 @@ describe('Redis', () => {
   });
 
   it('a user that may only read is STORE_WRITE_FAILED', async () => {
-    await redis.call('ACL', 'SETUSER', user, 'on', '>pw', '~*', '+@read', '+@connection');
+    await redis.call('ACL', 'SETUSER', user, 'on', '>pw', '~*', '+@read', '+@connection', '+info');
     const url = new URL(REDIS_URL);
     url.username = user;
     url.password = 'pw';
