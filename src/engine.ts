@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { runIdSource } from './common/run-ids.js';
 import type { Callee } from './call/index.js';
 import { openUserCache } from './cache/index.js';
-import { compileChain, createCompileCache, loadChainSet, type ChainPlan, type ChainSet } from './compiler/index.js';
+import { chainNotFound, compileChain, createCompileCache, loadChainSet, type ChainPlan, type ChainSet } from './compiler/index.js';
 import { describeKind, didYouMean, formatDiagnostic, hasErrors, suggestionSuffix, ToolchainError, type Diagnostic, type ErrorCode } from './common/errors.js';
 import { createBinder, createInputChecker, createSlots, executeChain, systemClock, type ExecutorHost, type LogEntry, type RunEvent, type RunOptions, type RunResult } from './executor/index.js';
 import { chainCallee } from './executor/step-callees.js';
@@ -204,9 +204,9 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
         message: `chain '${name}' is invalid: ${at}${first ? ` ${first.message}` : ''}${own.length > 1 ? ` (and ${own.length - 1} more; run toolchain validate)` : ''}`,
       };
     }
-    const names = [...added.keys(), ...set.plans.keys()];
-    const suggestion = didYouMean(name, names);
-    return { code: 'CHAIN_NOT_FOUND', message: `no chain named '${name}'${suggestionSuffix(suggestion)}` };
+    const suggestion = didYouMean(name, [...added.keys(), ...set.plans.keys()]);
+    const { code, message } = chainNotFound(set, name, suggestionSuffix(suggestion));
+    return { code, message };
   }
 
   if (options.recover === true && submitter === undefined && !isMemoryStore(store)) {

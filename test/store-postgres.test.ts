@@ -51,7 +51,7 @@ describe('PostgreSQL store schemas', () => {
     await postgresQuery(`CREATE SCHEMA "${schema()}"; CREATE TABLE "${schema()}".runs (n int); CREATE TABLE "${schema()}".invoices (n int)`);
     await expect(openStore(ns.url)).rejects.toMatchObject({
       code: 'STORE_CORRUPT',
-      message: `${ns.url} is not a toolchain run store (schema ${schema()} has tables of another application: runs); choose another schema with ?schema=NAME`,
+      message: `${ns.url} is not a toolchain run store (schema ${schema()} has tables of another application: runs, invoices); choose another schema with ?schema=NAME`,
     });
     const tables = await postgresQuery<{ name: string }>('SELECT table_name AS name FROM information_schema.tables WHERE table_schema = $1 ORDER BY 1', [schema()]);
     expect(tables.map((t) => t.name)).toEqual(['invoices', 'runs']);

@@ -1,6 +1,7 @@
 import { createInterface } from 'node:readline/promises';
 import type { ApprovalRequest } from '../registry/types.js';
 import type { CliIO } from './io.js';
+import { printable, printableJson } from '../common/printable.js';
 
 // Approval on the command line (SPEC §3.4): a prompt when both ends are a terminal; otherwise no.
 
@@ -8,8 +9,11 @@ export async function askApproval(io: CliIO, req: ApprovalRequest): Promise<bool
   if (!io.stdin.isTTY || !io.stderr.isTTY) return false;
   const rl = createInterface({ input: io.stdin, output: io.stderr });
   try {
-    const args = JSON.stringify(req.args);
-    const answer = await rl.question(`\nstep '${req.step}' wants to call dangerous tool '${req.tool}' with ${args.length > 200 ? `${args.slice(0, 197)}...` : args}\nallow? [y/N] `);
+    // What is asked about comes from a chain or a model: a bidi override here would make the call
+    // read as something else at the very moment someone decides on it.
+    const args = printableJson(req.args);
+    const shown = printable(`step '${req.step}' wants to call dangerous tool '${req.tool}' with ${args.length > 200 ? `${args.slice(0, 197)}...` : args}`);
+    const answer = await rl.question(`\n${shown}\nallow? [y/N] `);
     return /^y(es)?$/i.test(answer.trim());
   } finally {
     rl.close();

@@ -1,4 +1,4 @@
-import type { ChainPlan } from '../compiler/index.js';
+import { chainNotFound, type ChainPlan } from '../compiler/index.js';
 import { ToolchainError, suggestionSuffix, didYouMean } from '../common/errors.js';
 import type { Project } from './load-project.js';
 
@@ -12,5 +12,6 @@ export function findChain(project: Project, name: string): ChainPlan {
     throw new ToolchainError('SCHEMA_INVALID', `chain '${name}' has errors`, own);
   }
   const suggestion = didYouMean(name, project.chains.files.flatMap((f) => (f.name ? [f.name] : [])));
-  throw new ToolchainError('CHAIN_NOT_FOUND', `no chain named '${name}'${suggestionSuffix(suggestion)}`);
+  const { code, message, diagnostics } = chainNotFound(project.chains, name, suggestionSuffix(suggestion));
+  throw new ToolchainError(code, message, diagnostics);
 }

@@ -1,6 +1,6 @@
 import { approvedBy } from '../call/index.js';
 import { didYouMean, suggestionSuffix, ToolchainError } from '../common/errors.js';
-import { printable } from '../common/printable.js';
+import { printable, printableJson } from '../common/printable.js';
 import type { ChainPlan } from '../compiler/plan.js';
 import type { LogEntry, RunEvent, RunOptions, RunResult } from '../executor/index.js';
 import type { IsolationLevel } from '../plugins/index.js';
@@ -96,8 +96,8 @@ export function openSession(io: CliIO, flags: SessionFlags, globals: { readonly 
 
 /** With `debug`, a handler's stack follows the error line (it is in `--json`'s `error.stack` too). */
 export function printResult(io: CliIO, result: RunResult, json: boolean, debug = false): number {
-  if (json) io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-  else if (result.status === 'succeeded') io.stdout.write(`${JSON.stringify(result.outputs ?? null, null, 2)}\n`);
+  if (json) io.stdout.write(`${printableJson(result, 2)}\n`);
+  else if (result.status === 'succeeded') io.stdout.write(`${printableJson(result.outputs ?? null, 2)}\n`);
   if (result.status === 'succeeded') return EXIT_OK;
   const error = result.error!;
   const step = error.step !== undefined && !error.message.includes(`step '${error.step}'`) ? ` (step '${error.step}')` : '';

@@ -1,4 +1,5 @@
 import type { RunDetail, RunSummary } from '../runs/stored-result.js';
+import { printable } from '../common/printable.js';
 
 // `toolchain runs` and `runs show` for people: aligned columns, durations in ms or s, times in
 // the machine's local time. Machines read `--json`.
@@ -13,7 +14,9 @@ function time(ms: number): string {
   return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
 }
 
-export function table(rows: readonly (readonly string[])[]): string {
+/** Rows of cells as aligned columns; every cell is made printable first (cells hold recorded text: names, codes, messages). */
+export function table(cells: readonly (readonly string[])[]): string {
+  const rows = cells.map((r) => r.map(printable));
   const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => (r[c] ?? '').length)));
   return rows.map((r) => r.map((cell, c) => (c === r.length - 1 ? cell : cell.padEnd(widths[c]!))).join('  ').trimEnd()).join('\n') + '\n';
 }
@@ -33,5 +36,5 @@ export function runTable(run: RunDetail): string {
   const gone = run.interrupted ? `interrupted: its owner (${run.owner ?? 'unknown'}) is gone; resume it with: toolchain resume ${run.run_id}\n` : '';
   const error = run.error ? `error: ${run.error.code} ${run.error.message}${run.error.step ? ` (step '${run.error.step}')` : ''}\n` : '';
   const steps = Object.entries(run.steps).map(([key, s]) => [key, s.status, String(s.attempts), formatMs(s.duration_ms), s.error ? `${s.error.code} ${s.error.message}` : '']);
-  return `${head}${gone}${error}\n${table([['STEP', 'STATUS', 'ATTEMPTS', 'DURATION', 'ERROR'], ...steps])}`;
+  return `${printable(head.slice(0, -1))}\n${gone ? `${printable(gone.slice(0, -1))}\n` : ''}${error ? `${printable(error.slice(0, -1))}\n` : ''}\n${table([['STEP', 'STATUS', 'ATTEMPTS', 'DURATION', 'ERROR'], ...steps])}`;
 }

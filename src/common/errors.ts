@@ -22,6 +22,7 @@ export const ERROR_KINDS = {
   FORBIDDEN_KEY: 'definition',
   // chain shape
   SCHEMA_INVALID: 'definition',
+  UNSUPPORTED_PATTERN: 'definition',
   UNKNOWN_KEY: 'definition',
   MISSING_KEY: 'definition',
   BAD_TYPE: 'definition',

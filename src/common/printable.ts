@@ -15,3 +15,15 @@ const NAMED: Readonly<Record<string, string>> = { '\n': '\\n', '\r': '\\r', '\t'
 export function printable(text: string): string {
   return text.replace(UNPRINTABLE, (ch) => NAMED[ch] ?? `\\u{${ch.codePointAt(0)!.toString(16).padStart(4, '0')}}`);
 }
+
+// JSON.stringify already writes C0 controls as \u escapes; these it leaves as they are.
+const UNESCAPED_IN_JSON = /[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/g;
+
+/**
+ * `value` as JSON for a terminal: the same JSON (a parser reads back the same value), with DEL, C1
+ * controls, bidi characters and line separators written as `\uXXXX`, which JSON.stringify leaves
+ * raw. Outside strings JSON has none of these characters, so only string contents change.
+ */
+export function printableJson(value: unknown, indent?: number): string {
+  return (JSON.stringify(value, null, indent) ?? 'null').replace(UNESCAPED_IN_JSON, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}

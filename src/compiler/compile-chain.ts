@@ -17,6 +17,7 @@ import { normaliseInputs } from './normalise-inputs.js';
 import type { ChainPlan, PlanStep } from './plan.js';
 import { checkChainSchema } from './schema-check.js';
 import { isRecord } from '../common/json.js';
+import { schemaPatternProblems } from '../common/linear-regexp.js';
 import { dropIllTyped } from './drop-ill-typed.js';
 import { extractFlow, type ChainFlow } from './flow/index.js';
 
@@ -87,6 +88,11 @@ export function compileDocument(doc: LoadedYaml, hash: string): CompiledFile {
   // Compile whatever is well-formed even when the schema check failed, so that one run of
   // `validate` reports every problem in the file, not only the first kind.
   const inputs = normaliseInputs(isRecord(raw.inputs) ? raw.inputs : undefined);
+  for (const [input, spec] of Object.entries(isRecord(raw.inputs) ? raw.inputs : {})) {
+    for (const p of schemaPatternProblems(spec, `/inputs/${input}`)) {
+      sink.error('UNSUPPORTED_PATTERN', p.pointer, `input '${input}': pattern ${JSON.stringify(p.pattern)} cannot be matched in linear time: ${p.reason}`);
+    }
+  }
   const inputNames = new Set(inputs.names);
   const steps: { raw: RawStep; index: number }[] = [];
   raw.steps.forEach((s, index) => {

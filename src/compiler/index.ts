@@ -64,3 +64,4 @@ export async function loadChain(path: string, options: Omit<CompileOptions, 'fil
   if (!('text' in read)) return { diagnostics: read.diagnostics };
   return compileChain(read.text, { ...options, file: path });
 }
+export { chainNotFound, unreadChains, type UnreadChains } from './unread-chains.js';

@@ -4,6 +4,7 @@ import { TOP_LEVEL, type ValidateFunction } from '../registry/schema-compiler.js
 import { toProblems } from '../registry/argument-problems.js';
 import { planCopy, type CopyArgs } from '../registry/copy-args.js';
 import type { ArgumentProblem } from '../registry/types.js';
+import { checkJson } from '../registry/check-json.js';
 
 // A run's input, validated against the chain's `inputs` schema with defaults filled and strings
 // coerced (`--input n=5` arrives as '5' and becomes 5 where the schema says integer). Each engine
@@ -45,6 +46,13 @@ function checkRunInput(plan: ChainPlan, checker: InputChecker, input: unknown): 
   const given = input === undefined || input === null ? {} : input;
   if (typeof given !== 'object' || Array.isArray(given)) {
     const problem = { path: '', message: 'the input must be an object of named values', expected: 'object' };
+    return { ok: false, message: `invalid input for chain '${plan.name}': ${problem.message}`, problems: [problem] };
+  }
+  // What JSON cannot hold (a BigInt, a function, a cycle, NaN) never gets through: the input is
+  // recorded and handed on as JSON, so such a value would only fail later, as some step's fault.
+  const json = checkJson(given);
+  if (!json.ok) {
+    const problem = { path: json.path, message: `the input${json.path ? ` at ${json.path}` : ''} is not JSON: ${json.reason.replace('(return ', '(pass ')}`, expected: 'JSON' };
     return { ok: false, message: `invalid input for chain '${plan.name}': ${problem.message}`, problems: [problem] };
   }
   const { validate, copy } = checker;

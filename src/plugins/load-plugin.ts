@@ -14,6 +14,7 @@ import { loadSource } from './sources/load-source.js';
 import type { SourceSessions } from './sources/source-sessions.js';
 import { resolveHandler } from './resolve-handler.js';
 import { isolateHandlers } from './isolation/isolate-handlers.js';
+import { workerEnvironment } from './isolation/worker-env.js';
 import { DEFAULT_ISOLATION, stricter, type IsolationLevel, type IsolationSettings } from './isolation/level.js';
 
 // One plugin folder → its tool definitions, or every reason it cannot load. Nothing here touches
@@ -204,7 +205,8 @@ export async function loadPlugin(dir: string, options: LoadPluginOptions = {}): 
     // The plugin's code runs in its workers only, never in this thread.
     const sink = options.log;
     const log = (message: string, fields: Record<string, unknown>): void => sink?.({ timestamp: Date.now(), run_id: '', step: '', attempt: 0, message, fields });
-    const isolated = await isolateHandlers({ plugin: name, realDir, kind: isolation, settings, mode, tools, importTimeoutMs: IMPORT_TIMEOUT_MS, log, ...(options.cache ? { cacheDir: options.cache.dir } : {}) });
+    const env = workerEnvironment(manifest.env ?? [], options.env ?? process.env);
+    const isolated = await isolateHandlers({ plugin: name, realDir, kind: isolation, settings, mode, tools, importTimeoutMs: IMPORT_TIMEOUT_MS, env, log, ...(options.cache ? { cacheDir: options.cache.dir } : {}) });
     isolated.outcomes.forEach((loaded, index) => take(index, tools[index]!, loaded));
     retire = isolated.retire;
   } else {

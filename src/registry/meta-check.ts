@@ -1,5 +1,6 @@
 import type { ErrorObject } from 'ajv';
 import { validateJsonSchemaNode } from '../schemas/validators.js';
+import { patternProblem } from '../common/linear-regexp.js';
 
 // A schema checked against the draft-07 meta-schema one schema object at a time, so that a part
 // many schemas share is checked once. The meta-schema checks every subschema (under properties,
@@ -26,9 +27,20 @@ const isSchema = (v: unknown): boolean => isObj(v) || typeof v === 'boolean';
 
 export type MetaCheck = (schema: object) => void;
 
+const MAX_VERDICTS = 1000;
+
 export function createMetaCheck(): MetaCheck {
   const validateNode = validateJsonSchemaNode;
   const passed = new WeakSet<object>();
+  // Patterns seen, with their verdict: a reload checks the same patterns again (bounded, per compiler).
+  const verdicts = new Map<string, string | undefined>();
+  const problemOf = (pattern: string): string | undefined => {
+    if (verdicts.has(pattern)) return verdicts.get(pattern);
+    const verdict = patternProblem(pattern);
+    if (verdicts.size >= MAX_VERDICTS) verdicts.clear();
+    verdicts.set(pattern, verdict);
+    return verdict;
+  };
 
   /** Checks `schema` (at `path` in the whole) and what is below it; true when all of it passed and none of it can change. */
   function walk(schema: unknown, path: string, problems: string[]): { ok: boolean; fixed: boolean } {
@@ -36,6 +48,17 @@ export function createMetaCheck(): MetaCheck {
     let ok = validateNode(schema);
     if (!ok) problems.push(...(validateNode.errors ?? []).map((e: ErrorObject) => `schema${path}${e.instancePath} ${e.message ?? 'is invalid'}`));
     if (!isObj(schema)) return { ok, fixed: true };
+    // What the meta-schema cannot see: a pattern the linear-time engine refuses.
+    const patterns = [
+      ...(typeof schema.pattern === 'string' ? [{ at: `${path}/pattern`, pattern: schema.pattern }] : []),
+      ...(isObj(schema.patternProperties) ? Object.keys(schema.patternProperties).map((name) => ({ at: `${path}/patternProperties/${escape(name)}`, pattern: name })) : []),
+    ];
+    for (const { at, pattern } of patterns) {
+      const reason = problemOf(pattern);
+      if (reason === undefined) continue;
+      ok = false;
+      problems.push(`schema${at} ${JSON.stringify(pattern)} cannot be matched in linear time: ${reason}`);
+    }
     let fixed = Object.isFrozen(schema);
     const below = (value: unknown, at: string): void => {
       if (!isSchema(value)) return; // not a schema: the check above has said so

@@ -4,6 +4,7 @@ import * as formatsModule from 'ajv-formats';
 import * as standaloneModule from 'ajv/dist/standalone/index.js';
 import { cacheKey, type DiskCache } from '../cache/disk-cache.js';
 import { createMetaCheck } from './meta-check.js';
+import { LINEAR_REGEXP_MODULE, linearRegExp } from '../common/linear-regexp.js';
 
 // JSON Schema → validator. A registry owns one SchemaCompiler (so does nothing else: no Ajv state
 // is shared between engines). It keeps two kinds of Ajv instance, because arguments and results
@@ -56,6 +57,9 @@ const addFormats = ((formatsModule as unknown as { default: { default?: unknown 
 const standaloneCode = ((standaloneModule as unknown as { default: { default?: unknown } }).default.default ??
   (standaloneModule as unknown as { default: unknown }).default) as (ajv: Ajv, validate: ValidateFunction) => string;
 const requireForValidators = createRequire(import.meta.url);
+const linearRegExpModule = Object.freeze({ linearRegExp });
+/** What a cached validator's `require` finds: the pattern engine by name (the bundle has no path to it), formats from ajv-formats. */
+const requireInValidators = (id: string): unknown => (id === LINEAR_REGEXP_MODULE ? linearRegExpModule : requireForValidators(id));
 
 function createAjv(mutating: boolean, logger: { log(): void; warn(...p: unknown[]): void; error(...p: unknown[]): void }): Ajv {
   const ajv = new Ajv({
@@ -74,7 +78,9 @@ function createAjv(mutating: boolean, logger: { log(): void; warn(...p: unknown[
     // the meta-schema itself costs ~30 ms per instance at start-up.
     validateSchema: false,
     // Keep each validator's source, so it can be cached on disk (see compile).
-    code: { source: true, formats: _`require("ajv-formats/dist/formats").fullFormats` },
+    // `pattern` and `patternProperties` run in linear time (common/linear-regexp.ts): a schema's
+    // pattern is someone else's, and so is the text it is matched against.
+    code: { source: true, formats: _`require("ajv-formats/dist/formats").fullFormats`, regExp: linearRegExp },
   });
   addFormats(ajv);
   return ajv;
@@ -92,7 +98,7 @@ const COMPILES_PER_INSTANCE = 100;
 // the schema and the options, and a later process loads it instead of compiling: well under a
 // millisecond. The cache authenticates every entry (cache/disk-cache.ts), so the code evaluated is
 // Ajv's own output for the schema, written by this user's engine, never text from a project folder.
-const CACHE_FORMAT = 'ajv-8.20/allErrors/verbose/formats-full/1';
+const CACHE_FORMAT = 'ajv-8.20/allErrors/verbose/formats-full/re2js/2';
 
 interface CachedValidator {
   readonly code: string;
@@ -101,7 +107,7 @@ interface CachedValidator {
 
 function loadValidator(code: string): ValidateFunction {
   const module = { exports: {} as unknown };
-  new Function('module', 'exports', 'require', code)(module, module.exports, requireForValidators);
+  new Function('module', 'exports', 'require', code)(module, module.exports, requireInValidators);
   return module.exports as ValidateFunction;
 }
 

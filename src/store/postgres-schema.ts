@@ -63,9 +63,12 @@ export async function preparePostgresSchema(pool: Pool, schema: string, url: str
     if (tables.includes('toolchain_meta')) {
       version = Number((await client.query<{ value: string }>(`SELECT value FROM ${s}.toolchain_meta WHERE key = 'version'`)).rows[0]?.value ?? 0);
     } else {
-      const foreign = tables.filter((t) => OWN_TABLES.includes(t));
+      // No toolchain_meta: whatever tables are there belong to something else (ours always start
+      // with toolchain_meta), whether or not their names are ours. Nothing is created beside them.
+      const foreign = [...tables].sort((a, b) => Number(OWN_TABLES.includes(b)) - Number(OWN_TABLES.includes(a)) || a.localeCompare(b));
       if (foreign.length > 0) {
-        throw new ToolchainError('STORE_CORRUPT', `${url} is not a toolchain run store (schema ${schema} has tables of another application: ${foreign.join(', ')}); choose another schema with ?schema=NAME`);
+        const shown = foreign.length > 5 ? `${foreign.slice(0, 5).join(', ')} and ${foreign.length - 5} more` : foreign.join(', ');
+        throw new ToolchainError('STORE_CORRUPT', `${url} is not a toolchain run store (schema ${schema} has tables of another application: ${shown}); choose another schema with ?schema=NAME`);
       }
       await client.query(`CREATE TABLE ${s}.toolchain_meta (key text PRIMARY KEY, value text NOT NULL)`);
     }

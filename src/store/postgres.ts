@@ -3,7 +3,7 @@ import { importOptional } from '../common/optional-package.js';
 import { badUrl, redact, takeOption } from './store-url.js';
 import { postgresStatements, type PostgresStatements, type Query } from './postgres-sql.js';
 import { preparePostgresSchema, quote } from './postgres-schema.js';
-import { jsonText, listLimit, listShape, newStoredRun, runFromRow, type RunRow } from './run-codec.js';
+import { CorruptRunError, corruptRun, decodeListed, jsonText, listLimit, listShape, newStoredRun, runFromRow, type RunRow } from './run-codec.js';
 import { encodeStep, foldSteps, MissingBlobError, parseSteps, withBlobs } from './step-codec.js';
 import { isOwnError, storeError } from './store-error.js';
 import type { Claim, ClaimOutcome, CreateOutcome, NewRun, RunEnd, RunFilter, RunStore, StepBatch, StoreOptions, StoredRun, StoredStep } from './types.js';
@@ -55,6 +55,7 @@ const UNREACHABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE',
 
 function mapPostgresError(url: string, doing: string, error: unknown, op: 'read' | 'write'): Error {
   if (isOwnError(error)) return error;
+  if (error instanceof CorruptRunError) return corruptRun(url, error);
   if (error instanceof MissingBlobError) return storeError('STORE_CORRUPT', url, doing, error);
   const code = String((error as { code?: unknown }).code ?? '');
   const message = error instanceof Error ? error.message : '';
@@ -62,7 +63,10 @@ function mapPostgresError(url: string, doing: string, error: unknown, op: 'read'
     UNREACHABLE.has(code) ||
     code.startsWith('08') ||
     /Connection terminated|timeout exceeded when trying to connect|connection timeout|Client was closed|after calling end|not queryable/i.test(message);
-  return storeError(gone || op === 'read' ? 'STORE_UNAVAILABLE' : 'STORE_WRITE_FAILED', url, doing, error);
+  // A read-only server or session (25006: read_only_sql_transaction, also a hot standby) and a
+  // full disk (53100) refuse writes, whatever the statement was part of (opening a store writes).
+  const refusedWrite = code === '25006' || code === '53100';
+  return storeError(refusedWrite || (!gone && op === 'write') ? 'STORE_WRITE_FAILED' : 'STORE_UNAVAILABLE', url, doing, error);
 }
 
 class PostgresStore implements RunStore {
@@ -226,7 +230,7 @@ class PostgresStore implements RunStore {
   async listRuns(filter: RunFilter = {}): Promise<readonly StoredRun[]> {
     const limit = listLimit(filter.limit);
     const shape = listShape(filter);
-    return (await this.query<RunRow>('cannot list runs', 'read', this.sql.list(shape), [...shape.values, limit])).map(runFromRow);
+    return decodeListed(await this.query<RunRow>('cannot list runs', 'read', this.sql.list(shape), [...shape.values, limit]), runFromRow, filter, this.url);
   }
 
   prune(finishedBefore: number): Promise<number> {

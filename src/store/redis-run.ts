@@ -1,5 +1,6 @@
 import type { RunError } from '../executor/events.js';
-import type { RunStatus, StoredRun } from './types.js';
+import type { StoredRun } from './types.js';
+import { storedJson, storedStatus } from './run-codec.js';
 
 // A run as the Redis store keeps it: one hash of fields (JSON values as text, times as decimal
 // text, the cancel flag as '0'/'1'); a field that is absent is null.
@@ -16,13 +17,13 @@ export function runFromHash(h: ReadonlyMap<string, string>): StoredRun | undefin
   const id = h.get('id');
   if (id === undefined) return undefined;
   const num = (field: string): number | null => (h.has(field) ? Number(h.get(field)) : null);
-  const json = (field: string): unknown => (h.has(field) ? JSON.parse(h.get(field)!) : null);
+  const json = (field: string): unknown => (h.has(field) ? storedJson(id, field, h.get(field)!) : null);
   return {
     id,
     chain: h.get('chain') ?? '',
     chain_hash: h.get('chain_hash') ?? '',
-    input: h.has('input') ? JSON.parse(h.get('input')!) : undefined,
-    status: h.get('status') as RunStatus,
+    input: h.has('input') ? storedJson(id, 'input', h.get('input')!) : undefined,
+    status: storedStatus(id, h.get('status')),
     created_at: num('created_at') ?? 0,
     updated_at: num('updated_at') ?? 0,
     finished_at: num('finished_at'),

@@ -3,7 +3,7 @@ import { ToolchainError } from '../common/errors.js';
 import { importOptional } from '../common/optional-package.js';
 import { CANCEL, CLAIM, CREATE, FINISH, PRUNE, RECORD, RENEW, STEPS, type Script } from './redis-scripts.js';
 import { runFromFields, runFromHash } from './redis-run.js';
-import { jsonText, listLimit, newStoredRun } from './run-codec.js';
+import { CorruptRunError, corruptRun, decodeListed, jsonText, listLimit, newStoredRun } from './run-codec.js';
 import { encodeStep, MissingBlobError, parseSteps, withBlobs } from './step-codec.js';
 import { isOwnError, storeError, tooNew } from './store-error.js';
 import { badUrl, redact, takeOption } from './store-url.js';
@@ -59,12 +59,26 @@ export async function openRedisStore(url: URL, options: StoreOptions): Promise<R
 async function prepare(redis: RedisClient, p: string, url: string, options: StoreOptions): Promise<void> {
   const version = Number((await redis.hget(`${p}meta`, 'version')) ?? 0);
   if (version > VERSION) throw tooNew(url, version, VERSION);
-  if (version === 0 && (await redis.exists(`${p}runs`, `${p}finished`)) > 0) {
+  if (version === 0 && (await hasKeysUnder(redis, p))) {
     throw new ToolchainError('STORE_CORRUPT', `${url} is not a toolchain run store (keys under the prefix '${p}' belong to something else); choose another with ?prefix=P`);
   }
   // Version 1 needs no setting up: a run's keys are made when it is created.
-  if (version < VERSION) await redis.hset(`${p}meta`, 'version', String(VERSION));
+  // A write: a read-only replica or a user without write rights refuses it (STORE_WRITE_FAILED).
+  if (version < VERSION) await redis.hset(`${p}meta`, 'version', String(VERSION)).catch((error: unknown) => Promise.reject(mapRedisError(url, 'cannot set it up', error, 'write')));
   if (options.durability === 'full') await checkFsync(redis, url);
+}
+
+/** Whether any key starts with the prefix: a store not yet versioned that holds keys holds someone else's. */
+async function hasKeysUnder(redis: RedisClient, p: string): Promise<boolean> {
+  const pattern = `${p.replace(/[*?[\]\\]/g, (c) => `\\${c}`)}*`;
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+    // `meta` without a version is not ours either (ours gets its version before anything else).
+    if (keys.length > 0) return true;
+    cursor = next;
+  } while (cursor !== '0');
+  return false;
 }
 
 async function checkFsync(redis: RedisClient, url: string): Promise<void> {
@@ -86,6 +100,7 @@ async function checkFsync(redis: RedisClient, url: string): Promise<void> {
 
 function mapRedisError(url: string, doing: string, error: unknown, op: 'read' | 'write'): Error {
   if (isOwnError(error)) return error;
+  if (error instanceof CorruptRunError) return corruptRun(url, error);
   if (error instanceof MissingBlobError) return storeError('STORE_CORRUPT', url, doing, error);
   // A reply of the server (OOM, READONLY, MISCONF: it refuses writes) versus no answer at all.
   const reply = error instanceof Error && error.name === 'ReplyError';
@@ -235,13 +250,9 @@ class RedisStore implements RunStore {
       const pipeline = r.pipeline();
       for (const id of ids) pipeline.hgetall(`${p}run:${id}`);
       const answers = (await pipeline.exec()) ?? [];
-      const runs: StoredRun[] = [];
-      for (const [error, hash] of answers) {
-        if (error) throw error;
-        const run = runFromHash(new Map(Object.entries(hash as Record<string, string>)));
-        if (run) runs.push(run); // pruned since the index was read
-      }
-      return runs;
+      for (const [error] of answers) if (error) throw error;
+      // A run pruned since the index was read decodes to undefined and is left out.
+      return decodeListed(answers, ([, hash]) => runFromHash(new Map(Object.entries(hash as Record<string, string>))), filter, this.url);
     };
     return this.command('cannot list runs', async (r) => {
       if (filter.queue === undefined) return read(r, await r.zrevrange(index, 0, limit - 1));

@@ -24,6 +24,58 @@ export interface RunRow {
   readonly queue: string | null;
 }
 
+/**
+ * A run the store holds but that cannot be read back (a value that is not JSON, a status that is
+ * none of ours): another program, or damage, wrote it. The drivers report it as STORE_CORRUPT
+ * naming the run; a listing skips it and lists the rest (see RunFilter.onCorrupt).
+ */
+export class CorruptRunError extends Error {
+  constructor(
+    readonly runId: string,
+    reason: string,
+  ) {
+    super(`run ${runId} cannot be read: ${reason}`);
+  }
+}
+
+const STATUSES: ReadonlySet<string> = new Set(['running', 'succeeded', 'failed', 'cancelled']);
+
+/** A stored JSON value of run `id`, or CorruptRunError. */
+export function storedJson(id: string, field: string, text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new CorruptRunError(id, `its ${field} is not JSON (${(error as Error).message})`);
+  }
+}
+
+export function storedStatus(id: string, status: string | undefined): RunStatus {
+  if (status === undefined || !STATUSES.has(status)) throw new CorruptRunError(id, `its status ${JSON.stringify(status ?? null)} is none of ${[...STATUSES].join(', ')}`);
+  return status as RunStatus;
+}
+
+/** STORE_CORRUPT for a run that cannot be read, naming it. */
+export function corruptRun(url: string, error: CorruptRunError): ToolchainError {
+  return new ToolchainError('STORE_CORRUPT', `${url}: ${error.message}`);
+}
+
+/** A listing's rows decoded; one that cannot be read is reported to `filter.onCorrupt` and left out, or (without it) fails the listing. */
+export function decodeListed<R>(rows: readonly R[], decode: (row: R) => StoredRun | undefined, filter: RunFilter, url: string): StoredRun[] {
+  const runs: StoredRun[] = [];
+  for (const row of rows) {
+    let run: StoredRun | undefined;
+    try {
+      run = decode(row);
+    } catch (error) {
+      if (!(error instanceof CorruptRunError) || filter.onCorrupt === undefined) throw error;
+      filter.onCorrupt(corruptRun(url, error));
+      continue;
+    }
+    if (run) runs.push(run);
+  }
+  return runs;
+}
+
 export const RUN_COLUMNS = 'id, chain, chain_hash, input, status, created_at, updated_at, finished_at, outputs, error, owner, lease_until, epoch, cancel_requested, queue';
 
 export function runFromRow(row: RunRow): StoredRun {
@@ -31,13 +83,13 @@ export function runFromRow(row: RunRow): StoredRun {
     id: row.id,
     chain: row.chain,
     chain_hash: row.chain_hash,
-    input: row.input === null ? undefined : JSON.parse(row.input),
-    status: row.status as RunStatus,
+    input: row.input === null ? undefined : storedJson(row.id, 'input', row.input),
+    status: storedStatus(row.id, row.status),
     created_at: Number(row.created_at),
     updated_at: Number(row.updated_at),
     finished_at: row.finished_at === null ? null : Number(row.finished_at),
-    outputs: row.outputs === null ? null : JSON.parse(row.outputs),
-    error: row.error === null ? null : (JSON.parse(row.error) as RunError),
+    outputs: row.outputs === null ? null : storedJson(row.id, 'outputs', row.outputs),
+    error: row.error === null ? null : (storedJson(row.id, 'error', row.error) as RunError),
     owner: row.owner,
     lease_until: row.lease_until === null ? null : Number(row.lease_until),
     epoch: row.epoch,

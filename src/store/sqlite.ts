@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { ToolchainError } from '../common/errors.js';
-import { jsonText, listLimit, listShape, newStoredRun, RUN_COLUMNS, runFromRow, type RunRow } from './run-codec.js';
+import { CorruptRunError, corruptRun, decodeListed, jsonText, listLimit, listShape, newStoredRun, RUN_COLUMNS, runFromRow, type RunRow } from './run-codec.js';
 import { prepareSqliteSchema } from './sqlite-schema.js';
 import { encodeStep, MissingBlobError, parseSteps, withBlobs, type EncodedStep } from './step-codec.js';
 import { isOwnError, storeError } from './store-error.js';
@@ -48,6 +48,7 @@ export async function openSqliteStore(file: string, url: string, options: StoreO
 /** A better-sqlite3 error (code SQLITE_*) as one of ours. */
 function mapSqliteError(url: string, doing: string, error: unknown, op: 'open' | 'read' | 'write'): Error {
   if (isOwnError(error)) return error;
+  if (error instanceof CorruptRunError) return corruptRun(url, error);
   const code = String((error as { code?: unknown }).code ?? '');
   if (code === 'SQLITE_NOTADB') return new ToolchainError('STORE_CORRUPT', `${url} is not a toolchain run store (not an SQLite database); give the store a file of its own`);
   if (code.startsWith('SQLITE_CORRUPT') || error instanceof MissingBlobError) return storeError('STORE_CORRUPT', url, `${doing}: the file is damaged`, error);
@@ -247,7 +248,7 @@ export class SqliteStore implements RunStore {
     return this.read('cannot list runs', () => {
       const limit = listLimit(filter.limit);
       const shape = listShape(filter);
-      return this.sql.list(shape.key, shape.columns).all(...shape.values, limit).map(runFromRow);
+      return decodeListed(this.sql.list(shape.key, shape.columns).all(...shape.values, limit), runFromRow, filter, this.url);
     });
   }
 

@@ -1,3 +1,4 @@
+import type { ToolchainError } from '../common/errors.js';
 import type { RunError } from '../executor/events.js';
 import type { StepRecord } from '../executor/step-state.js';
 
@@ -124,6 +125,11 @@ export interface RunFilter {
   readonly queue?: string;
   /** Default 50. */
   readonly limit?: number;
+  /**
+   * Told about each run that cannot be read back (STORE_CORRUPT naming it), which the listing then
+   * leaves out. Without it such a run fails the whole listing with that error.
+   */
+  readonly onCorrupt?: (error: ToolchainError) => void;
 }
 
 export interface RunStore {

@@ -1,4 +1,5 @@
-import { readFile, stat } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { openPinned } from './pinned.js';
 import { type InRoot, fsError, resolveInRoot } from './root.js';
 import { toolError } from './tool-context.js';
 
@@ -14,12 +15,18 @@ export interface TextFile {
 
 export async function readTextUnder(root: string, path: string, maxBytes: number, signal?: AbortSignal): Promise<TextFile> {
   const where = await resolveInRoot(root, path);
-  const info = await fsCall(() => stat(where.absolute), where.relative);
-  if (!info.isFile()) throw toolError('NOT_A_FILE', `"${where.relative}" is not a file`);
-  if (info.size > maxBytes) throw toolError('FILE_TOO_LARGE', `"${where.relative}" has ${info.size} bytes; at most ${maxBytes} are read`);
-  const bytes = await fsCall(() => readFile(where.absolute, signal ? { signal } : {}), where.relative);
-  if (bytes.length > maxBytes) throw toolError('FILE_TOO_LARGE', `"${where.relative}" has ${bytes.length} bytes; at most ${maxBytes} are read`);
-  return { where, text: decodeUtf8(bytes, where.relative), bytes: bytes.length };
+  // Opened through its checked folder (pinned.ts), then checked as what was opened.
+  const { handle } = await openPinned(where, constants.O_RDONLY);
+  try {
+    const info = await fsCall(() => handle.stat(), where.relative);
+    if (!info.isFile()) throw toolError('NOT_A_FILE', `"${where.relative}" is not a file`);
+    if (info.size > maxBytes) throw toolError('FILE_TOO_LARGE', `"${where.relative}" has ${info.size} bytes; at most ${maxBytes} are read`);
+    const bytes = await fsCall(() => handle.readFile(signal ? { signal } : {}), where.relative);
+    if (bytes.length > maxBytes) throw toolError('FILE_TOO_LARGE', `"${where.relative}" has ${bytes.length} bytes; at most ${maxBytes} are read`);
+    return { where, text: decodeUtf8(bytes, where.relative), bytes: bytes.length };
+  } finally {
+    await handle.close();
+  }
 }
 
 export async function fsCall<T>(call: () => Promise<T>, path: string): Promise<T> {

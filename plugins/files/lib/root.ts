@@ -10,8 +10,9 @@ import { type ToolContext, toolError } from './tool-context.js';
 // - Refused with PATH_ESCAPE: `..` that climbs out, absolute paths elsewhere, and symbolic links
 //   anywhere along the path that lead out (checked on the real path, after fs.realpath). For a
 //   path that does not exist yet (write_file), its nearest existing ancestor is checked.
-// The checks run before each access; a link swapped in between check and use is out of scope
-// (nothing here defends against a hostile process on the same machine).
+// read_file, write_file, file_stats and word_stats then open what was checked through a
+// descriptor of its folder (pinned.ts), so a folder swapped for a link between the check and the
+// access is refused instead of followed. list_files and run_command's cwd use the checked path.
 
 export const ROOT_VARIABLE = 'TOOLCHAIN_FILES_ROOT';
 

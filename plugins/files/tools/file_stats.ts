@@ -1,4 +1,5 @@
-import { lstat, stat } from 'node:fs/promises';
+import { lstat } from 'node:fs/promises';
+import { statPinned } from '../lib/pinned.js';
 import { resolve } from 'node:path';
 import { fsCall } from '../lib/read-text.js';
 import { filesRoot, resolveInRoot } from '../lib/root.js';
@@ -26,7 +27,8 @@ export default async function fileStats(args: Args, ctx?: ToolContext): Promise<
   const root = await filesRoot(ctx);
   const where = await resolveInRoot(root, args.path);
   if (!where.exists) throw toolError('NOT_FOUND', `"${where.relative}" does not exist under the files root`);
-  const info = await fsCall(() => stat(where.absolute), where.relative);
+  // Through its checked folder: a folder swapped for a link meanwhile is refused (pinned.ts).
+  const info = await statPinned(where);
   const asWritten = await fsCall(() => lstat(resolve(root, args.path)), where.relative);
   return {
     path: where.relative,

@@ -1,4 +1,6 @@
-import { appendFile, mkdir, writeFile as fsWriteFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { openPinned } from '../lib/pinned.js';
 import { dirname } from 'node:path';
 import { refuseEngineFolders } from '../lib/engine-folders.js';
 import { fsCall } from '../lib/read-text.js';
@@ -32,13 +34,24 @@ export default async function writeFile(args: Args, ctx?: ToolContext): Promise<
   await refuseEngineFolders(where, ctx);
   if (make_dirs) await fsCall(() => mkdir(dirname(where.absolute), { recursive: true }), where.relative);
   const options = { encoding: 'utf8' as const, ...(ctx ? { signal: ctx.signal } : {}) };
+  // Opened through its checked folder, never through a link (pinned.ts); truncated only once it
+  // is known to be the regular file inside the root.
+  const flags = constants.O_WRONLY | constants.O_CREAT | (mode === 'create' ? constants.O_EXCL : 0) | (mode === 'append' ? constants.O_APPEND : 0);
   try {
-    if (mode === 'append') await appendFile(where.absolute, content, 'utf8');
-    else await fsWriteFile(where.absolute, content, { ...options, flag: mode === 'create' ? 'wx' : 'w' });
+    const { handle } = await openPinned(where, flags);
+    try {
+      if (!(await handle.stat()).isFile()) throw toolError('NOT_A_FILE', `"${where.relative}" is not a regular file`);
+      if (mode === 'overwrite') await handle.truncate(0);
+      await handle.writeFile(content, options);
+    } finally {
+      await handle.close();
+    }
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EEXIST') throw toolError('ALREADY_EXISTS', `"${where.relative}" already exists; use mode overwrite or append to change it`);
     if (code === 'EISDIR') throw toolError('NOT_A_FILE', `"${where.relative}" is a folder`);
+    // Already a tool's error (pinned.ts turned the fs error into one, or a check above failed).
+    if (typeof (error as NodeJS.ErrnoException).errno !== 'number') throw error;
     throw fsError(error, where.relative);
   }
   return { path: where.relative, bytes_written: bytes, created: !where.exists };

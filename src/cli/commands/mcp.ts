@@ -1,4 +1,5 @@
 import { Writable } from 'node:stream';
+import { printableJson } from '../../common/printable.js';
 import type { Command } from 'commander';
 import { createEngine } from '../../engine.js';
 import type { Diagnostic } from '../../common/errors.js';
@@ -48,7 +49,7 @@ async function serveMcp(ctx: CommandContext, flags: McpFlags): Promise<number> {
   const restoreConsole = consoleToStderr(io.stderr);
   const protocol = protocolStdout(io.stdout, io.stderr);
   const unguard = guardProcess({ pluginsDir: globals.plugins, report: say });
-  const log = (entry: object): void => void io.stderr.write(`${JSON.stringify(entry)}\n`);
+  const log = (entry: object): void => void io.stderr.write(`${printableJson(entry)}\n`);
   // Refreshes are deferred: the registry reports a change from inside its own update.
   let refresh: () => void = () => undefined;
   const cache = ctx.diskCache();

@@ -1,11 +1,12 @@
 import { existsSync } from 'node:fs';
+import { printable, printableJson } from '../../common/printable.js';
 import type { Command } from 'commander';
 import { ToolchainError } from '../../common/errors.js';
 import { loadChainSet } from '../../compiler/index.js';
 import { runDetail, runSummary } from '../../runs/stored-result.js';
 import { openStore } from '../../store/open-store.js';
 import type { RunStatus, RunStore } from '../../store/types.js';
-import { EXIT_OK, EXIT_RUN_FAILED } from '../io.js';
+import { EXIT_OK, EXIT_RUN_FAILED, exitCodeFor } from '../io.js';
 import type { CommandContext } from '../main.js';
 import { runsTable, runTable } from '../runs-table.js';
 import { storeUrl } from '../store-url.js';
@@ -37,9 +38,13 @@ export function registerRuns(program: Command, ctx: CommandContext): void {
         const limit = Number(flags.limit);
         if (!Number.isInteger(limit) || limit < 1) throw new ToolchainError('USAGE', `--limit must be a whole number of at least 1, got '${flags.limit}'`);
         const now = Date.now();
-        const list = (await store.listRuns({ limit, ...(flags.status ? { status: flags.status as RunStatus } : {}), ...(flags.chain ? { chain: flags.chain } : {}) })).map((r) => runSummary(r, now));
-        ctx.io.stdout.write(flags.json ? `${JSON.stringify(list, null, 2)}\n` : runsTable(list));
-        return EXIT_OK;
+        // A run that cannot be read back is named on stderr; the others are still listed.
+        const unreadable: ToolchainError[] = [];
+        const filter = { limit, onCorrupt: (e: ToolchainError) => void unreadable.push(e), ...(flags.status ? { status: flags.status as RunStatus } : {}), ...(flags.chain ? { chain: flags.chain } : {}) };
+        const list = (await store.listRuns(filter)).map((r) => runSummary(r, now));
+        ctx.io.stdout.write(flags.json ? `${printableJson(list, 2)}\n` : runsTable(list));
+        for (const e of unreadable) ctx.io.stderr.write(`${printable(`error: ${e.code} ${e.message}`)}\n`);
+        return unreadable.length ? exitCodeFor(unreadable[0]!.code) : EXIT_OK;
       }),
     );
 
@@ -53,7 +58,7 @@ export function registerRuns(program: Command, ctx: CommandContext): void {
         const chains = ctx.globals().chains;
         const plan = existsSync(chains) ? (await loadChainSet(chains)).plans.get(run.chain) : undefined;
         const detail = runDetail(run, await store.getSteps(runId), plan, Date.now());
-        ctx.io.stdout.write(flags.json ? `${JSON.stringify(detail, null, 2)}\n` : runTable(detail));
+        ctx.io.stdout.write(flags.json ? `${printableJson(detail, 2)}\n` : runTable(detail));
         return EXIT_OK;
       }),
     );

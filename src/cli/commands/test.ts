@@ -1,4 +1,5 @@
 import { readdir } from 'node:fs/promises';
+import { printable, printableJson } from '../../common/printable.js';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { createEngine } from '../../engine.js';
@@ -70,7 +71,7 @@ async function testCommand(ctx: CommandContext, files: string[], flags: TestFlag
       chain: r.chain,
       cases: r.cases.map((c) => ({ name: c.name, passed: c.passed, mismatches: c.mismatches, status: c.result.status, error: c.result.error, duration_ms: c.duration_ms })),
     }));
-    io.stdout.write(`${JSON.stringify({ passed, failed, invalid_files: invalid, files }, null, 2)}\n`);
+    io.stdout.write(`${printableJson({ passed, failed, invalid_files: invalid, files }, 2)}\n`);
   } else {
     io.stdout.write(`\n${passed} passed, ${failed} failed\n`);
     if (invalid) io.stderr.write(`${invalid} test file${invalid === 1 ? ' is' : 's are'} invalid\n`);
@@ -81,11 +82,11 @@ async function testCommand(ctx: CommandContext, files: string[], flags: TestFlag
 function printSuite(out: NodeJS.WritableStream, cwd: string, result: SuiteResult): void {
   out.write(`${relativeTo(cwd, result.file)} (chain ${result.chain})\n`);
   for (const c of result.cases) {
-    out.write(`  ${c.passed ? '✓' : '✗'} ${c.name} (${c.duration_ms}ms)\n`);
+    out.write(`${printable(`  ${c.passed ? '✓' : '✗'} ${c.name} (${c.duration_ms}ms)`)}\n`);
     if (c.passed) continue;
     for (const m of c.mismatches) for (const line of diffLines(m)) out.write(`      ${line}\n`);
     const e = c.result.error;
-    if (e) out.write(`      run error: ${e.code} ${e.message}${e.step !== undefined ? ` (step '${e.step}')` : ''}\n`);
+    if (e) out.write(`${printable(`      run error: ${e.code} ${e.message}${e.step !== undefined ? ` (step '${e.step}')` : ''}`)}\n`);
   }
 }
 

@@ -1,4 +1,5 @@
 import { Option, type Command } from 'commander';
+import { printableJson } from '../../common/printable.js';
 import { createEngine } from '../../engine.js';
 import { ToolchainError, type Diagnostic } from '../../common/errors.js';
 import type { PluginStatus } from '../../plugins/types.js';
@@ -46,7 +47,7 @@ async function exportCommand(ctx: CommandContext, flags: ExportFlags): Promise<n
     const options: ExportOptions = { tools: !flags.chainsOnly, chains: !flags.toolsOnly };
     const definitions =
       flags.format === 'anthropic' ? toAnthropicTools(engine, options) : flags.format === 'mcp' ? toMcpTools(engine, options) : toOpenAITools(engine, { ...options, strict: flags.strict });
-    ctx.io.stdout.write(`${JSON.stringify(definitions, null, 2)}\n`);
+    ctx.io.stdout.write(`${printableJson(definitions, 2)}\n`);
     return EXIT_OK;
   } finally {
     await engine.close();

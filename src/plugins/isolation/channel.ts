@@ -32,6 +32,8 @@ export interface ChannelSettings {
   readonly memoryMb: number;
   /** The engine's disk cache folder: workers read transformed modules from it instead of loading sucrase. */
   readonly cacheDir?: string;
+  /** The worker's whole environment (worker-env.ts): a thread's own process.env, a child's env. */
+  readonly env: Readonly<Record<string, string>>;
 }
 
 function pipe(stream: Readable | null | undefined, name: 'stdout' | 'stderr', events: ChannelEvents): void {
@@ -51,6 +53,8 @@ function openThread(settings: ChannelSettings, events: ChannelEvents): Channel {
     stdout: true,
     stderr: true,
     execArgv: [],
+    // A copy of its own instead of the engine's process.env, which a thread shares by default.
+    env: { ...settings.env },
     workerData: { cacheDir: settings.cacheDir },
   });
   let ended: string | undefined;
@@ -74,6 +78,7 @@ function openProcess(settings: ChannelSettings, events: ChannelEvents): Channel 
     serialization: 'advanced',
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     execArgv: [`--max-old-space-size=${settings.memoryMb}`],
+    env: { ...settings.env },
   });
   child.on('message', (m) => events.message(m as FromWorker));
   let spawnError: string | undefined;

@@ -31,6 +31,8 @@ export interface IsolateOptions {
   readonly tools: readonly { readonly name: string; readonly handler?: string }[];
   readonly importTimeoutMs: number;
   readonly cacheDir?: string;
+  /** The workers' environment: see worker-env.ts. */
+  readonly env: Readonly<Record<string, string>>;
   readonly log: (message: string, fields: Record<string, unknown>) => void;
 }
 
@@ -43,7 +45,7 @@ export async function isolateHandlers(o: IsolateOptions): Promise<IsolatedLoad> 
     const message = (error as Error).message;
     return { outcomes: located.map(() => ({ ok: false, code: 'HANDLER_LOAD', message })), retire: () => undefined };
   }
-  const pool = new WorkerPool({ kind: o.kind, plugin: o.plugin, dir: o.realDir, entry, memoryMb: o.settings.memoryMb, workers: o.settings.workers, graceMs: o.settings.graceMs, log: o.log, ...(o.cacheDir !== undefined ? { cacheDir: o.cacheDir } : {}) });
+  const pool = new WorkerPool({ kind: o.kind, plugin: o.plugin, dir: o.realDir, entry, memoryMb: o.settings.memoryMb, workers: o.settings.workers, graceMs: o.settings.graceMs, env: o.env, log: o.log, ...(o.cacheDir !== undefined ? { cacheDir: o.cacheDir } : {}) });
   const refs = new Map<number, HandlerRef>();
   located.forEach((l, i) => {
     if (l.ok) refs.set(i, { tool: o.tools[i]!.name, file: l.file, ...(l.exportName !== undefined ? { exportName: l.exportName } : {}) });

@@ -31,6 +31,8 @@ export interface PoolSettings {
   readonly graceMs: number;
   /** The engine's disk cache folder, if it has one. */
   readonly cacheDir?: string;
+  /** The workers' environment (worker-env.ts). */
+  readonly env: Readonly<Record<string, string>>;
   /** Output and crashes that belong to no call, with the plugin named. */
   readonly log: (message: string, fields: Record<string, unknown>) => void;
 }

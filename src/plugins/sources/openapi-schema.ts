@@ -1,4 +1,5 @@
 import { canonicalJson } from '../../registry/canonical-json.js';
+import { patternProblem } from '../../common/linear-regexp.js';
 import type { Refs } from './openapi-refs.js';
 
 // An OpenAPI schema → the JSON Schema (draft-07) the engine validates with. `$ref`s are followed
@@ -174,12 +175,7 @@ function uniqueValues(values: readonly unknown[]): unknown[] {
   });
 }
 
-/** Whether the validator can use `pattern` (it compiles patterns as Unicode regular expressions). */
+/** Whether the validator can use `pattern`: a Unicode regular expression with a linear-time match (common/linear-regexp.ts). */
 function isJsRegExp(pattern: string): boolean {
-  try {
-    new RegExp(pattern, 'u');
-    return true;
-  } catch {
-    return false;
-  }
+  return patternProblem(pattern) === undefined;
 }
