@@ -97,6 +97,7 @@ export const ERROR_KINDS = {
   STORE_FENCED: 'run',
   RUN_NOT_FOUND: 'usage',
   RUN_IN_PROGRESS: 'usage',
+  RUN_ID_CONFLICT: 'usage',
   CHAIN_CHANGED: 'definition',
   // the queue of runs (SPEC §7.3)
   QUEUE_URL: 'usage',
