@@ -111,6 +111,9 @@ export const ERROR_KINDS = {
   MODEL_AUTH: 'run',
   MODEL_REJECTED: 'run',
   MODEL_UNREACHABLE: 'run',
+  MODEL_ADDRESS_REFUSED: 'run',
+  MODEL_KEY_REFUSED: 'run',
+  MODEL_REPLY_TOO_LARGE: 'run',
 } as const satisfies Record<string, ErrorKind>;
 
 export type ErrorKind = 'definition' | 'usage' | 'run' | 'cancelled';
