@@ -94,4 +94,12 @@ describe('forged element jobs', () => {
     expect(keys.sort()).toEqual(['victim:each[0]', 'victim:each[1]', 'victim:each[1]', 'victim:each[2]', 'victim:each[3]']);
     await cluster.engine.cancel('bystander');
   }, 60_000);
+
+  it('a run id reused with another chain or input is refused with RUN_ID_CONFLICT on the queue too', async () => {
+    await expect(cluster.engine.submit('spread', { n: 5, ms: 0 }, { runId: 'victim' })).rejects.toMatchObject({ code: 'RUN_ID_CONFLICT' });
+    await expect(cluster.engine.submit('five', { start: 1 }, { runId: 'victim' })).rejects.toMatchObject({ code: 'RUN_ID_CONFLICT' });
+    // The same request again is answered with the first run's result.
+    const again = await cluster.engine.submit('spread', { n: 4, ms: 5000 }, { runId: 'victim' });
+    expect((await again.result()).status).toBe('succeeded');
+  }, 30_000);
 });
