@@ -29,7 +29,7 @@ beforeAll(async () => {
   serve = await startServe({
     cwd: dir,
     globals: ['--chains', 'chains', '--plugins', 'plugins'],
-    args: ['--no-watch', '--isolation', 'none', '--store', 'memory:', '--grace', '0s', '--limit', 'headers-timeout=1s', '--limit', 'connections=80', '--limit', 'event-streams=2', '--limit', 'runs-in-flight=3', '--limit', 'body-bytes=64KiB'],
+    args: ['--no-watch', '--isolation', 'none', '--store', 'memory:', '--grace', '0s', '--limit', 'headers-timeout=1s', '--limit', 'request-timeout=1500ms', '--limit', 'connections=80', '--limit', 'event-streams=2', '--limit', 'runs-in-flight=3', '--limit', 'body-bytes=64KiB'],
     env: { TOOLCHAIN_TOKEN: '', TOOLCHAIN_SERVE_LIMITS: 'retry-after=7' },
   });
   port = Number(new URL(serve.url).port);
@@ -91,6 +91,31 @@ describe('slow clients', () => {
     // 1 s of headers at 4 lines a second, and the check that runs every quarter of the timeout.
     expect(Math.max(...lines)).toBeLessThanOrEqual(12);
     expect((await send('GET', '/healthz')).status).toBe(200);
+  });
+
+  it('closes sockets that trickle a request body once the request timeout passes', async () => {
+    const closed = new Set<number>();
+    const sockets = Array.from({ length: 10 }, (_, i) => {
+      const socket = connect(port, '127.0.0.1');
+      socket.on('error', () => undefined);
+      socket.on('close', () => closed.add(i));
+      socket.write(`POST /api/runs HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{`);
+      return socket;
+    });
+    let ticks = 0;
+    for (; ticks < 30 && closed.size < 10; ticks++) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      sockets.forEach((socket, i) => closed.has(i) || socket.write(' '));
+    }
+    expect(closed.size).toBe(10);
+    // 1.5 s at 4 bytes a second, and the check every quarter of the shorter timeout.
+    expect(ticks).toBeLessThanOrEqual(14);
+  });
+
+  it('does not cut an answer that takes longer than the request timeout (a ?wait=true run)', async () => {
+    const res = await send('POST', '/api/runs?wait=true', {}, { chain: 'slow', input: { ms: 2500 } });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ status: 'succeeded', outputs: { s: { slept: 2500 } } });
   });
 
   it('closes the sockets past the connection cap as they connect', async () => {
