@@ -14,7 +14,7 @@ import { createMemoryRunService } from './memory-run-service.js';
 import { registerCatalogueRoutes } from './routes-catalogue.js';
 import { registerRunRoutes } from './routes-runs.js';
 import type { RunService } from './run-service.js';
-import { DEFAULT_LIMITS, Gauge, httpServerOptions, type ServeLimits } from './server-limits.js';
+import { checkLimits, DEFAULT_LIMITS, Gauge, httpServerOptions, type ServeLimits } from './server-limits.js';
 
 // `createServer(engine, options)`: the HTTP server of SPEC §8.1 over one engine, for
 // `toolchain serve` and for embedding. It does not listen until `listen()`; `app.inject()` tests
@@ -67,7 +67,7 @@ export async function createServer(engine: Engine, options: ServerOptions = {}):
   const engineObserves = engine.observer !== undefined && observer === engine.observer;
   const approve: ApproveCallback = typeof options.approve === 'function' ? options.approve : approvedBy(options.approve ?? []);
   const approvedNow = (req: ApprovalRequest): boolean => (typeof options.approve === 'function' ? false : approvedBy(options.approve ?? [])(req));
-  const limits: ServeLimits = { ...DEFAULT_LIMITS, ...options.limits };
+  const limits: ServeLimits = checkLimits({ ...DEFAULT_LIMITS, ...options.limits });
   const service =
     options.service ??
     createMemoryRunService(engine, {

@@ -83,7 +83,15 @@ export function parseLimits(entries: readonly string[]): ServeLimits {
     }
     limits[known[0]] = value(name, known[1], entry.slice(eq + 1).trim());
   }
-  return limits as unknown as ServeLimits;
+  return checkLimits(limits as unknown as ServeLimits);
+}
+
+/** The limits as they are, or USAGE for a pair Node refuses: headers must be due no later than the whole request. */
+export function checkLimits(limits: ServeLimits): ServeLimits {
+  if (limits.headersTimeoutMs > limits.requestTimeoutMs) {
+    throw new ToolchainError('USAGE', `the headers timeout (${limits.headersTimeoutMs} ms) must not be longer than the request timeout (${limits.requestTimeoutMs} ms): set --limit request-timeout too`);
+  }
+  return limits;
 }
 
 /** `TOOLCHAIN_SERVE_LIMITS` (comma-separated) then the `--limit` flags. */

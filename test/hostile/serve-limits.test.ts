@@ -2,6 +2,7 @@ import { request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { removeDir, tempDir, waitFor, writeFiles } from '../fixtures/plugins/helpers.js';
+import { runCli } from '../helpers/run-cli.js';
 import { startServe, type ServeProcess } from '../helpers/serve-cli.js';
 
 // `toolchain serve` from bin/ under a flood. Slow clients that trickle their headers used to keep
@@ -249,4 +250,20 @@ describe('a server with a token', () => {
       await other.stop();
     }
   }, 30_000);
+});
+
+describe('--limit', () => {
+  it('refuses an unknown name, a value that does not read, and a headers timeout past the request timeout, before serving', async () => {
+    for (const [args, env, says] of [
+      [['--limit', 'sockets=5'], {}, /--limit takes NAME=VALUE with NAME one of headers-timeout/],
+      [['--limit', 'headers-timeout=soon'], {}, /--limit headers-timeout must be a duration/],
+      [['--limit', 'body-bytes=1GiB'], {}, /--limit body-bytes must be a size/],
+      [['--limit', 'headers-timeout=40s'], {}, /headers timeout \(40000 ms\) must not be longer than the request timeout/],
+      [[], { TOOLCHAIN_SERVE_LIMITS: 'runs-in-flight=0' }, /--limit runs-in-flight must be a whole number/],
+    ] as const) {
+      const refused = await runCli(['serve', '--port', '0', '--no-watch', ...args], { cwd: dir, env: { TOOLCHAIN_TOKEN: '', ...env } });
+      expect({ args, code: refused.code }).toEqual({ args, code: 2 });
+      expect(refused.stderr).toMatch(says);
+    }
+  });
 });
