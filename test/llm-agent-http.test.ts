@@ -43,18 +43,18 @@ describe('agent step: HTTP failures are step errors', () => {
 
   it('a wrong key is MODEL_AUTH with the API’s message; a missing key variable says which', async () => {
     const fake = await serve(() => ({ content: 'unreachable' }));
-    process.env.TOOLCHAIN_TEST_WRONG_KEY = 'sk-wrong';
-    const engine = await engineWith([], [agentChain(fake.baseUrl, { api_key_env: 'TOOLCHAIN_TEST_WRONG_KEY' })]);
+    process.env.TEST_WRONG_API_KEY = 'sk-wrong';
+    const engine = await engineWith([], [agentChain(fake.baseUrl, { api_key_env: 'TEST_WRONG_API_KEY' })]);
     const result = await engine.run('ask', { question: 'Hi?' });
     expect(result.error).toMatchObject({ code: 'MODEL_AUTH' });
     expect(result.error!.message).toContain('Incorrect API key provided');
     expect(fake.rejected).toHaveLength(1);
     await engine.close();
 
-    const unset = await engineWith([], [agentChain(fake.baseUrl, { api_key_env: 'TOOLCHAIN_TEST_UNSET_KEY' })]);
+    const unset = await engineWith([], [agentChain(fake.baseUrl, { api_key_env: 'TEST_UNSET_API_KEY' })]);
     const missing = await unset.run('ask', { question: 'Hi?' });
     expect(missing.error).toMatchObject({ code: 'MODEL_AUTH' });
-    expect(missing.error!.message).toContain('TOOLCHAIN_TEST_UNSET_KEY');
+    expect(missing.error!.message).toContain('TEST_UNSET_API_KEY');
     await unset.close();
   });
 

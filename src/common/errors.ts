@@ -100,6 +100,7 @@ export const ERROR_KINDS = {
   STORE_FENCED: 'run',
   RUN_NOT_FOUND: 'usage',
   RUN_IN_PROGRESS: 'usage',
+  RUN_ID_CONFLICT: 'usage',
   CHAIN_CHANGED: 'definition',
   // the queue of runs (SPEC §7.3)
   QUEUE_URL: 'usage',
@@ -113,6 +114,9 @@ export const ERROR_KINDS = {
   MODEL_AUTH: 'run',
   MODEL_REJECTED: 'run',
   MODEL_UNREACHABLE: 'run',
+  MODEL_ADDRESS_REFUSED: 'run',
+  MODEL_KEY_REFUSED: 'run',
+  MODEL_REPLY_TOO_LARGE: 'run',
 } as const satisfies Record<string, ErrorKind>;
 
 export type ErrorKind = 'definition' | 'usage' | 'run' | 'cancelled';

@@ -12,7 +12,8 @@ type Address = ReturnType<IpAddr['parse']>;
 // allowed: loopback (127.0.0.0/8, ::1), private (10/8, 172.16/12, 192.168/16, fc00::/7),
 // link-local (169.254/16 — cloud metadata services live at 169.254.169.254 — and fe80::/10),
 // carrier-grade NAT (100.64/10), unspecified (0.0.0.0, ::), multicast, broadcast, reserved and
-// documentation ranges, and IPv6 forms that embed an IPv4 address (NAT64, 6to4, Teredo) other
+// documentation ranges, and IPv6 forms that embed an IPv4 address (IPv4-compatible `::a.b.c.d`,
+// NAT64, 6to4, Teredo) other
 // than plain IPv4-mapped ones, which are judged as the IPv4 address they carry.
 //
 // TOOLCHAIN_HTTP_ALLOW lists what is allowed anyway, comma-separated: an address
@@ -81,6 +82,12 @@ export function refusal(address: string, port: number, allow: readonly AllowEntr
     if (ip.kind() === entry.range[0].kind() && ip.match(entry.range)) return undefined;
   }
   const kind = ip.range();
+  // `::a.b.c.d`, the deprecated IPv4-compatible form, is what a URL makes of `[::127.0.0.1]`
+  // (`[::7f00:1]`), and ipaddr.js calls it unicast: it embeds an IPv4 address, so it is refused.
+  if (ip.kind() === 'ipv6' && kind === 'unicast' && (ip as ReturnType<IpAddr['IPv6']['parse']>).parts.slice(0, 6).every((p) => p === 0)) {
+    const parts = (ip as ReturnType<IpAddr['IPv6']['parse']>).parts;
+    return `${ip.toString()} is an IPv4-compatible IPv6 address (it embeds ${parts[6]! >> 8}.${parts[6]! & 255}.${parts[7]! >> 8}.${parts[7]! & 255})`;
+  }
   if (kind === 'unicast') return undefined;
   return `${ip.toString()} is a ${DESCRIPTION[kind] ?? `${kind}`} address`;
 }

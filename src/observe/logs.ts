@@ -16,6 +16,19 @@ export interface RunLogger {
   log(entry: LogEntry): void;
 }
 
+type LoggedError = { readonly code: string; readonly message: string } | undefined;
+
+/**
+ * An error as the log shows it. An INPUT_INVALID message quotes the values it refused (`but got
+ * string "…"`), which can be a caller's secret: the caller has the message in its answer; the
+ * log keeps the code and how many problems there were.
+ */
+function loggable<E extends LoggedError>(error: E): E {
+  if (error === undefined || error.code !== 'INPUT_INVALID') return error;
+  const count = error.message.split('; ').length;
+  return { ...error, message: `the input does not match the chain's inputs (${count} problem${count === 1 ? '' : 's'}; the caller was told which; inputs are not logged)` };
+}
+
 export function createRunLogger(logger: Logger): RunLogger {
   const runs = new Map<string, Logger>();
   const of = (e: RunEvent): Logger => runs.get(e.run_id) ?? logger.child({ run_id: e.run_id, chain: e.chain });
@@ -31,7 +44,7 @@ export function createRunLogger(logger: Logger): RunLogger {
       case 'run:finished': {
         const child = of(e);
         runs.delete(e.run_id);
-        if (e.status !== 'succeeded') child[e.status === 'failed' ? 'error' : 'warn']({ event: e.type, parent: e.parent, status: e.status, duration_ms: e.duration_ms, error: e.error });
+        if (e.status !== 'succeeded') child[e.status === 'failed' ? 'error' : 'warn']({ event: e.type, parent: e.parent, status: e.status, duration_ms: e.duration_ms, error: loggable(e.error) });
         else child.info({ event: e.type, parent: e.parent, status: e.status, duration_ms: e.duration_ms });
         return;
       }
@@ -39,7 +52,7 @@ export function createRunLogger(logger: Logger): RunLogger {
         of(e).debug({ event: e.type, step: e.step, attempt: e.attempt });
         return;
       case 'step:retrying':
-        of(e).warn({ event: e.type, step: e.step, attempt: e.attempt, item: e.item, duration_ms: e.duration_ms, delay_ms: e.delay_ms, fallback: e.fallback, error: e.error });
+        of(e).warn({ event: e.type, step: e.step, attempt: e.attempt, item: e.item, duration_ms: e.duration_ms, delay_ms: e.delay_ms, fallback: e.fallback, error: loggable(e.error) });
         return;
       case 'step:progress':
         of(e).debug({ event: e.type, step: e.step, attempt: e.attempt, item: e.item, progress: e.progress, total: e.total, message: e.message });
@@ -48,7 +61,7 @@ export function createRunLogger(logger: Logger): RunLogger {
         of(e).info({ event: e.type, step: e.step, attempt: e.attempt, duration_ms: e.duration_ms, fallback: e.fallback });
         return;
       case 'step:failed':
-        of(e).error({ event: e.type, step: e.step, attempt: e.attempt, duration_ms: e.duration_ms, error: e.error });
+        of(e).error({ event: e.type, step: e.step, attempt: e.attempt, duration_ms: e.duration_ms, error: loggable(e.error) });
         return;
       case 'step:skipped':
         of(e).info({ event: e.type, step: e.step, attempt: 0, reason: e.reason });

@@ -5,6 +5,7 @@ import type { Clock } from '../common/clock.js';
 import type { ChainPlan } from '../compiler/plan.js';
 import type { RunResult } from '../executor/types.js';
 import { asStoreError } from '../runs/group-recorder.js';
+import { runIdConflict } from '../runs/run-id-conflict.js';
 import { storedResult } from '../runs/stored-result.js';
 import type { RunStore, StoredRun } from '../store/types.js';
 import { publishCancel } from './cancel-channel.js';
@@ -73,6 +74,10 @@ export class QueueSubmitter {
       throw asStoreError(e, this.store.url);
     });
     // SPEC §7.2: an id that names a finished run returns its result; one still running is waited for.
+    if (!outcome.created) {
+      const conflict = runIdConflict(outcome.run, plan.name, jsonCopy(input));
+      if (conflict) throw conflict;
+    }
     if (outcome.created || outcome.run.status === 'running') await this.enqueue(runId, 'run', outcome.run.chain, outcome.run.chain_hash, false, follow);
     return this.submission(runId, 0);
   }

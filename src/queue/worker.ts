@@ -4,7 +4,7 @@ import type { Clock } from '../common/clock.js';
 import type { ErrorCode } from '../common/errors.js';
 import type { ChainPlan } from '../compiler/plan.js';
 import type { RunResult } from '../executor/types.js';
-import { dispatchBatch, isElementJob, parentDistributor, processElement, type ElementCaller } from './distribute.js';
+import { dispatchBatch, ElementSources, isElementJob, parentDistributor, processElement, type ElementCaller } from './distribute.js';
 import type { StartOptions } from '../runs/durable-runs.js';
 import type { RunStore, StoredRun } from '../store/types.js';
 import { subscribeCancel } from './cancel-channel.js';
@@ -91,13 +91,14 @@ export async function startQueueWorker(engine: WorkerEngine, store: RunStore, cl
 
   /** Elements executing here, by run: a cancel aborts them. */
   const elements = new Map<string, Set<AbortController>>();
+  const sources = new ElementSources();
   async function element(job: Job): Promise<unknown> {
     if (!isElementJob(job.data)) throw new Error(`job ${job.id}: not an element job`);
     const abort = new AbortController();
     const set = elements.get(job.data.runId) ?? new Set();
     elements.set(job.data.runId, set.add(abort));
     try {
-      return await processElement(engine, store, job.data, abort.signal);
+      return await processElement(engine, store, job.data, abort.signal, sources);
     } finally {
       set.delete(abort);
       if (set.size === 0) elements.delete(job.data.runId);

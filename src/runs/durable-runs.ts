@@ -9,6 +9,7 @@ import { storedStep } from '../store/stored-step.js';
 import type { RunFilter, RunStore, StoredRun } from '../store/types.js';
 import { asStoreError, fenced, GroupRecorder } from './group-recorder.js';
 import { resumption, withHistory, type Resumption } from './attempt-history.js';
+import { runIdConflict } from './run-id-conflict.js';
 import { newOwnerId, ownerAlive } from './owner.js';
 import { endStatus, runDetail, runSummary, storedResult, type RunDetail, type RunSummary } from './stored-result.js';
 
@@ -106,6 +107,8 @@ export class DurableRuns {
     }
     if (outcome.created) return this.execute(plan, outcome.run, stored, options, undefined);
     const run = outcome.run;
+    const conflict = runIdConflict(run, plan.name, stored);
+    if (conflict) return this.s.refuse(plan.name, id, conflict, input, options);
     // SPEC §7.2: the id names a run already — answer from the store, refuse, or take it over.
     if (run.status !== 'running') return storedResult(run, await this.s.store.getSteps(id));
     return this.takeOver(run, { ...options, allowChanged: options.allowChanged ?? false });

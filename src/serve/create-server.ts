@@ -14,6 +14,7 @@ import { createMemoryRunService } from './memory-run-service.js';
 import { registerCatalogueRoutes } from './routes-catalogue.js';
 import { registerRunRoutes } from './routes-runs.js';
 import type { RunService } from './run-service.js';
+import { checkLimits, DEFAULT_LIMITS, Gauge, httpServerOptions, type ServeLimits } from './server-limits.js';
 
 // `createServer(engine, options)`: the HTTP server of SPEC §8.1 over one engine, for
 // `toolchain serve` and for embedding. It does not listen until `listen()`; `app.inject()` tests
@@ -36,6 +37,8 @@ export interface ServerOptions {
   readonly webRoot?: string | false;
   /** SSE comment interval (default 15 s). */
   readonly heartbeatMs?: number;
+  /** Timeouts and caps on what clients may hold (server-limits.ts; default DEFAULT_LIMITS). */
+  readonly limits?: Partial<ServeLimits>;
 }
 
 export interface ListenOptions {
@@ -64,7 +67,16 @@ export async function createServer(engine: Engine, options: ServerOptions = {}):
   const engineObserves = engine.observer !== undefined && observer === engine.observer;
   const approve: ApproveCallback = typeof options.approve === 'function' ? options.approve : approvedBy(options.approve ?? []);
   const approvedNow = (req: ApprovalRequest): boolean => (typeof options.approve === 'function' ? false : approvedBy(options.approve ?? [])(req));
-  const service = options.service ?? createMemoryRunService(engine, { ...(engineObserves ? {} : { onEvent: observer.onEvent }), approve, ...(options.maxRuns !== undefined ? { maxRuns: options.maxRuns } : {}) });
+  const limits: ServeLimits = checkLimits({ ...DEFAULT_LIMITS, ...options.limits });
+  const service =
+    options.service ??
+    createMemoryRunService(engine, {
+      ...(engineObserves ? {} : { onEvent: observer.onEvent }),
+      approve,
+      ...(options.maxRuns !== undefined ? { maxRuns: options.maxRuns } : {}),
+      maxRunsInFlight: limits.maxRunsInFlight,
+      retryAfterS: limits.retryAfterS,
+    });
   let stop!: () => void;
   const stopping = new Promise<void>((resolve) => {
     stop = resolve;
@@ -74,12 +86,17 @@ export async function createServer(engine: Engine, options: ServerOptions = {}):
     loggerInstance: logger as FastifyBaseLogger,
     // Run events are logged; one line per HTTP request would double every run's lines.
     logController: new LogController({ disableRequestLogging: true }),
-    bodyLimit: 1024 * 1024,
+    bodyLimit: limits.bodyBytes,
+    http: httpServerOptions(limits),
+    requestTimeout: limits.requestTimeoutMs,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     // Report unknown body keys instead of dropping them silently; coerce query strings only.
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: true } },
   });
+  // Sockets past the cap are closed as they connect, before a byte of theirs is parsed.
+  app.server.maxConnections = limits.maxConnections;
   installErrorHandlers(app);
   installAuth(app, options.token);
   let closing = false;
@@ -97,7 +114,7 @@ export async function createServer(engine: Engine, options: ServerOptions = {}):
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/metrics', async (_req, reply) => reply.header('content-type', observer.metricsContentType).send(await observer.metrics()));
   registerCatalogueRoutes(app, engine, approvedNow);
-  registerRunRoutes(app, { service, stopping, heartbeatMs: options.heartbeatMs ?? 15_000 });
+  registerRunRoutes(app, { service, stopping, heartbeatMs: options.heartbeatMs ?? 15_000, streams: new Gauge(limits.maxEventStreams), retryAfterS: limits.retryAfterS });
   await registerInspector(app, options.webRoot);
 
   return {

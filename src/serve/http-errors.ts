@@ -35,7 +35,10 @@ function describe(issue: AjvIssue, context: string | undefined): string {
 
 export function installErrorHandlers(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError & { validation?: AjvIssue[]; validationContext?: string }, request, reply) => {
-    if (error instanceof ServiceError) return reply.code(error.status).send({ error: { code: error.code, message: error.message } });
+    if (error instanceof ServiceError) {
+      if (error.retryAfterS !== undefined) reply.header('retry-after', String(error.retryAfterS));
+      return reply.code(error.status).send({ error: { code: error.code, message: error.message } });
+    }
     if (error.validation) {
       const message = error.validation.map((issue) => describe(issue, error.validationContext)).join('; ');
       return reply.code(400).send({ error: { code: 'BAD_REQUEST', message } });

@@ -4,6 +4,8 @@ import type { RunEvent, RunOptions, RunResult } from '../executor/index.js';
 import type { ApproveCallback } from '../registry/types.js';
 import { EventFeed } from './event-feed.js';
 import { RunView } from './run-view.js';
+import { Gauge } from './server-limits.js';
+import { jsonEqual } from '../expr/json-equal.js';
 import { ServiceError, type ListQuery, type RunDetail, type RunService, type RunSummary, type StartOptions, type StartOutcome, type StepDetail } from './run-service.js';
 import { resumeQueued, submitQueued } from './queued-starts.js';
 import { storedEvents, storedEventStream, storedRunDetail } from './stored-events.js';
@@ -22,6 +24,10 @@ export interface MemoryRunServiceOptions {
   readonly approve?: ApproveCallback;
   /** Finished runs kept (default 1,000). */
   readonly maxRuns?: number;
+  /** Runs this service executes that have not finished, at most (default: no cap); more are refused with 429. */
+  readonly maxRunsInFlight?: number;
+  /** The Retry-After of that refusal, in seconds (default 5). */
+  readonly retryAfterS?: number;
 }
 
 /** Codes with which a run fails before any step ran because of the request, and their HTTP status. */
@@ -30,6 +36,7 @@ const REQUEST_CODES: ReadonlyMap<string, 400 | 404 | 409> = new Map([
   ['INPUT_INVALID', 400],
   ['RUN_NOT_FOUND', 404],
   ['RUN_IN_PROGRESS', 409],
+  ['RUN_ID_CONFLICT', 409],
   ['CHAIN_CHANGED', 409],
 ]);
 
@@ -53,6 +60,7 @@ export function createMemoryRunService(engine: Engine, options: MemoryRunService
   const observe = options.onEvent;
   const approve: ApproveCallback = options.approve ?? (() => false);
   let closing = false;
+  const inFlight = new Gauge(options.maxRunsInFlight ?? Number.MAX_SAFE_INTEGER);
 
   function prune(): void {
     if (entries.size <= maxRuns) return;
@@ -75,10 +83,17 @@ export function createMemoryRunService(engine: Engine, options: MemoryRunService
       if (existing?.result === undefined && existing !== undefined) throw new ServiceError(409, 'RUN_IN_PROGRESS', `run '${known}' is still running`);
       const stored = existing ? undefined : await engine.runs.get(known);
       if (resumeId === undefined && (existing?.result !== undefined || (stored !== undefined && stored.status !== 'running'))) {
-        const result = existing?.result ?? (await engine.run(chain, input, { runId: known }));
+        // The run kept here answers only the same request; any other goes to the store, which refuses it.
+        const same = existing?.result !== undefined && existing.view.chain === chain && jsonEqual(existing.view.input ?? {}, input ?? {});
+        const result = same ? existing.result! : await engine.run(chain, input, { runId: known });
+        if (result.error?.code === 'RUN_ID_CONFLICT') throw new ServiceError(409, result.error.code, result.error.message);
         return opts.wait ? { run_id: known, result } : { run_id: known };
       }
       if (resumeId !== undefined && stored === undefined && existing === undefined) throw new ServiceError(404, 'RUN_NOT_FOUND', `no run with id '${known}'`);
+    }
+    // Taken before the run starts, given back when it ends, refused or not.
+    if (!inFlight.take()) {
+      throw new ServiceError(429, 'TOO_MANY_RUNS', `this server has ${inFlight.max} runs in flight, its limit; try again when some have finished`, options.retryAfterS ?? 5);
     }
     const id = known ?? randomUUID();
     const abort = new AbortController();
@@ -124,6 +139,10 @@ export function createMemoryRunService(engine: Engine, options: MemoryRunService
     const runOptions: RunOptions = { signal: abort.signal, onEvent, approve, runId: id };
     const done = resumeId !== undefined ? engine.resume(resumeId, runOptions) : engine.run(chain, input, runOptions);
     follow(done);
+    void done.then(
+      () => inFlight.give(),
+      () => inFlight.give(),
+    );
     // A run answered from the store without events (it finished meanwhile) is accepted as it is.
     void done.then(accept, accept);
     const refusal = await decided;

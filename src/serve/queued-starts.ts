@@ -11,6 +11,7 @@ const STATUS: ReadonlyMap<string, 400 | 404 | 409 | 503> = new Map([
   ['INPUT_INVALID', 400],
   ['USAGE', 400],
   ['RUN_NOT_FOUND', 404],
+  ['RUN_ID_CONFLICT', 409],
   ['QUEUE_UNAVAILABLE', 503],
   ['STORE_UNAVAILABLE', 503],
 ]);

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { listRunsSchema, runParamsSchema, startRunSchema, type RUN_STATUSES } from './route-schemas.js';
 import { ServiceError, type RunService } from './run-service.js';
+import type { Gauge } from './server-limits.js';
 import { streamEvents } from './sse.js';
 
 // The runs API of SPEC §8.1: start, list, show, events (SSE), cancel, resume. The routes only
@@ -11,9 +12,12 @@ export interface RunRoutesOptions {
   /** Resolves when the server starts shutting down: open event streams end then. */
   readonly stopping: Promise<void>;
   readonly heartbeatMs: number;
+  /** Open event streams, against their cap. */
+  readonly streams: Gauge;
+  readonly retryAfterS: number;
 }
 
-export function registerRunRoutes(app: FastifyInstance, { service, stopping, heartbeatMs }: RunRoutesOptions): void {
+export function registerRunRoutes(app: FastifyInstance, { service, stopping, heartbeatMs, streams, retryAfterS }: RunRoutesOptions): void {
   app.post<{ Body: { chain: string; input?: Record<string, unknown>; run_id?: string }; Querystring: { wait: boolean } }>(
     '/api/runs',
     { schema: startRunSchema },
@@ -37,11 +41,17 @@ export function registerRunRoutes(app: FastifyInstance, { service, stopping, hea
   });
 
   app.get<{ Params: { id: string } }>('/api/runs/:id/events', { schema: runParamsSchema }, async (req, reply) => {
-    const events = await service.events(req.params.id);
-    if (!events) throw notFound(req.params.id);
-    const last = Number(req.headers['last-event-id']);
-    reply.hijack();
-    await streamEvents(reply.raw, events, { after: Number.isInteger(last) && last > 0 ? last : 0, heartbeatMs, stop: stopping });
+    // Counted before the run is looked up: a stream past the cap costs no store read.
+    if (!streams.take()) throw new ServiceError(503, 'TOO_MANY_STREAMS', `this server has ${streams.max} event streams open, its limit; try again later`, retryAfterS);
+    try {
+      const events = await service.events(req.params.id);
+      if (!events) throw notFound(req.params.id);
+      const last = Number(req.headers['last-event-id']);
+      reply.hijack();
+      await streamEvents(reply.raw, events, { after: Number.isInteger(last) && last > 0 ? last : 0, heartbeatMs, stop: stopping });
+    } finally {
+      streams.give();
+    }
   });
 
   app.post<{ Params: { id: string } }>('/api/runs/:id/cancel', { schema: runParamsSchema }, async (req) => service.cancel(req.params.id));

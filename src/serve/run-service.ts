@@ -102,9 +102,11 @@ export interface RunService {
 /** What a caller got wrong, with the HTTP status it maps to. */
 export class ServiceError extends Error {
   constructor(
-    readonly status: 400 | 404 | 409 | 503,
+    readonly status: 400 | 403 | 404 | 409 | 429 | 503,
     readonly code: string,
     message: string,
+    /** For a 429 or 503: the seconds to wait before trying again (the Retry-After header). */
+    readonly retryAfterS?: number,
   ) {
     super(message);
     this.name = 'ServiceError';

@@ -8,6 +8,7 @@ import { durationFlag } from '../duration-flag.js';
 import { formatMs } from '../runs-table.js';
 import type { Diagnostic } from '../../common/errors.js';
 import { checkListenHost } from '../../serve/auth.js';
+import { LIMIT_NAMES, limitsFrom } from '../../serve/server-limits.js';
 import { collect, describeRecovery, ISOLATION_HELP, isolationFlag, RECOVER_HELP } from '../shared-options.js';
 import { guardProcess } from '../process-guard.js';
 import { DEFAULT_STORE, storeUrl } from '../store-url.js';
@@ -30,6 +31,7 @@ interface ServeFlags {
   readonly queue?: string;
   readonly isolation: string;
   readonly recover: boolean;
+  readonly limit: string[];
 }
 
 export function registerServe(program: Command, ctx: CommandContext): void {
@@ -38,7 +40,7 @@ export function registerServe(program: Command, ctx: CommandContext): void {
     .description('serve the HTTP API, the run inspector and metrics')
     .option('--port <port>', 'port to listen on', '7300')
     .option('--host <host>', 'address to listen on; anything but loopback needs a token', '127.0.0.1')
-    .option('--token <token>', 'require Authorization: Bearer TOKEN (default: env TOOLCHAIN_TOKEN)')
+    .option('--token <token>', 'require Authorization: Bearer TOKEN; prefer env TOOLCHAIN_TOKEN (a flag is visible to every local user in ps)')
     .option('--approve <tool>', 'allow runs started over HTTP to call this dangerous tool (repeatable)', collect, [])
     .option('--verbose', 'debug-level logs, pretty on a terminal', false)
     .option('--no-watch', 'do not reload plugins and chains when their files change')
@@ -47,6 +49,7 @@ export function registerServe(program: Command, ctx: CommandContext): void {
     .option('--grace <duration>', 'on shutdown, how long runs in flight may take before they are cancelled', '10s')
     .option('--isolation <level>', ISOLATION_HELP, 'worker')
     .option('--no-recover', RECOVER_HELP)
+    .option('--limit <name=value>', `a limit on what clients may hold (repeatable; also env TOOLCHAIN_SERVE_LIMITS): ${LIMIT_NAMES.join(', ')}`, collect, [])
     .action(async (flags: ServeFlags) => {
       ctx.exit(await serve(ctx, flags));
     });
@@ -66,6 +69,7 @@ async function serve(ctx: CommandContext, flags: ServeFlags): Promise<number> {
   const isolation = isolationFlag(flags.isolation);
   const token = flags.token ?? (io.env.TOOLCHAIN_TOKEN || undefined);
   if (token !== undefined && token.length < 8) throw new ToolchainError('USAGE', 'the token must be at least 8 characters long');
+  const limits = limitsFrom(io.env.TOOLCHAIN_SERVE_LIMITS, flags.limit);
   // Every argument is checked before a plugin loads: a refusal comes at once, and runs no plugin code.
   checkListenHost(flags.host, token);
   await (await import('../../serve/load-server.js')).loadServerPackages();
@@ -74,6 +78,11 @@ async function serve(ctx: CommandContext, flags: ServeFlags): Promise<number> {
   const { createCliLogger } = await import('../../observe/cli-logger.js');
   const logger = createCliLogger({ stream: io.stdout, verbose: flags.verbose });
   const say = (line: string): void => void io.stderr.write(`toolchain serve: ${line}\n`);
+  if (flags.token !== undefined) {
+    const warning = 'the token was given with --token, which every local user can read in the process list (ps); set TOOLCHAIN_TOKEN instead';
+    say(`warning: ${warning}`);
+    logger.warn({ event: 'token:on-command-line' }, warning);
+  }
   // Each problem once on stderr for whoever watches the terminal, and once in the log at its
   // severity with its file, line, column and code, for whoever reads the log.
   const problems = (diagnostics: readonly Diagnostic[], context: { plugin?: string }): void => {
@@ -112,7 +121,7 @@ async function serve(ctx: CommandContext, flags: ServeFlags): Promise<number> {
   const unguard = guardProcess({ pluginsDir: globals.plugins, report: (line) => logger.warn({ event: 'process:uncaught' }, line) });
   try {
     problems(engine.diagnostics(), {});
-    const server = await createServer(engine, { logger, approve: flags.approve, ...(token !== undefined ? { token } : {}) });
+    const server = await createServer(engine, { logger, approve: flags.approve, limits, ...(token !== undefined ? { token } : {}) });
     let url: string;
     try {
       url = await server.listen({ host: flags.host, port });

@@ -29,7 +29,7 @@ export interface Signatures {
 const AGENT_OUTPUT: JsonSchema = {
   type: 'object',
   required: ['text', 'turns', 'stop_reason', 'usage', 'transcript'],
-  properties: { text: { type: 'string' }, turns: { type: 'integer' }, stop_reason: { type: 'string' }, usage: { type: 'object' }, transcript: { type: 'array' } },
+  properties: { text: { type: 'string' }, turns: { type: 'integer' }, stop_reason: { type: 'string' }, usage: { type: 'object' }, transcript: { type: 'array' }, transcript_omitted: { type: 'integer' } },
 };
 const ERROR_OUTPUT: JsonSchema = {
   type: 'object',

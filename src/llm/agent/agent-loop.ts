@@ -1,9 +1,13 @@
-import { ModelError } from './model-error.js';
+import pLimit from 'p-limit';
 import { requestCompletion, type Endpoint } from './chat-request.js';
 import { callOffered } from './call-offered.js';
 import { offerTools } from './offer-tools.js';
 import { raceSignal } from '../../common/race.js';
 import type { AgentHost, AgentOutput, AgentRequest, AgentStopReason } from './types.js';
+import { CALL_CONCURRENCY, MAX_CALLS_PER_TURN } from './agent-limits.js';
+import { modelAllowList, modelKey } from './model-policy.js';
+import { outputTranscript } from './output-transcript.js';
+import type { ToolMessage } from '../execute/tool-message.js';
 import { withTextCalls } from './text-calls.js';
 import type { ChatMessage, ChatReply, TokenUsage } from './wire.js';
 
@@ -20,7 +24,7 @@ import type { ChatMessage, ChatReply, TokenUsage } from './wire.js';
 
 export async function runAgent(request: AgentRequest, host: AgentHost): Promise<AgentOutput> {
   const { plan, messages } = request;
-  const endpoint: Endpoint = { baseUrl: plan.baseUrl, apiKey: apiKey(plan.apiKeyEnv, host) };
+  const endpoint: Endpoint = { baseUrl: plan.baseUrl, apiKey: modelKey(host.step, plan.apiKeyEnv, host.env), allow: modelAllowList(host.env) };
   const offered = offerTools(plan.tools, host);
   const transcript: ChatMessage[] = [];
   if (messages.system !== undefined && messages.system !== '') transcript.push({ role: 'system', content: messages.system });
@@ -29,7 +33,10 @@ export async function runAgent(request: AgentRequest, host: AgentHost): Promise<
   let failures = 0;
   let text = '';
 
-  const end = (turns: number, stop_reason: AgentStopReason): AgentOutput => ({ text, turns, stop_reason, usage, transcript });
+  const end = (turns: number, stop_reason: AgentStopReason): AgentOutput => {
+    const kept = outputTranscript(transcript);
+    return { text, turns, stop_reason, usage, transcript: kept.transcript, ...(kept.omitted > 0 ? { transcript_omitted: kept.omitted } : {}) };
+  };
 
   for (let turn = 1; ; turn++) {
     throwIfAborted(host.signal);
@@ -58,26 +65,26 @@ export async function runAgent(request: AgentRequest, host: AgentHost): Promise<
     if (calls.length === 0) return end(turn, 'final');
     if (plan.budgetTokens !== undefined && usage.total_tokens > plan.budgetTokens) return end(turn, 'budget');
 
-    // A tool that ignores its signal cannot hold the loop once the step is aborted.
-    const outcomes = await raceSignal(Promise.all(calls.map((call) => callOffered(call, turn, offered, host))), host.signal);
+    // A tool that ignores its signal cannot hold the loop once the step is aborted. Past the cap,
+    // calls are not run; each is still answered (the API wants an answer to every call), and
+    // not counted as a failure of a tool.
+    const run = calls.slice(0, MAX_CALLS_PER_TURN);
+    const limit = pLimit(CALL_CONCURRENCY);
+    const outcomes = await raceSignal(Promise.all(run.map((call) => limit(() => callOffered(call, turn, offered, host)))), host.signal);
     let tooMany = false;
     for (const o of outcomes) {
       transcript.push({ role: 'tool', tool_call_id: o.tool_call_id, content: o.content });
       failures = o.is_error ? failures + 1 : 0;
       if (failures >= plan.maxFailures) tooMany = true;
     }
+    for (const call of calls.slice(MAX_CALLS_PER_TURN)) transcript.push({ role: 'tool', tool_call_id: call.id, content: notRun(calls.length) });
     if (tooMany) return end(turn, 'max_failures');
     if (turn >= plan.maxTurns) return end(turn, 'max_turns');
   }
 }
 
-function apiKey(envName: string | undefined, host: AgentHost): string | undefined {
-  if (envName === undefined) return undefined;
-  const key = host.env(envName);
-  if (key === undefined || key === '') {
-    throw new ModelError('MODEL_AUTH', `step '${host.step}' reads its API key from the environment variable ${envName}, which is not set`);
-  }
-  return key;
+function notRun(asked: number): ToolMessage['content'] {
+  return JSON.stringify({ error: { code: 'TOO_MANY_CALLS', message: `not run: ${asked} tool calls in one turn, and at most ${MAX_CALLS_PER_TURN} run; ask for fewer at a time` } });
 }
 
 function add(a: TokenUsage, b: TokenUsage): TokenUsage {

@@ -15,6 +15,12 @@ export type ModelErrorCode = Extract<
   | 'MODEL_REJECTED'
   /** No HTTP answer at all (refused connection, DNS, reset). */
   | 'MODEL_UNREACHABLE'
+  /** The endpoint is at an address the policy refuses (loopback, private, metadata…). */
+  | 'MODEL_ADDRESS_REFUSED'
+  /** `api_key_env` names a variable not declared for models, or one of the engine's own. */
+  | 'MODEL_KEY_REFUSED'
+  /** The reply is over the size the engine reads. */
+  | 'MODEL_REPLY_TOO_LARGE'
 >;
 
 export class ModelError extends ToolchainError {

@@ -20,6 +20,8 @@ export interface AgentOutput {
   readonly stop_reason: AgentStopReason;
   /** Summed over every turn, as the endpoint reported it. */
   readonly usage: TokenUsage;
-  /** Every message sent and received, in the wire format: system, user, assistant, tool… */
+  /** Every message sent and received, in the wire format: system, user, assistant, tool… (bounded: see output-transcript.ts) */
   readonly transcript: readonly ChatMessage[];
+  /** How many messages the output's transcript left out between its first two and its last ones. */
+  readonly transcript_omitted?: number;
 }
