@@ -21,7 +21,10 @@ export interface EncodedStep {
 }
 
 export function encodeStep(step: StoredStep): EncodedStep {
-  if (step.output === undefined) return { key: step.key, status: step.status, json: JSON.stringify(step), blob: undefined };
+  // Most records are small: encoded once as they are (a record of at most a third of the
+  // threshold in UTF-16 units cannot hold an output of more than the threshold in bytes).
+  const whole = JSON.stringify(step);
+  if (step.output === undefined || whole.length * 3 <= BLOB_THRESHOLD) return { key: step.key, status: step.status, json: whole, blob: undefined };
   const { output, ...rest } = step;
   const out = JSON.stringify(output);
   // The record without its output is a non-empty object: the output is spliced in before its `}`.
