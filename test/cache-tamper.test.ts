@@ -175,7 +175,8 @@ describe('tampered caches run nothing injected', () => {
     mkdirSync(cwd);
     const script = `
       const lib = await import(${JSON.stringify(join(REPO, 'dist', 'index.js'))});
-      lib.parseYaml('a: 1\\n', 'x.yaml');
+      const loader = await import(${JSON.stringify(join(REPO, 'dist', 'loader', 'index.js'))});
+      loader.parseYaml('a: 1\\n', 'x.yaml');
       const engine = await lib.createEngine({ chainsDir: ${JSON.stringify(join(project, 'chains'))}, pluginsDir: ${JSON.stringify(join(project, 'plugins'))} });
       const result = await engine.run('greet', { a: 1 });
       await engine.close();

@@ -135,10 +135,11 @@ describe('an interrupted run is resumed without a caller', () => {
     const serve = await startServe({ cwd: root, globals, args: ['--store', store], env: { EFFECT_LOG: held } });
     try {
       expect(await untilFinished(store, 'held')).toBe('succeeded');
-      expect(serve.stdout()).toContain('run held (handoff) was interrupted: resuming it');
     } finally {
       await serve.stop();
     }
+    // Read once serve has ended: its log is written in batches, so a line may still be on its way while it runs.
+    expect(serve.stdout()).toContain('run held (handoff) was interrupted: resuming it');
     const { a } = await recordedId(store, 'held');
     expect(readEffects(held).map((e) => e.id)).toEqual([a, a]);
 

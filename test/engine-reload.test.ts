@@ -80,8 +80,9 @@ describe("an engine with load: 'lazy' (what toolchain run uses)", () => {
   it('a schema the meta-schema accepts but the validator cannot compile fails its calls, not the engine', async () => {
     const engine = await createEngine({ load: 'lazy', cache: 'off' });
     try {
-      // A named back-reference to a group that does not exist: a string to the meta-schema, an error to RegExp.
-      const bad = { type: 'string', pattern: '(?<a>x)\\k<b>' };
+      // A reference to a definition that does not exist: a string to the meta-schema, an error to Ajv.
+      // (A pattern no linear-time engine runs is refused earlier, when the tool is registered.)
+      const bad = { $ref: '#/$defs/missing' };
       engine.registerTool({ name: 'args', parameters: { type: 'object', properties: { s: bad } }, handler: () => ({ s: 'x' }) });
       engine.registerTool({ name: 'result', returns: { type: 'object', properties: { s: bad } }, handler: () => ({ s: 'x' }) });
       engine.addChain('name: a\nsteps:\n  - name: a\n    tool: args\n    input_map: { s: x }\n');
@@ -89,7 +90,7 @@ describe("an engine with load: 'lazy' (what toolchain run uses)", () => {
       for (const chain of ['a', 'a', 'r', 'r']) {
         const result = await engine.run(chain);
         expect(result.status).toBe('failed');
-        expect(result.error).toMatchObject({ code: 'PLUGIN_INVALID', message: expect.stringMatching(/not a schema the validator can compile: Invalid regular expression/) });
+        expect(result.error).toMatchObject({ code: 'PLUGIN_INVALID', message: expect.stringMatching(/not a schema the validator can compile: can't resolve reference/) });
       }
     } finally {
       await engine.close();

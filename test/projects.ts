@@ -68,7 +68,6 @@ export const UNIT = [
   'test/hostile/error-lines.test.ts',
   'test/hostile/handler-exports.test.ts',
   'test/hostile/library-inputs.test.ts',
-  'test/hostile/list-files.test.ts',
   'test/hostile/render-template.test.ts',
   'test/hostile/step-names.test.ts',
   'test/hostile/when-lists.test.ts',

@@ -22,7 +22,8 @@ function vitest(args: readonly string[], env: Record<string, string> = {}): Prom
 describe('npm test', () => {
   it('stops at once with one line naming a service that does not answer', async () => {
     const port = await freePort();
-    const { code, out } = await vitest(['test/run-ids.test.ts'], { TOOLCHAIN_TEST_REDIS: `redis://127.0.0.1:${port}` });
+    // An integration test: the unit project needs no services and does not ask for them.
+    const { code, out } = await vitest(['test/cli-help.test.ts'], { TOOLCHAIN_TEST_REDIS: `redis://127.0.0.1:${port}` });
     expect(code).toBe(1);
     const lines = out.split('\n').filter((l) => l.trim() !== '' && !/^\s*RUN\s+v\d/.test(l));
     expect(lines).toEqual([`the tests need Redis at redis://127.0.0.1:${port}, which does not answer (ECONNREFUSED): start redis-server, or name another with TOOLCHAIN_TEST_REDIS`]);
