@@ -1,4 +1,4 @@
-// The issue 15 comparison, in the same process: async.auto (the fastest engine of the issue's
+// The comparison, in the same process: async.auto (the fastest engine of the issue's
 // table on linear10 and diamond) running the executor bench's shapes with the same handlers. Its
 // per-step overhead is measured exactly as the engine's, against the same hand-written baseline,
 // so the "lead every row" question has an answer on whatever machine the bench runs on. Every

@@ -1,7 +1,7 @@
-// Issue 5: `toolchain run city_brief` as a whole process from a cold start (target: median
+// `toolchain run city_brief` as a whole process from a cold start (target: median
 // ≤ 200 ms), next to a bare `node -e ''` start, and where the time goes: measured phase by phase
 // in a fresh process through the library (import, chains, plugins, the run itself). Caches live
-// where they do for users (issue 9): a per-user directory, here a fresh one named by
+// where they do for users: a per-user directory, here a fresh one named by
 // TOOLCHAIN_CACHE_DIR that the first, unmeasured run fills.
 
 import { execFileSync } from 'node:child_process';
@@ -48,7 +48,7 @@ if (result.status !== 'succeeded') throw new Error(JSON.stringify(result.error))
 console.log(JSON.stringify({ run: performance.now() - t }));
 `;
 
-// Issue 15: the library, as a user imports it (the bundled entry package.json names), to the end of
+// The library, as a user imports it (the bundled entry package.json names), to the end of
 // a first run of a 3-step chain, as a whole process (target ≤ 200 ms).
 const FIRST_RUN = `
 import { createEngine } from ${JSON.stringify(join(REPO, 'dist', 'index.bundle.js'))};
@@ -86,7 +86,7 @@ export async function benchColdStart(): Promise<BenchResult> {
     name: 'cold-start',
     lines: [
       `toolchain run city_brief, whole process, caches in a per-user directory: ${f(run)} median of 7 (target ≤ 200 ms: ${verdict(run <= 200)}; ` +
-        `issue 15: ≤ node's start + 100 ms = ${f(node + 100)}: ${verdict(run <= node + 100)}); baseline node -e '' ${f(node)}`,
+        `≤ node's start + 100 ms = ${f(node + 100)}: ${verdict(run <= node + 100)}); baseline node -e '' ${f(node)}`,
       `import { createEngine } from 'toolchain' to the end of a first run of a 3-step chain, whole process: ${f(firstRun)} median of 7 (target ≤ 200 ms: ${verdict(firstRun <= 200)})`,
       `where the time goes: node start ${f(node)}, loading the CLI (toolchain --version) ${f(imports - node)}, then (library, fresh process) ` +
         `chains ${f(p.chains)}, plugins ${f(p.plugins)}, the run ${f(p.run)} (its first calls compile validators; the city data is read from its per-user cache file)`,

@@ -1,4 +1,4 @@
-// Durable-run figures of issue 10, each next to the same work with the memory store in this
+// Durable-run figures, each next to the same work with the memory store in this
 // process: linear10 steps/s with SQLite (synchronous NORMAL; target ≥ 5,000 steps/s in one
 // process), with PostgreSQL and 8 runs in parallel (target ≥ 1,000 steps/s), and the time a
 // resume of a 1,000-step run with 999 recorded steps takes until its last step starts (target
@@ -119,7 +119,7 @@ export async function benchDurable(): Promise<BenchResult> {
       ...(await barrierLines({ label: 'postgres full', store: `${POSTGRES}?schema=${schema}_full`, durability: 'full', raw: () => rawPostgres(POSTGRES, `${schema}_rawfull`, 'full'), rounds: 100, throughputTarget: false })),
       await recoveryLine(`sqlite:${join(dir, 'recover.db')}`, dir),
     ];
-    return { name: 'durable runs (issue 10)', lines };
+    return { name: 'durable runs', lines };
   } finally {
     rmSync(dir, { recursive: true, force: true });
     const pool = new pg.Pool({ connectionString: POSTGRES, max: 1 });

@@ -1,4 +1,4 @@
-// Executor figures at scale (issue 15), each next to a hand-written baseline in this process:
+// Executor figures at scale, each next to a hand-written baseline in this process:
 // - width 10,000: one step fanning out to 10,000 parallel steps and a join, and a for_each over
 //   10,000 items (max_concurrency 10,000): overhead per step ≤ 1.5 µs with default V8 flags;
 // - memory per pending tool call at width 10,000 (every call parked on a promise we hold): ≤ 1 KB;

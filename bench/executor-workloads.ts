@@ -1,4 +1,4 @@
-// The executor's four benchmark workloads (issue 3), each as a chain and as the hand-written async
+// The executor's four benchmark workloads, each as a chain and as the hand-written async
 // TypeScript that does the same work: the baseline the engine's overhead is measured against.
 
 import type { ToolDefinition } from '../src/registry/types.js';

@@ -154,7 +154,7 @@ async function inFlight(engine: Engine, count: number): Promise<string[]> {
   ];
 }
 
-/** Issue 15's table: per-step overhead p50 of toolchain (validation on) and async.auto, the baseline run beside them. */
+/** The table: per-step overhead p50 of toolchain (validation on) and async.auto, the baseline run beside them. */
 function table(rows: readonly OverheadRow[]): string[] {
   const cell = (v: string, width: number): string => v.padEnd(width);
   const head = ['per-step overhead p50', 'toolchain', 'with listener', 'async.auto', 'baseline run', 'target', ''];

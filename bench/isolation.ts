@@ -1,4 +1,4 @@
-// Plugin isolation of issue 14: what one tool call costs with `isolation: worker` (a worker
+// Plugin isolation: what one tool call costs with `isolation: worker` (a worker
 // thread) and `process` (a child process) next to `none` (a plain call in this thread), for a
 // small argument object. Targets: worker ≤ 50 µs of overhead per call, ≥ 10,000 calls/s. Each
 // level runs the same plugin tool through `Tool.invoke` with a context that, like the call unit's,

@@ -1,4 +1,4 @@
-// MCP `tools/call` round trip of issue 6: the SDK client calling a trivial tool of `toolchain mcp`
+// MCP `tools/call` round trip: the SDK client calling a trivial tool of `toolchain mcp`
 // running as a child process over stdio (median, target ≤ 2 ms). Baselines, same machine, same
 // moment: the SDK's `ping` to the same server (the protocol and transport without a tool), and a
 // hand-written JSON-RPC echo over a child process's stdio pipe (the floor of any stdio protocol).

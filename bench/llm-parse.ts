@@ -1,4 +1,4 @@
-// Tool-call parsing (SPEC §4; issue 6 and issue 16 performance), each figure next to a
+// Tool-call parsing, each figure next to a
 // hand-written baseline that does the least the same job needs:
 //
 //   plain prose, no call          ≤ 3 µs per KB   baseline: one indexOf for one format's marker

@@ -1,4 +1,4 @@
-// Queue figures of issue 11 (SPEC §7.3), each next to a plain baseline measured in this process:
+// Queue figures, each next to a plain baseline measured in this process:
 // - throughput of 5-step no-op runs through BullMQ with 1, 2 and 4 worker processes (Redis store;
 //   target ≥ 1,000 steps/s with 2), next to a hand-written BullMQ worker in this process doing the
 //   same Redis work per step (one HSET) without the engine, and to a local run (memory store);
@@ -129,7 +129,7 @@ export async function benchQueue(): Promise<BenchResult> {
     await producer.close();
     await cluster.close();
   }
-  return { name: 'queue: runs on BullMQ workers (SPEC §7.3)', lines };
+  return { name: 'queue: runs on BullMQ workers', lines };
 }
 
 await runIfMain(import.meta.url, benchQueue);

@@ -1,4 +1,4 @@
-// Hot reload latency of issue 4: from the moment a handler file is written to the moment the new
+// Hot reload latency: from the moment a handler file is written to the moment the new
 // version answers a call through the registry, with a real watcher (median over 20 reloads,
 // target ≤ 300 ms). Baseline: the same reload done directly (loadPlugin + swap), no watcher.
 

@@ -1,4 +1,4 @@
-// Memory across hot reloads (issue 4): 1,000 reloads of one plugin — manifest and TypeScript
+// Memory across hot reloads: 1,000 reloads of one plugin — manifest and TypeScript
 // handler rewritten each time, loaded, compiled, swapped into the registry and called — must grow
 // RSS by ≤ 50 MB. Baseline: the obvious alternative, Node's own `import()` of the changed module
 // under a new URL each time (`tool.mjs?v=2`), which the ESM loader never frees. Each side runs in

@@ -1,4 +1,4 @@
-// Benchmarks of issue 12 (`toolchain serve`, observability, the inspector):
+// Benchmarks of `toolchain serve`, observability and the inspector:
 // - POST /api/runs?wait=true of a 3-step no-op chain, 16 connections (autocannon), the server in
 //   its own process: target ≥ 3,000 req/s; overhead per request over engine.run() in this process.
 // - Metrics + logs (info level, to a file) on every event: per-step overhead over the same runs
@@ -194,7 +194,7 @@ export async function benchServe(): Promise<BenchResult> {
   await httpThroughput(lines);
   await observeOverhead(lines);
   await inspectorPaint(lines);
-  return { name: 'serve: HTTP API, metrics and logs, inspector (issue 12)', lines };
+  return { name: 'serve: HTTP API, metrics and logs, inspector', lines };
 }
 
 await runIfMain(import.meta.url, benchServe);

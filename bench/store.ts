@@ -1,4 +1,4 @@
-// Raw run-store write throughput of issue 10, per driver, next to a hand-written baseline of the
+// Raw run-store write throughput, per driver, next to a hand-written baseline of the
 // same insert with the bare database library in this process: one step result per commit, ten per
 // commit, and (PostgreSQL, Redis) eight writers at once. The engine's group commit turns many
 // steps into one recordSteps call; the gap between the 1-per-call and 10-per-call figures is the
@@ -157,7 +157,7 @@ export async function benchStore(): Promise<BenchResult> {
     ...(await postgresLines('full', 400)),
     ...(await redisLines(3_000)),
   ];
-  return { name: 'run store: recordSteps throughput (issue 10)', lines };
+  return { name: 'run store: recordSteps throughput', lines };
 }
 
 await runIfMain(import.meta.url, benchStore);

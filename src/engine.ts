@@ -26,7 +26,7 @@ import { createPluginHost, watchFiles, type PluginHost, type PluginStatus } from
 import { createRegistry, createSchemaCompiler } from './registry/index.js';
 import type { Tool, ToolDefinition, ToolSet } from './registry/types.js';
 
-// createEngine wires the stages together (STYLE 1): chain files → compiled plans, plugins and
+// createEngine wires the stages together: chain files → compiled plans, plugins and
 // code → the tool registry, and the executor, which walks a plan with the tools of the moment.
 //
 // Linking choice: chains are compiled WITHOUT the tool catalogue, and a run resolves its tools
@@ -39,7 +39,7 @@ import type { Tool, ToolDefinition, ToolSet } from './registry/types.js';
 export interface Engine extends CallTargets {
   /**
    * Runs a chain. Resolves with the result whether the run succeeded or failed; rejects only for
-   * bad options. With `runId` (SPEC §7.2): a finished run with that id is answered from the store,
+   * bad options. With `runId`: a finished run with that id is answered from the store,
    * a live one refused (RUN_IN_PROGRESS), one whose owner died resumed.
    */
   run(chain: string, input?: unknown, options?: StartOptions): Promise<RunResult>;
@@ -48,7 +48,7 @@ export interface Engine extends CallTargets {
    * its result when wanted. A name that is no chain, or a queue that cannot be reached, throws.
    */
   submit(chain: string, input?: unknown, options?: StartOptions): Promise<Submission>;
-  /** One element of a distributed for_each (SPEC §7.3): what a queue worker executes for another worker's run. */
+  /** One element of a distributed for_each: what a queue worker executes for another worker's run. */
   callElement(chain: string, step: string, element: DistributedElement, runId: string, signal?: AbortSignal): Promise<ElementOutcome>;
   /** Continues a run cut short (crash, kill, cancel) or failed (redrive): recorded successes are not run again. */
   resume(runId: string, options?: StartOptions): Promise<RunResult>;
@@ -56,7 +56,7 @@ export interface Engine extends CallTargets {
   cancel(runId: string): Promise<boolean>;
   /** True when runs go to a queue's workers (`createEngine({ queue })`) instead of executing here. */
   readonly queued: boolean;
-  /** Prometheus text of the engine's metrics (SPEC §8); needs `observe`. */
+  /** Prometheus text of the engine's metrics; needs `observe`. */
   metrics(): Promise<string>;
   /** What observes every run, when the engine was made with `observe`. */
   readonly observer: Observer | undefined;
@@ -65,13 +65,13 @@ export interface Engine extends CallTargets {
     list(filter?: RunFilter): Promise<RunSummary[]>;
     get(runId: string): Promise<RunDetail | undefined>;
   };
-  /** Adds a tool from code (SPEC §3.5); chains that use it can run at once. */
+  /** Adds a tool from code; chains that use it can run at once. */
   registerTool<A extends object = Record<string, unknown>>(def: ToolDefinition<A>): Tool;
   /** Compiles a chain from YAML text and makes it runnable; throws a ToolchainError with its diagnostics. */
   addChain(text: string, file?: string): ChainPlan;
   /** Every runnable chain. */
   chains(): ChainPlan[];
-  /** A chain as something a model's call can reach (SPEC §4): each call is a run of it. */
+  /** A chain as something a model's call can reach: each call is a run of it. */
   chainCallee(chain: ChainPlan, options?: ChainCallOptions): Callee;
   chain(name: string): ChainPlan | undefined;
   /** The current tools (an immutable snapshot). */

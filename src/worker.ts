@@ -5,7 +5,7 @@ import { parseQueueUrl, queueStoreFailure } from './queue/connection.js';
 import { startQueueWorker, type QueueWorkerOptions } from './queue/worker.js';
 import { openStore } from './store/open-store.js';
 
-// createWorker (SPEC §7.3): an engine with its own chains and plugins (reloaded when they change,
+// createWorker: an engine with its own chains and plugins (reloaded when they change,
 // by default) that executes the runs of a BullMQ queue, recording them in the shared store.
 
 export interface WorkerOptions extends QueueWorkerOptions, Omit<EngineOptions, 'queue' | 'store'> {

@@ -11,7 +11,7 @@ import { openDiskCache } from '../src/cache/index.js';
 import { REPO, runCli } from './helpers/run-cli.js';
 import { writeFiles } from './fixtures/plugins/helpers.js';
 
-// Issue 9 / SPEC §9: nothing read back from a cache is trusted unless this user's engine wrote it.
+// Nothing read back from a cache is trusted unless this user's engine wrote it.
 // A project is run once to fill the per-user cache (validators, transformed modules, parsed YAML),
 // then EVERY entry is replaced: code that would write a marker file if it were evaluated, and a
 // changed chain. The same entries are also planted where the old engine looked, under the

@@ -3,7 +3,7 @@ import { createEngine } from '../src/index.js';
 import { testChain, parseTestFile } from '../src/entry/testing.js';
 import { runCli } from './helpers/run-cli.js';
 
-// SPEC §10: chain tests with mocked steps, from the command line and from code, and dry runs.
+// Chain tests with mocked steps, from the command line and from code, and dry runs.
 
 const TEXT = `chain: twice
 cases:

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { createEngine } from '../src/index.js';
 import { runCli } from './helpers/run-cli.js';
 
-// Issue 13 §3: init's hint and .gitignore, missing folders named, and one broken tool that no
+// Init's hint and .gitignore, missing folders named, and one broken tool that no
 // longer takes its plugin's healthy tools down with it.
 
 describe('init', () => {

@@ -43,7 +43,7 @@ describe('toolchain run (in process)', () => {
     expect(JSON.parse(r.stdout)).toEqual({ total: 19 });
   });
 
-  it('--json prints the whole result in the SPEC §5 shape', async () => {
+  it('--json prints the whole result in the documented shape', async () => {
     const r = await run(['sum', '--input', 'a=1', '--json']);
     const result = JSON.parse(r.stdout);
     expect(Object.keys(result).sort()).toEqual(['chain', 'duration_ms', 'outputs', 'run_id', 'status', 'steps']);

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { REPO, STACK_LINE } from './helpers/run-cli.js';
 
-// SPEC §7.2 from the command line, as real processes sharing one SQLite store: run ids, the runs
+// Resume and idempotency from the command line, as real processes sharing one SQLite store: run ids, the runs
 // list and detail, redrive, idempotency, two processes starting one id, cancel from another
 // process, prune.
 

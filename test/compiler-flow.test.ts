@@ -3,7 +3,7 @@ import { compileChain, compileChainSet, createEngine, type NameCatalogue } from 
 import { inferOutputs, chainSignatures } from '../src/compiler/index.js';
 import { FIXTURE_SIGNATURES, FIXTURE_TOOLS } from './helpers/bad-fixtures.js';
 
-// SPEC §10: the data flow of a chain checked against its tools' schemas (the fixtures of
+// The data flow of a chain checked against its tools' schemas (the fixtures of
 // test/fixtures/bad/flow-*.yaml cover one error each; these cover warnings, sub-chains, for_each
 // items and the inferred outputs).
 

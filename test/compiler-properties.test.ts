@@ -4,7 +4,7 @@ import { stringify } from 'yaml';
 import { compileChain } from '../src/index.js';
 
 // For random DAG-shaped chains, the compiled plan must order exactly what the chain language says
-// (references, depends_on, and the order rule of SPEC §2.5) and nothing more.
+// (references, depends_on, and the order rule) and nothing more.
 
 interface RandomStep {
   parallel: boolean;

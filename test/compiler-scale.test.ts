@@ -5,7 +5,7 @@ import { hashText } from '../src/compiler/compile-chain.js';
 import { createBinder, createInputChecker, executeChain, type ExecutorHost } from '../src/executor/index.js';
 import { createRegistry } from '../src/registry/index.js';
 
-// Issue 15: no walk over a chain's length may recurse (graphlib's recursive topsort overflowed the
+// No walk over a chain's length may recurse (graphlib's recursive topsort overflowed the
 // stack past ~3,700 steps in a row). These chains are far beyond that, in flow style to keep the
 // text (and the YAML parse) small.
 

@@ -18,7 +18,7 @@ const names = (plan: ChainPlan, indices: readonly number[]): string[] => indices
 const step = (plan: ChainPlan, name: string) => plan.steps.find((s) => s.name === name)!;
 
 describe('compiling valid chains', () => {
-  it('builds the SPEC example: references, order and parallel', () => {
+  it('builds the example chain: references, order and parallel', () => {
     const plan = compileFixture('city_brief.yaml');
     expect(plan.name).toBe('city_brief');
     expect(names(plan, step(plan, 'locate').waitsFor)).toEqual([]);

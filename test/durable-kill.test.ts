@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { openStore } from '../src/store/open-store.js';
 import { REPO } from './helpers/run-cli.js';
 
-// SPEC §7.2, proven with crashes: a child process runs a chain whose every step appends its key to
+// Resume and idempotency, proven with crashes: a child process runs a chain whose every step appends its key to
 // an effect log; the test kills it with SIGKILL at a random moment, reads what the store recorded,
 // and starts the same run id again (which resumes a run whose owner died). Every round ends with
 // the right outputs, and no step whose result was recorded before a process started ran in that

@@ -10,7 +10,7 @@ import { startPrivatePostgres, type PrivatePostgres } from './fixtures/store/pri
 import { NOBODY } from './fixtures/store/spawn-child.js';
 import { REPO, runCli, STACK_LINE } from './helpers/run-cli.js';
 
-// Issue 10, "Store faults", through the engine: a store that stops taking writes in the middle of
+// "Store faults", through the engine: a store that stops taking writes in the middle of
 // a run fails that run with a STORE_* error, keeps every result it had recorded, and leaves the
 // engine serving: once the store is back, other runs succeed and the failed one resumes from its
 // records without running them again.

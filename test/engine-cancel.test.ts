@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createEngine, type RunEvent } from '../src/index.js';
 
 // A run in the default memory store is recorded, ended and cancelled through its store entry
-// (issue 15: no per-run bookkeeping of the engine's own); cancelling it by id still stops it.
+// (no per-run bookkeeping of the engine's own); cancelling it by id still stops it.
 
 const CHAIN = `name: wait
 steps:

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createEngine, type Engine } from '../src/index.js';
 import { manifest, removeDir, tempDir, waitFor, writeFiles } from './fixtures/plugins/helpers.js';
 
-// Hot reload seen through the engine a user holds (SPEC §3.3): a real watcher on real folders.
+// Hot reload seen through the engine a user holds: a real watcher on real folders.
 
 const CHAIN = 'name: ask\nsteps:\n  - name: a\n    tool: answer\n';
 

@@ -138,7 +138,7 @@ describe('fallback', () => {
     expect(log.events.find((e) => e.type === 'step:succeeded')).toMatchObject({ fallback: 'output', attempts: 2 });
   });
 
-  it('directly on a step without retry (SPEC §2.7): one attempt, then the fallback', async () => {
+  it('directly on a step without retry: one attempt, then the fallback', async () => {
     const tool = flaky('flaky', 10);
     const engine = await engineWith(
       [tool, { name: 'backup', handler: async () => ({ from: 'backup' }) }],

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createRecorder } from './fixtures/executor/tools.js';
 import { engineWith, eventLog } from './fixtures/executor/setup.js';
 
-describe('the skip table (SPEC §2.5)', () => {
+describe('the skip table', () => {
   const CHAIN = `name: skips
 inputs: { go: boolean }
 steps:

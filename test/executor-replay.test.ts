@@ -17,7 +17,7 @@ import {
 } from '../src/executor/index.js';
 import { createRegistry } from '../src/registry/index.js';
 
-// Issue 9: a recorded step result is exactly what a transition to a final state produces, so a run
+// A recorded step result is exactly what a transition to a final state produces, so a run
 // is rebuilt by feeding recorded results back in — and then schedules exactly the steps that have
 // no record.
 

@@ -5,7 +5,7 @@ import { createTestClock } from './fixtures/executor/test-clock.js';
 import { agentChain, findCity } from './fixtures/llm-agent/chains.js';
 import { closeServed, serve } from './fixtures/llm-agent/openai-server.js';
 
-// Issue 9: the tool calls an agent step's model makes go through the same call unit as steps —
+// The tool calls an agent step's model makes go through the same call unit as steps —
 // they are reported as step events of `AGENT›TOOL` (with the call's id and turn) and they time out
 // on the engine's injected clock, not on the wall clock.
 

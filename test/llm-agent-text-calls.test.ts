@@ -5,7 +5,7 @@ import { engineWith, eventLog } from './fixtures/executor/setup.js';
 import { agentChain, findCity, localTime } from './fixtures/llm-agent/chains.js';
 import { closeServed, serve } from './fixtures/llm-agent/openai-server.js';
 
-// `text_calls` on agent steps (issue 16): servers fall back to plain content when their own tool
+// `text_calls` on agent steps: servers fall back to plain content when their own tool
 // parser does not recognise the model's output, and the loop would take the calls for an answer.
 // Against the fake OpenAI-compatible server (which rejects tool messages that answer no call, as
 // the real API does), the calls written as text are executed and the conversation stays valid.

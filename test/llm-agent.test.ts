@@ -5,7 +5,7 @@ import { engineWith, eventLog } from './fixtures/executor/setup.js';
 import { agentChain, factsChain, findCity, localTime, population } from './fixtures/llm-agent/chains.js';
 import { closeServed, serve, type ScriptedReply } from './fixtures/llm-agent/openai-server.js';
 
-// The agent loop (SPEC §4, issue 6 part 4) against a local OpenAI-compatible server that answers
+// The agent loop  against a local OpenAI-compatible server that answers
 // from a script and rejects malformed requests as the real API does.
 
 afterEach(closeServed);

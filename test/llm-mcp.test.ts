@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildCli, connectMcp, REVERSE_TOOL, writeProject, type Connected } from './fixtures/llm-agent/mcp-project.js';
 import { removeDir, tempDir, waitFor } from './fixtures/plugins/helpers.js';
 
-// `toolchain mcp` (issue 6 part 5) driven by the MCP SDK's own client over a real child process:
+// `toolchain mcp` driven by the MCP SDK's own client over a real child process:
 // list, call a tool, call a chain, error results, and a notification when hot reload changes the set.
 
 let root: string;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createToolCallStream, parseToolCalls, type OpenAITool } from '../src/entry/llm.js';
 
-// Every native tool-call format parseToolCalls reads (issue 16), each with the text its model
+// Every native tool-call format parseToolCalls reads, each with the text its model
 // writes as the chat template or the serving stack's parser documents it (source in a comment).
 // A call must come out exactly: name, arguments, and the model's own id where the format has one.
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createEngine } from '../src/index.js';
 import { createToolCallStream, parseToolCalls, registerToolCallFormat, toolCallFormats, toOpenAITools, type ToolCallFormat } from '../src/entry/llm.js';
 
-// What keeps text parsing honest (issue 16): a format's marker with nothing readable behind it is
+// What keeps text parsing honest: a format's marker with nothing readable behind it is
 // a problem naming the format and the place, never silence; with the offered tools known, other
 // names are problems with the closest names; without them, definitions, JSON-RPC envelopes and
 // echoed template placeholders are not calls. And the registry: formats by name, formats of your own.

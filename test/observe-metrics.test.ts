@@ -7,7 +7,7 @@ import { createRunMetrics } from '../src/observe/index.js';
 import { createServer, type ToolchainServer } from '../src/serve/index.js';
 import { serveEngine } from './helpers/serve-engine.js';
 
-// SPEC §8 metric names and labels, and their values after known runs.
+// The metric names and labels, and their values after known runs.
 
 /** The value of one sample in Prometheus text, by metric name and (a subset of) its labels. */
 function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { REPO } from './helpers/run-cli.js';
 
-// What `npm pack` ships and how the package loads from another project (issue 13 §4).
+// What `npm pack` ships and how the package loads from another project.
 
 function run(file: string, args: readonly string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {

@@ -6,7 +6,7 @@ import { createPluginHost, inspectPlugins, listPluginFolders, readManifest } fro
 import { createRegistry, createSchemaCompiler, type LoadMode, type SchemaUse } from '../src/registry/index.js';
 import { removeDir, tempDir, waitFor, writeFiles } from './fixtures/plugins/helpers.js';
 
-// SPEC §3.2: a tool's validators compile once per tool version. The registry builds a plugin's
+// A tool's validators compile once per tool version. The registry builds a plugin's
 // tools once (buildPluginTools) and the host installs exactly what was built, however often
 // requirements switch the plugin off and on; a lazy registry compiles a schema on its first use.
 

@@ -6,7 +6,7 @@ import { freePort } from './helpers/processes.js';
 import { REPO, runCli } from './helpers/run-cli.js';
 import { FIXTURE, readEffects, until, useQueueCluster } from './helpers/queue-cluster.js';
 
-// Operating the workers (SPEC §7.3): a cancel from the submitting process stops the run on its
+// Operating the workers: a cancel from the submitting process stops the run on its
 // worker within a second; SIGTERM lets the runs executing finish, then the worker exits 0.
 
 const cluster = useQueueCluster('queue-control');

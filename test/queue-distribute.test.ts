@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readEffects, until, useQueueCluster, type Effect, type WorkerProcess } from './helpers/queue-cluster.js';
 
-// Distributed for_each (SPEC §7.3): the elements of a `distribute: true` for_each are jobs any
+// Distributed for_each: the elements of a `distribute: true` for_each are jobs any
 // worker takes; the run waits without a worker slot; max_concurrency bounds the elements in
 // flight across the cluster; the output is every element once, in order.
 

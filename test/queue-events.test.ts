@@ -3,7 +3,7 @@ import { Queue } from 'bullmq';
 import type { ForEachProgress, RunEvent } from '../src/executor/index.js';
 import { useQueueCluster } from './helpers/queue-cluster.js';
 
-// A queued run's events reach whoever runs it with a listener (SPEC §7.3, §5's live progress):
+// A queued run's events reach whoever runs it with a listener (the CLI's live progress for queued runs):
 // the worker sends them as the job's progress, the submitting engine relays them as a local run
 // emits them. A run nobody listens to sends nothing.
 

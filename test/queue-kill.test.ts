@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readEffects, sleep, until, useQueueCluster, type WorkerProcess } from './helpers/queue-cluster.js';
 
-// SPEC §7.3 with crashes: three worker processes share 300 runs of a five-step chain; one worker is
+// The queue with crashes: three worker processes share 300 runs of a five-step chain; one worker is
 // killed with SIGKILL twice (a fresh one started after the first kill). Every run succeeds with
 // the right outputs; the steps that ran twice are few (at most kills × a worker's steps in
 // flight) and each ran first in a killed process, before its result was recorded.

@@ -8,7 +8,7 @@ import { runCli } from './helpers/run-cli.js';
 import type { PrivateRedis } from './fixtures/store/private-redis.js';
 import { FIXTURE, privateQueueRedis, readEffects, sleep, startWorker, until, type WorkerProcess } from './helpers/queue-cluster.js';
 
-// SPEC §7.3 when things go wrong: Redis killed and restarted empty (the store outlives it, the
+// The queue when things go wrong: Redis killed and restarted empty (the store outlives it, the
 // reconciler enqueues its running runs again); a worker whose chain differs refuses the run with
 // CHAIN_CHANGED, and resumes it once its chain is fixed; a worker that lost its lock (its event
 // loop blocked) may not record any more: the run's new owner's epoch fences it.

@@ -5,7 +5,7 @@ import { createServer, type ToolchainServer } from '../src/serve/index.js';
 import type { PrivateRedis } from './fixtures/store/private-redis.js';
 import { FIXTURE, privateQueueRedis, startWorker, until, type WorkerProcess } from './helpers/queue-cluster.js';
 
-// `toolchain serve --queue` (SPEC §7.3, §8.1): runs started over HTTP go to the workers; the
+// `toolchain serve --queue`: runs started over HTTP go to the workers; the
 // server shows them from the shared store like any run.
 
 let redis: PrivateRedis;

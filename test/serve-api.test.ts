@@ -3,7 +3,7 @@ import type { Engine } from '../src/engine.js';
 import { createServer, type ToolchainServer } from '../src/serve/index.js';
 import { serveEngine } from './helpers/serve-engine.js';
 
-// The routes of SPEC §8.1 through Fastify's inject (no socket): answers, error shapes and codes.
+// The routes of `toolchain serve` through Fastify's inject (no socket): answers, error shapes and codes.
 
 let engine: Engine;
 let server: ToolchainServer;

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BLOB_THRESHOLD, type NewRun, type RunStore, type StoredStep } from '../src/store/index.js';
 import { DRIVERS, type Namespace } from './fixtures/store/drivers.js';
 
-// One suite, every driver (SPEC §7.1): memory, SQLite (a temporary file), PostgreSQL (a schema of
+// One suite, every driver: memory, SQLite (a temporary file), PostgreSQL (a schema of
 // its own on 127.0.0.1:5432) and Redis (a key prefix of its own on 127.0.0.1:6379).
 
 const T0 = 1_700_000_000_000;

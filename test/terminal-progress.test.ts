@@ -41,7 +41,7 @@ describe('the progress display in a terminal', () => {
       const lines = screen.split('\n');
       // Each step once, the long one wrapped onto two rows at 40 columns: redraws left nothing behind.
       const shown = lines.slice(0, lines.findIndex((l) => l.startsWith('EXIT=')));
-      // The run's id first (SPEC §7.2: so that it can be resumed), then the block.
+      // The run's id first (so that it can be resumed), then the block.
       expect(shown[0]).toMatch(/^run [0-9a-f-]{36}$/);
       const block = shown.slice(1);
       expect(block).toHaveLength(columns === 40 ? 5 : 4);

@@ -2,7 +2,7 @@ import { ToolchainError } from '../common/errors.js';
 import type { ApprovalRequest, ApproveCallback } from '../registry/types.js';
 import type { Callee } from './types.js';
 
-// §3.4: a call to a dangerous tool waits for approval, after its arguments are prepared and before
+// A call to a dangerous tool waits for approval, after its arguments are prepared and before
 // it is invoked; anything but an explicit `true` is a refusal, and the handler never runs.
 
 export interface ApprovalInfo {

@@ -5,10 +5,10 @@ import { checkApproval } from './approval.js';
 import { CallContext } from './call-context.js';
 import type { Callee, CallOwner, CallSite, CallWatcher, InvalidWording } from './types.js';
 
-// One attempt of a call: approval when the callee is dangerous (SPEC §3.4: the deadline covers the
+// One attempt of a call: approval when the callee is dangerous (the deadline covers the
 // call, not the wait for a human), a fresh context, then the callee's invoke under the attempt's
 // deadline. The deadline is a timer on the owner's clock that aborts the context, which lets the
-// waiter go even when the tool ignores its signal (SPEC §2.7).
+// waiter go even when the tool ignores its signal.
 
 export type Prepared = Extract<PrepareResult, { ok: true }> | { readonly ok: false; readonly error: StepError };
 

@@ -20,7 +20,7 @@ export const MIN_DELAY_MS = 1;
 
 /**
  * Codes retrying cannot fix: the same arguments fail validation again, a refusal stays a refusal
- * (SPEC §2.7), a cancelled run must not restart its steps, and sub-chains nested too deep are as
+ *, a cancelled run must not restart its steps, and sub-chains nested too deep are as
  * deep on the next attempt. INPUT_INVALID is a sub-chain's validation error and counts as one.
  */
 const NEVER_RETRIED: ReadonlySet<FailureCode> = new Set<FailureCode>(['VALIDATION_FAILED', 'APPROVAL_DENIED', 'INPUT_INVALID', 'ABORTED', 'RUN_TIMEOUT', 'SUBCHAIN_TOO_DEEP']);

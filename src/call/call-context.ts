@@ -2,7 +2,7 @@ import type { TimerHandle } from '../common/clock.js';
 import type { ToolContext, ToolProgress } from '../registry/types.js';
 import type { Callee, CallOwner } from './types.js';
 
-// The `ctx` a tool receives (SPEC §3.1), one per attempt, for every kind of caller. Its
+// The `ctx` a tool receives, one per attempt, for every kind of caller. Its
 // AbortSignal is made only when somebody reads `ctx.signal`: an AbortController costs
 // microseconds on Node 20, more than the rest of a step. Aborting an attempt whose signal nobody
 // read just records the reason (a later read gets an already-aborted signal), clears the
@@ -31,7 +31,7 @@ export class CallContext implements ToolContext {
     this.item = item;
   }
 
-  /** `RUN_ID:STEP_KEY` (SPEC §7.2): the same for every attempt, so external effects can be made idempotent. */
+  /** `RUN_ID:STEP_KEY`: the same for every attempt, so external effects can be made idempotent. */
   get idempotencyKey(): string {
     return this.owner.idempotencyKey(this.step, this.item);
   }

@@ -1,4 +1,4 @@
-// One tool call (SPEC §2.7, §3): prepare → approve → invoke under a deadline → classify → retry
+// One tool call: prepare → approve → invoke under a deadline → classify → retry
 // with backoff → fallback. Steps, for_each elements, agent tool calls, batches of a model's calls
 // and the MCP server all call through here.
 export { performCall } from './perform-call.js';

@@ -3,7 +3,7 @@ import type { FailureCode, StepError } from '../common/errors.js';
 import type { ApproveCallback, ArgumentProblem, DirectCall, PrepareResult, ToolProgress } from '../registry/types.js';
 import type { CallContext } from './call-context.js';
 
-// The contract of one tool call (SPEC §2.7, §3): prepare the arguments → approve → invoke under a
+// The contract of one tool call: prepare the arguments → approve → invoke under a
 // deadline with the attempt's signal → classify the error → retry with backoff → fallback. Every
 // caller goes through it: a step, a for_each element, an agent's tool call, a batch of a model's
 // calls, the MCP server. What differs between them is injected: who owns the call (run id,
@@ -13,12 +13,12 @@ import type { CallContext } from './call-context.js';
 export interface Callee {
   /** How messages name it: `tool 'geo/find_city'`, `chain 'city_brief'`. */
   readonly describe: string;
-  /** The name an approver sees (SPEC §3.4). */
+  /** The name an approver sees. */
   readonly qualifiedName: string;
   readonly dangerous: boolean;
   /** The callee's own deadline per attempt, used when the call sets none. */
   readonly timeoutMs?: number;
-  /** The environment variables its code may read (SPEC §3.1 `ctx.env`). */
+  /** The environment variables its code may read (`ctx.env`). */
   env(): Readonly<Record<string, string | undefined>>;
   /** Validates (a copy of) the arguments, defaults filled and types coerced; `fresh` and what it throws as Tool.prepare. */
   prepare(args: Record<string, unknown>, fresh?: boolean): PrepareResult;
@@ -45,7 +45,7 @@ export interface RetryPolicy {
 
 export type FallbackKind = 'input' | 'tool' | 'output';
 
-/** What is tried once after the last attempt fails (SPEC §2.7). */
+/** What is tried once after the last attempt fails. */
 export interface FallbackCall {
   readonly kind: 'input' | 'tool';
   readonly callee: Callee;
@@ -80,9 +80,9 @@ export interface CallOwner {
   readonly approve: ApproveCallback | undefined;
   /** Someone listens: time attempts so that retry reports carry durations. */
   readonly observed: boolean;
-  /** Keep handlers' stacks in their StepErrors (SPEC §5 `--debug`). */
+  /** Keep handlers' stacks in their StepErrors (`--debug`). */
   readonly debug?: boolean;
-  /** `RUN_ID:STEP_KEY` for a call's label and for_each element (SPEC §7.2). */
+  /** `RUN_ID:STEP_KEY` for a call's label and for_each element. */
   idempotencyKey(label: string, item: number | undefined): string;
   /** A tool's `ctx.log` line; `item`: the for_each element the attempt works on. */
   log(label: string, attempt: number, message: string, fields: Record<string, unknown> | undefined, item: number | undefined): void;

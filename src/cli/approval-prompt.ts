@@ -3,7 +3,7 @@ import type { ApprovalRequest } from '../registry/types.js';
 import type { CliIO } from './io.js';
 import { printable, printableJson } from '../common/printable.js';
 
-// Approval on the command line (SPEC §3.4): a prompt when both ends are a terminal; otherwise no.
+// Approval on the command line: a prompt when both ends are a terminal; otherwise no.
 
 export async function askApproval(io: CliIO, req: ApprovalRequest): Promise<boolean> {
   if (!io.stdin.isTTY || !io.stderr.isTTY) return false;

@@ -10,14 +10,14 @@ export interface CliIO {
   readonly env: Readonly<Record<string, string | undefined>>;
 }
 
-/** Options every command takes (SPEC §5), resolved against the working directory. */
+/** Options every command takes, resolved against the working directory. */
 export interface GlobalOptions {
   readonly chains: string;
   readonly plugins: string;
   readonly debug: boolean;
 }
 
-/** Exit codes of SPEC §5. */
+/** Exit codes of the CLI. */
 export const EXIT_OK = 0;
 export const EXIT_RUN_FAILED = 1;
 export const EXIT_USAGE = 2;

@@ -7,7 +7,7 @@ import type { CliIO } from './io.js';
 import { defineOwn } from '../common/define-own.js';
 import { isRecord } from '../common/json.js';
 
-// A run's input from the command line (SPEC §5): --input-file, then --input-json over it, then
+// A run's input from the command line: --input-file, then --input-json over it, then
 // each --input KEY=VALUE over both (the more specific source wins). One key given twice with
 // --input is refused: which of the two was meant cannot be known.
 

@@ -4,7 +4,7 @@ import type { StepMocks } from '../executor/index.js';
 import { checkMocks, stepMocks, type MockSpec, type MockTarget } from '../testing/index.js';
 import type { CliIO } from './io.js';
 
-/** `--mock STEP=JSON` (SPEC §10): the step returns the JSON and never calls its tool. */
+/** `--mock STEP=JSON`: the step returns the JSON and never calls its tool. */
 export function parseMocks(pairs: readonly string[]): ReadonlyMap<string, MockSpec> | undefined {
   const specs = new Map<string, MockSpec>();
   for (const pair of pairs) {

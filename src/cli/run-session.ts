@@ -19,7 +19,7 @@ import { reportStalls } from './stall-report.js';
 // terminal, tools' ctx.log lines are shown with --verbose, plugin code in this thread may neither
 // end nor crash the process (process-guard.ts), a tool that never settles ends the run
 // TOOL_STALLED instead of a silent exit 13 (stall-report.ts), and the result is printed — the
-// outputs as JSON (the whole result with --json), errors as one line — with SPEC §5's exit code.
+// outputs as JSON (the whole result with --json), errors as one line — with the CLI's exit code.
 
 export interface SessionFlags {
   readonly json: boolean;

@@ -1,7 +1,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import type { CliIO } from './io.js';
 
-/** The CLI records runs here unless told otherwise (SPEC §7.1). */
+/** The CLI records runs here unless told otherwise. */
 export const DEFAULT_STORE = 'sqlite:.toolchain/runs.db';
 
 /** `--store`, else TOOLCHAIN_STORE, else the default; a relative SQLite file is relative to the working directory. */

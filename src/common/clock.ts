@@ -1,4 +1,4 @@
-// Time is injected (STYLE 7): retry and backoff tests advance a fake clock instead of sleeping.
+// Time is injected: retry and backoff tests advance a fake clock instead of sleeping.
 // The executor only ever asks for the current time and for one-shot timers; `sleep` is built on
 // those two so a fake clock has a single thing to implement.
 

@@ -42,7 +42,7 @@ export const ERROR_KINDS = {
   SUBCHAIN_TOO_DEEP: 'definition',
   UNKNOWN_TOOL: 'definition',
   UNKNOWN_CHAIN: 'definition',
-  // data flow (SPEC §10): what a step gives a tool against what the tool takes
+  // data flow: what a step gives a tool against what the tool takes
   UNKNOWN_PARAMETER: 'definition',
   /** A warning: a key the tool's schema does not declare, which it lets through (additionalProperties open). */
   UNDECLARED_PARAMETER: 'definition',
@@ -50,7 +50,7 @@ export const ERROR_KINDS = {
   TYPE_MISMATCH: 'definition',
   UNKNOWN_FIELD: 'definition',
   LITERAL_JSONPATH: 'definition',
-  // chain tests (SPEC §10)
+  // chain tests
   TEST_INVALID: 'usage',
   // expressions
   BAD_JSONPATH: 'definition',
@@ -91,7 +91,7 @@ export const ERROR_KINDS = {
   /** An HTTP API answered 5xx: worth retrying. */
   HTTP_5XX: 'run',
   ABORTED: 'cancelled',
-  // the run store and durable runs (SPEC §7)
+  // the run store and durable runs
   STORE_URL: 'usage',
   STORE_TOO_NEW: 'usage',
   STORE_CORRUPT: 'usage',
@@ -102,7 +102,7 @@ export const ERROR_KINDS = {
   RUN_IN_PROGRESS: 'usage',
   RUN_ID_CONFLICT: 'usage',
   CHAIN_CHANGED: 'definition',
-  // the queue of runs (SPEC §7.3)
+  // the queue of runs
   QUEUE_URL: 'usage',
   QUEUE_UNAVAILABLE: 'run',
   QUEUE_JOB_FAILED: 'run',

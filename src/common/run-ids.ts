@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 
-// Run ids (SPEC §7.2 names no format): UUID-shaped, unique across processes that share a run store,
+// Run ids: UUID-shaped, unique across processes that share a run store,
 // and cheap. The first 80 random bits are drawn once per source (an engine), the last 48 count its
 // runs: a random UUID per run cost more than the rest of a short run's bookkeeping. The count's
 // last three hex digits come from a table and the rest is rebuilt once every 4,096 runs, so a run

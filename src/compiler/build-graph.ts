@@ -1,7 +1,7 @@
 import { cycles, pathText, shortestPath, topologicalOrder, type Successors } from '../common/directed-graph.js';
 import type { DiagnosticSink } from '../loader/diagnostic-sink.js';
 
-// SPEC §2.5: edges come from references, `depends_on`, and order (a step without `parallel: true`
+// Edges come from references, `depends_on`, and order (a step without `parallel: true`
 // waits for every step above it). Order edges are added only from the steps since the last
 // non-parallel one: that step already waits for everything before it, so the rest is implied.
 

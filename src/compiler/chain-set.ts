@@ -25,7 +25,7 @@ export interface ChainSource {
 }
 
 const CHAIN_FILE = /\.ya?ml$/;
-/** Chain tests live beside the chains (SPEC §10) and are not chains. */
+/** Chain tests live beside the chains and are not chains. */
 const TEST_FILE = /\.test\.ya?ml$/;
 
 /** Reads every `.yaml`/`.yml` file directly in `dir`. A missing folder is an empty set. */
@@ -56,7 +56,7 @@ export function compileChainSet(sources: readonly ChainSource[], tools?: NameCat
   const compiled = sources.map((s) => compileGuarded(s.text, s.file, cache, s.hash));
   const byName = new Map<string, CompiledFile>();
   for (const f of compiled) if (f.name && !byName.has(f.name)) byName.set(f.name, f);
-  // SPEC §10: with a catalogue that knows its tools' schemas (validate), the data flow is checked too.
+  // With a catalogue that knows its tools' schemas (validate), the data flow is checked too.
   const tool = toolSignatures(tools);
   const signatures = tool ? chainSignatures(byName, tool) : undefined;
   const flowBroken = new Set<string>();

@@ -4,7 +4,7 @@ import type { NameCatalogue } from './check-targets.js';
 import type { CompiledFile } from './compile-chain.js';
 import { checkFlow, inferOutputs, type ChainFlow, type ChainSignature, type Signatures, type ToolSignature } from './flow/index.js';
 
-// The data-flow check (SPEC §10) over compiled files, against a tool catalogue that knows its
+// The data-flow check over compiled files, against a tool catalogue that knows its
 // tools' schemas. Sub-chains are signatures too: their inputs, and outputs inferred from their own
 // flow (memoised; a chain on a sub-chain cycle, reported elsewhere, returns "anything").
 

@@ -6,7 +6,7 @@ import type { ToolSignature } from './flow/index.js';
 export interface NameCatalogue {
   has(name: string): boolean;
   names(): Iterable<string>;
-  /** A tool's schemas, for the data-flow check (SPEC §10); a ToolSet's `get` serves too. */
+  /** A tool's schemas, for the data-flow check; a ToolSet's `get` serves too. */
   signature?(name: string): ToolSignature | undefined;
   get?(name: string): ToolSignature | undefined;
   /** Why a name that is declared somewhere is not usable (a tool that failed to load), for the message. */

@@ -45,7 +45,7 @@ export interface CompiledFile {
   readonly namePosition?: { readonly line: number; readonly col: number };
   readonly diagnostics: readonly Diagnostic[];
   readonly targets: readonly TargetRef[];
-  /** What the data-flow check reads (SPEC §10), when the file has steps to check. */
+  /** What the data-flow check reads, when the file has steps to check. */
   readonly flow?: ChainFlow;
 }
 

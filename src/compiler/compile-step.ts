@@ -66,10 +66,10 @@ export function compileStep(raw: RawStep, index: number, sink: DiagnosticSink): 
   // An element job carries its tool call's arguments; a sub-chain or an agent has no such call.
   if (raw.distribute === true && raw.tool === undefined) sink.error('BAD_VALUE', `${pointer}/distribute`, `step '${raw.name}' sets distribute, which needs a tool step with for_each (not chain: or agent:)`);
 
-  // SPEC §2.4: on a for_each step, a `when` that reads the element decides for each element.
+  // On a for_each step, a `when` that reads the element decides for each element.
   if (forEach && when?.refs.some((r) => r.root === 'item' || r.root === 'index')) forEach = { ...forEach, whenPerItem: true };
 
-  // SPEC §2.7: `fallback` under `retry`, or directly on the step.
+  // `fallback` under `retry`, or directly on the step.
   if (raw.fallback !== undefined && raw.retry?.fallback !== undefined) {
     sink.error('BAD_VALUE', `${pointer}/fallback`, `step '${raw.name}' has a fallback both on the step and under retry; keep one`);
   }

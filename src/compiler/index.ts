@@ -51,7 +51,7 @@ export function compileChain(text: string, options: CompileOptions = {}): Compil
   if (!options.tools && !options.chains) return compiled.plan ? { plan: compiled.plan, diagnostics: compiled.diagnostics } : { diagnostics: compiled.diagnostics };
   const linked = checkTargets(compiled, options.tools, options.chains);
   if (compiled.plan && options.plans && !linked.length) linked.push(...addedChainProblems(compiled, compiled.plan, options.plans));
-  // SPEC §10: a catalogue that knows its tools' schemas (a ToolSet, say) gets the data flow checked.
+  // A catalogue that knows its tools' schemas (a ToolSet, say) gets the data flow checked.
   const tool = toolSignatures(options.tools);
   const flow = tool ? withFlowCheck(compiled, chainSignatures(new Map(), tool)) : { diagnostics: [...compiled.diagnostics], problems: [] };
   const diagnostics = linked.length || flow.problems.length ? [...flow.diagnostics, ...linked] : compiled.diagnostics;

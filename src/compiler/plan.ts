@@ -15,7 +15,7 @@ export interface FixedOutput {
 }
 
 /**
- * What is tried once after the last attempt fails (SPEC §2.7): the step's tool with overrides
+ * What is tried once after the last attempt fails: the step's tool with overrides
  * merged over its arguments, or another tool (with or without overrides) — either possibly followed
  * by a fixed output if that call fails too — or a fixed output alone.
  */
@@ -31,7 +31,7 @@ export type StepTarget =
   | { readonly kind: 'agent'; readonly agent: AgentPlan };
 
 /**
- * An `agent` step's fixed settings (SPEC §4). Its `system` and `prompt` are the step's `input`
+ * An `agent` step's fixed settings. Its `system` and `prompt` are the step's `input`
  * (`{ prompt, system? }`), so they are resolved, and create DAG edges, like any input_map.
  */
 export interface AgentPlan {
@@ -62,8 +62,8 @@ export interface PlanStep {
   /** The arguments: always an object value (for an agent, `{ prompt, system? }`). */
   readonly input: CompiledValue;
   readonly when?: CompiledCondition;
-  /** `whenPerItem`: the step's `when` reads `$.item` or `$.index`, so it decides per element (SPEC §2.4). */
-  /** `distribute`: on workers, each element is a job of its own (SPEC §7.3). */
+  /** `whenPerItem`: the step's `when` reads `$.item` or `$.index`, so it decides per element. */
+  /** `distribute`: on workers, each element is a job of its own. */
   readonly forEach?: { readonly items: CompiledPath; readonly maxConcurrency?: number; readonly whenPerItem?: true; readonly distribute?: true };
   readonly timeoutMs?: number;
   readonly retry: RetryPolicy;
@@ -109,6 +109,6 @@ export interface ChainPlan {
   readonly tools: readonly string[];
   /** Every chain it runs as a sub-chain. */
   readonly chains: readonly string[];
-  /** What its data flows through, for the type check and the inferred outputs schema (SPEC §10). */
+  /** What its data flows through, for the type check and the inferred outputs schema. */
   readonly flow: ChainFlow;
 }

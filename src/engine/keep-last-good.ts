@@ -1,7 +1,7 @@
 import type { ChainPlan, ChainSet } from '../compiler/index.js';
 
 /**
- * SPEC §3.3: an edit that breaks a chain file keeps the chain's last good version runnable (its
+ * An edit that breaks a chain file keeps the chain's last good version runnable (its
  * diagnostics are reported all the same); deleting the file removes the chain.
  */
 export function keepLastGood(previous: ChainSet, next: ChainSet): ChainSet {

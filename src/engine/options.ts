@@ -8,15 +8,15 @@ import type { LoadMode, Registry, RegistryOptions } from '../registry/types.js';
 import type { RecoveryEvent } from '../runs/recovery.js';
 import type { Durability, RunStore } from '../store/types.js';
 
-// What createEngine takes, and the checks of the options a caller can get wrong (SPEC STYLE 6:
+// What createEngine takes, and the checks of the options a caller can get wrong (
 // bad options are refused up front with the option's name, what was expected and what came).
 
 export interface EngineOptions {
   /** Folder of chain files (default: none; chains can also be added with `addChain`). */
   readonly chainsDir?: string;
-  /** Folder of plugin folders (SPEC §3). */
+  /** Folder of plugin folders. */
   readonly pluginsDir?: string;
-  /** Reload chains (and plugins) when their files change (SPEC §3.3). */
+  /** Reload chains (and plugins) when their files change. */
   readonly watch?: boolean;
   /** Steps running at once across every run of this engine (default: unlimited). */
   readonly concurrency?: number;
@@ -44,7 +44,7 @@ export interface EngineOptions {
   /** Where tools' `ctx.log()` lines go (default: dropped). */
   readonly logger?: (entry: LogEntry) => void;
   /**
-   * Where runs are recorded (SPEC §7.1): `memory:` (the default), `sqlite:FILE`, `postgres://…`,
+   * Where runs are recorded: `memory:` (the default), `sqlite:FILE`, `postgres://…`,
    * `redis://…`, or a RunStore. The engine closes a store it opened from a URL.
    */
   readonly store?: string | RunStore;
@@ -55,7 +55,7 @@ export interface EngineOptions {
    */
   readonly durability?: Durability;
   /**
-   * `redis://HOST:PORT[/DB][?queue=NAME]` (SPEC §7.3): runs are executed by workers
+   * `redis://HOST:PORT[/DB][?queue=NAME]`: runs are executed by workers
    * (`toolchain worker`, `createWorker`) taking them from this BullMQ queue; `run` enqueues and
    * waits for the result. The store then defaults to the queue's Redis.
    */
@@ -73,14 +73,14 @@ export interface EngineOptions {
   /** How long a run's owner holds it without renewing (default 30 s): a run whose owner died is resumable after that at the latest. */
   readonly leaseMs?: number;
   /**
-   * Metrics, logs and traces of every run (SPEC §8): an Observer (`createObserver`), or `true` for
+   * Metrics, logs and traces of every run: an Observer (`createObserver`), or `true` for
    * one with metrics and traces and a silent log. Off by default: observing means building every
    * run's events.
    */
   readonly observe?: Observer | true;
   /** The least isolation of plugins' handlers (default `none`: each plugin's `isolation:` decides), and workers' limits. */
   readonly isolation?: IsolationLevel | IsolationOptions;
-  /** Plugin loads, reloads and failures (SPEC §3.3). */
+  /** Plugin loads, reloads and failures. */
   readonly onPluginEvent?: (event: PluginEvent) => void;
   /** With `watch`: the chains folder was read again (its runnable chains and its problems). */
   readonly onChainsReloaded?: (event: ChainsReloadedEvent) => void;

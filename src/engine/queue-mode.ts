@@ -6,7 +6,7 @@ import type { NewsListener, QueueSubmitter, Submission } from '../queue/submit.j
 import { relayNews } from './queue-relay.js';
 import type { StartOptions } from '../runs/durable-runs.js';
 
-// An engine made with `queue` (SPEC §7.3) executes nothing itself: `run` records the run, enqueues
+// An engine made with `queue` executes nothing itself: `run` records the run, enqueues
 // it and resolves with the RunResult the store has once a worker finished it; `submit` returns as
 // soon as the run is enqueued. A run that cannot be submitted (Redis down, a bad run id) is a
 // failed result, as a run that cannot start is in a local engine.

@@ -5,7 +5,7 @@ import type { ApproveCallback, PrepareResult, Tool } from '../registry/types.js'
 import type { AgentToolCall, AgentTurn } from './events.js';
 import type { LogEntry } from './types.js';
 
-// The contract between an `agent:` step and whoever runs language models (SPEC §4). The executor
+// The contract between an `agent:` step and whoever runs language models. The executor
 // knows nothing about models: the engine wires an AgentRunner in (the loop in src/llm/agent), and
 // each attempt of an agent step hands it the step's settings, its resolved messages and a host —
 // what the run lends the loop: the step's signal, clock and approver, the tools and chains it may
@@ -57,7 +57,7 @@ export interface AgentHost {
   knownNames(): Iterable<string>;
   /** A chain the model may call, as something to call: each call is a run, a child of this step's run. */
   chainCallee(plan: ChainPlan): Callee;
-  /** `RUN_ID:STEP_KEY` of one tool call (SPEC §7.2). */
+  /** `RUN_ID:STEP_KEY` of one tool call. */
   idempotencyKey(callId: string): string;
   /** Where tools' `ctx.log()` lines go. */
   log(entry: LogEntry): void;

@@ -10,7 +10,7 @@ import { validationMessage } from './validation-message.js';
 // plan's tool names are resolved when a run starts: into one CallSite per tool step — the callee,
 // its policies, its fallback and how its bad arguments are worded — once per (plan, ToolSet)
 // pair, then shared by every run until the registry changes. A run keeps the ToolSet it started
-// with (SPEC §3.3). Sub-chain and agent steps get their sites from the run itself: what they call
+// with. Sub-chain and agent steps get their sites from the run itself: what they call
 // is a child of that run.
 
 export interface BoundPlan {

@@ -5,7 +5,7 @@ import type { ToolSet } from '../registry/types.js';
 import type { ExecutorHost } from './types.js';
 
 // One element of a `distribute: true` for_each, executed on whichever worker took its job
-// (SPEC §7.3): the step's own call site — its tool, retry, timeout and fallback — called with the
+//: the step's own call site — its tool, retry, timeout and fallback — called with the
 // arguments the run resolved for that element. Its outcome goes back to the run through the job;
 // a success is also recorded in the store under `step[i]` by the worker.
 

@@ -4,7 +4,7 @@ import type { TokenUsage } from './agent-step.js';
 import type { SkipReason, StepRecord } from './step-state.js';
 import type { RunResult } from './types.js';
 
-// The events of SPEC §8 as one typed union. They are built only when someone listens (`onEvent`),
+// The run events as one typed union. They are built only when someone listens (`onEvent`),
 // from the step transitions (step-state.ts) at the moment they happen, so their order is the
 // order of the changes: run:started first, run:finished last, and for each step
 // started → (retrying)* → succeeded | failed, or a lone skipped. An `agent` step also reports each

@@ -7,7 +7,7 @@ import type { DistributedElement, Distributor } from './element-call.js';
 import { attemptInput } from './step-state.js';
 import { resolveArgs } from './step-work.js';
 
-// SPEC §2.6: a `for_each` step runs its call once per element, at most `max_concurrency` at once
+// A `for_each` step runs its call once per element, at most `max_concurrency` at once
 // (default: the chain's concurrency, or 16 when the chain sets none: a million elements must not
 // all start at once), and its output is the array of results in input order. Elements start from
 // a cursor as places free up, so a long array costs no queued work up front. Each element has its own retries and fallback. With `on_error: fail`
@@ -54,7 +54,7 @@ class ForEachGroup implements CallWatcher, Abortable {
   private readonly whenPerItem: boolean;
   /** Each element's input_map resolves to a new object (performCall's `fresh`). */
   private readonly freshArgs: boolean;
-  /** SPEC §7.3 `distribute: true` on a worker: elements go to other jobs, the run parks meanwhile. */
+  /** `distribute: true` on a queue worker: elements go to other jobs, the run parks meanwhile. */
   private readonly remote: Distributor | undefined;
   private readonly dispatched: DistributedElement[] = [];
 
@@ -98,7 +98,7 @@ class ForEachGroup implements CallWatcher, Abortable {
 
   /** One element's call; its outcome comes back through the CallWatcher methods. */
   private element(k: number, now: number): void {
-    // SPEC §7.2: an element whose success was recorded is not run again.
+    // An element whose success was recorded is not run again.
     const restored = this.run.restoredRecord(`${this.name}[${k}]`);
     if (restored !== undefined) return this.settle(k, restored.output, restored.attempts);
     this.started[k] = now;
@@ -106,7 +106,7 @@ class ForEachGroup implements CallWatcher, Abortable {
     scope.item = this.items[k];
     scope.index = k;
     if (this.whenPerItem) {
-      // SPEC §2.4: an element whose `when` is false is skipped: null in its slot.
+      // An element whose `when` is false is skipped: null in its slot.
       let go: boolean;
       try {
         go = this.run.plan.steps[this.index]!.when!.test(scope);

@@ -1,4 +1,4 @@
-// The executor: plan + input → result (STYLE 1: it never sees YAML and never compiles).
+// The executor: plan + input → result.
 import type { ChainPlan } from '../compiler/plan.js';
 import type { ToolSet } from '../registry/types.js';
 import { Run } from './run.js';

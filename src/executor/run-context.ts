@@ -1,4 +1,4 @@
-// The run context of SPEC §2.3 as an object: inputs, then each finished step's output by name.
+// The run context as an object: inputs, then each finished step's output by name.
 
 /**
  * A run's context, where no path (`$.constructor`, `$.__proto__`) reaches Object.prototype and a

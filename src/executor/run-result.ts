@@ -3,7 +3,7 @@ import type { RunError } from './events.js';
 import { isFinal, type StepState } from './step-state.js';
 import type { RunResult, StepSummary } from './types.js';
 
-// What a finished run returns (SPEC §5, §6): its outputs, or why it failed, and one line per step.
+// What a finished run returns: its outputs, or why it failed, and one line per step.
 
 export function runResult(plan: ChainPlan, runId: string, states: readonly StepState[], context: Record<string, unknown>, failure: RunError | undefined, durationMs: number): RunResult {
   let error = failure;
@@ -52,7 +52,7 @@ export function endStatusOf(error: RunError | undefined): RunResult['status'] {
 /** Up to this many steps, a result's step summaries are built with it (runResult says why). */
 const EAGER_SUMMARIES = 16;
 
-/** SPEC §2.1: the `outputs` map, or the output of the last step in the file that ran. */
+/** The `outputs` map, or the output of the last step in the file that ran. */
 function runOutputs(plan: ChainPlan, states: readonly StepState[], context: Record<string, unknown>): unknown {
   if (plan.outputs) return plan.outputs.get(context);
   for (let i = plan.steps.length - 1; i >= 0; i--) {

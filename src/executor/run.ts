@@ -35,7 +35,7 @@ export class Run implements CallOwner, CallWatcher, Stoppable {
   readonly debug: boolean;
   readonly parent: ParentRef | undefined;
   readonly settlesOnAbort = false;
-  /** The run context of SPEC §2.3: inputs, then each finished step's output by name. Written only by WRITE_OUTPUT. */
+  /** The run context: inputs, then each finished step's output by name. Written only by WRITE_OUTPUT. */
   readonly context: Record<string, unknown>;
   bound!: BoundPlan;
   readonly options: RunOptions;
@@ -52,7 +52,7 @@ export class Run implements CallOwner, CallWatcher, Stoppable {
   private readonly started: number;
   private disarm: (() => void) | undefined;
   private resolve!: (result: RunResult) => void;
-  /** Prefix of this run's step keys: '' for a run, `step›` for a sub-chain's run (SPEC §7.1). */
+  /** Prefix of this run's step keys: '' for a run, `step›` for a sub-chain's run. */
   readonly keyPrefix: string;
   readonly rootRunId: string; // the id its results are recorded under: its own, or the top run's
   readonly depth: number; // levels of sub-chains above this run
@@ -94,7 +94,7 @@ export class Run implements CallOwner, CallWatcher, Stoppable {
     Object.assign(this.context, checked.input);
     this.disarm = armStops(this.plan, this.clock, signal, this);
     this.options.control?.bind(this);
-    // SPEC §7.2: a recorded success is not executed again; its output feeds the steps after it.
+    // A recorded success is not executed again; its output feeds the steps after it.
     // Nothing starts until every record is back (a restored step must not be started first).
     if (this.options.restored) {
       this.pumping = true;
@@ -159,7 +159,7 @@ export class Run implements CallOwner, CallWatcher, Stoppable {
     if (ownTurn) this.turnAt = undefined;
   }
 
-  /** SPEC §2.5 (skip-rule.ts); a `when` that cannot be evaluated fails the step. */
+  /** Whether a ready step is skipped (skip-rule.ts); a `when` that cannot be evaluated fails the step. */
   private skipReason(i: number): SkipReason | 'broken' | undefined {
     try {
       return skipReason(this.plan.steps[i]!, this.context, this.states);

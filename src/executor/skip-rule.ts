@@ -2,7 +2,7 @@ import type { PlanStep } from '../compiler/plan.js';
 import type { SkipReason, StepState } from './step-state.js';
 
 /**
- * SPEC §2.5: whether a ready step is skipped. A step's own `when` alone decides; without one, a
+ * Whether a ready step is skipped. A step's own `when` alone decides; without one, a
  * skipped step it reads or names in `depends_on` skips it too (order alone never does). A `when`
  * that reads `$.item` decides per element instead (for-each.ts). Throws what a `when` that cannot
  * be evaluated throws.

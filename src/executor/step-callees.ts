@@ -31,7 +31,7 @@ export function childSite(run: Run, step: PlanStep): CallSite {
   return stepSite(step, callee, run.bound.fallbackTools[step.index]);
 }
 
-/** The site of a step whose callee a mock replaces (SPEC §10), or undefined when it is not mocked. */
+/** The site of a step whose callee a mock replaces, or undefined when it is not mocked. */
 export function mockedSite(run: Run, step: PlanStep, mocks: StepMocks): CallSite | undefined {
   const callee = mocks.callee(step.name, run.bound.sites[step.index]?.callee);
   return callee === undefined ? undefined : stepSite(step, callee, run.bound.fallbackTools[step.index]);

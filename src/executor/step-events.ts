@@ -4,7 +4,7 @@ import type { RunEvent } from './events.js';
 import type { Run } from './run.js';
 import { isFinal, type StepInput, type StepState } from './step-state.js';
 
-// The event a step transition stands for (SPEC §8), built only when someone listens. Literals with
+// The event a step transition stands for, built only when someone listens. Literals with
 // every key present and no spreads: one object shape per event type keeps building them cheap;
 // absent optional fields are undefined, which JSON leaves out.
 

@@ -1,7 +1,7 @@
 import type { StepError } from '../common/errors.js';
 import type { FallbackKind, RetryReport } from '../call/index.js';
 
-// A step's life as data (SPEC §2.7): an explicit state union, and one pure function that says what
+// A step's life as data: an explicit state union, and one pure function that says what
 // an input does to a state. The scheduler (run.ts) keeps one state per step, feeds it inputs, and
 // performs the effects `effectsOf` names; events are derived from the same transitions. A step
 // reaches a final state only through `transition`, and the record that final state carries is
@@ -17,7 +17,7 @@ export type StepStatus = 'pending' | 'validating' | 'running' | 'retrying' | 'su
 
 export type FinalStatus = 'succeeded' | 'failed' | 'skipped';
 
-/** The unit of checkpointing (SPEC §7.1): a step's result, as a run store keeps it. */
+/** The unit of checkpointing: a step's result, as a run store keeps it. */
 export interface StepRecord {
   readonly step: string;
   readonly index: number;

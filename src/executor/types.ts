@@ -11,7 +11,7 @@ import type { InputResult } from './run-inputs.js';
 import type { Slots } from './slots.js';
 import type { FinalStatus, StepRecord } from './step-state.js';
 
-/** What a caller passes to one run (SPEC §6). */
+/** What a caller passes to one run. */
 export interface RunOptions {
   /** Cancels the whole run: running steps are aborted through their signals, the run fails with ABORTED. */
   readonly signal?: AbortSignal;
@@ -25,9 +25,9 @@ export interface RunOptions {
   readonly runId?: string;
   /** When the run began (default: now), for a caller that has just read the clock: a reading costs ~90 ns here, a tenth of a step. */
   readonly startedAt?: number;
-  /** Where each step result goes the moment it is final (SPEC §7.1: what a run store keeps). */
+  /** Where each step result goes the moment it is final (what a run store keeps). */
   readonly recorder?: StepRecorder;
-  /** Step results recorded earlier, by step key: recorded successes are not run again (SPEC §7.2). */
+  /** Step results recorded earlier, by step key: recorded successes are not run again. */
   readonly restored?: ReadonlyMap<string, StepRecord>;
   /**
    * Given, when the run starts, a function that stops it with an error of the caller's choosing
@@ -35,13 +35,13 @@ export interface RunOptions {
    * an AbortController per run.
    */
   readonly control?: RunControl;
-  /** Steps whose callee is replaced (chain tests, `run --mock`, SPEC §10): a mocked step never calls its tool. */
+  /** Steps whose callee is replaced (chain tests, `run --mock`): a mocked step never calls its tool. */
   readonly mocks?: StepMocks;
   /** Handlers' errors keep their stacks (`error.stack` in the result; `--debug`). */
   readonly debug?: boolean;
-  /** On a queue worker (SPEC §7.3): where a `distribute: true` for_each of the run (not of a sub-chain) sends its elements. */
+  /** On a queue worker: where a `distribute: true` for_each of the run (not of a sub-chain) sends its elements. */
   readonly distributor?: Distributor;
-  /** A for_each step's elements done so far, as they finish: for progress displays, not an event of SPEC §8. */
+  /** A for_each step's elements done so far, as they finish: for progress displays, not a run event. */
   readonly onProgress?: (progress: ForEachProgress) => void;
 }
 
@@ -71,7 +71,7 @@ export interface Stoppable {
 
 /**
  * Receives step results. `key` is the step's name, `name[i]` for an element of a for_each, and
- * `parent›name` for a step of a sub-chain (SPEC §7.1).
+ * `parent›name` for a step of a sub-chain.
  */
 export interface StepRecorder {
   record(key: string, record: StepRecord): void;
@@ -85,7 +85,7 @@ export interface StepRecorder {
   finished?(result: RunResult, at: number): void;
 }
 
-/** One step in a run's result (SPEC §5). Step outputs are in the events and, through `outputs`, in the result. */
+/** One step in a run's result. Step outputs are in the events and, through `outputs`, in the result. */
 export interface StepSummary {
   /** `pending` for a step that never started (the run stopped first). */
   readonly status: FinalStatus | 'pending';

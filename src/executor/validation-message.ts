@@ -4,7 +4,7 @@ import { expectsJsonPath } from '../compiler/flow/schema-shape.js';
 import type { ArgumentProblem } from '../registry/types.js';
 
 // VALIDATION_FAILED worded so the chain's author sees where a bad argument came from: each key,
-// and — when a key's JSONPath matched nothing and so the key was left out (SPEC §2.2) — the path
+// and — when a key's JSONPath matched nothing and so the key was left out — the path
 // behind it: "key 'city' from $.locate.city matched nothing". The step is named first, unlike a
 // step's other errors: a log line or a caller that shows the message alone must still tell which
 // step's arguments were wrong.

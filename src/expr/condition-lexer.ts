@@ -1,4 +1,4 @@
-// Tokens of the `when` language (SPEC §2.4). Hand-written: the language is small and its error
+// Tokens of the `when` language. Hand-written: the language is small and its error
 // messages should name the column and what was expected.
 //
 // `[`, `]` and `,` outside a path are the brackets and commas of a list literal (`['JP', 'FR']`).

@@ -1,4 +1,4 @@
-// Recursive-descent parser for `when` (SPEC §2.4). Precedence, loosest first:
+// Recursive-descent parser for `when`. Precedence, loosest first:
 //   or      := and ('||' and)*
 //   and     := compare ('&&' compare)*
 //   compare := unary (('==' | '!=' | '<' | '<=' | '>' | '>=' | 'in') unary)?   -- no chaining

@@ -1,4 +1,4 @@
-// compileCondition: the `when` language (SPEC §2.4), tokenized and parsed once into closures.
+// compileCondition: the `when` language, tokenized and parsed once into closures.
 // Nothing here evaluates text as code: the grammar is closed and the evaluator is a fixed set of
 // closures over the parsed tree.
 

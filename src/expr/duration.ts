@@ -1,6 +1,6 @@
 import { DURATION_PATTERN, DURATION_RULE, MAX_DURATION_MS, MAX_DURATION_SECONDS } from './duration-grammar.generated.js';
 
-// Durations (SPEC §2.1): a number of seconds, or a string such as `250ms`, `2s`, `1.5m`, `1h`.
+// Durations: a number of seconds, or a string such as `250ms`, `2s`, `1.5m`, `1h`.
 // The grammar is generated (scripts/gen-grammars.js) into both JSON Schemas and the file
 // imported above, so that what an editor accepts and what the engine accepts are the same set:
 // greater than zero, at most 24 days (under the 2^31 - 1 ms Node's timers can wait; a longer

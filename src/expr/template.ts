@@ -1,4 +1,4 @@
-// Templates: strings with `{{ JSONPath }}` placeholders (SPEC §2.2).
+// Templates: strings with `{{ JSONPath }}` placeholders.
 // - A string that is exactly one placeholder (spaces inside the braces allowed, nothing outside)
 //   yields the value itself, not its text, so `"{{ $.search.results }}"` passes the array.
 // - Otherwise each placeholder is replaced by its value's text: strings as they are; numbers,

@@ -1,4 +1,4 @@
-// compileValue: an `input_map` / `outputs` value (SPEC §2.2) → one getter, built once.
+// compileValue: an `input_map` / `outputs` value → one getter, built once.
 // - `$…` is a JSONPath; `$$…` is the literal string with the first `$` removed.
 // - A string containing `{{` is a template (template.ts).
 // - Any other scalar is a literal; arrays and plain objects are mapped member by member.

@@ -3,7 +3,7 @@ import type { ChainPlan } from '../compiler/plan.js';
 import type { EventListener } from '../executor/events.js';
 import type { ApproveCallback, ToolSet } from '../registry/types.js';
 
-// All the language-model layer may reach (SPEC §4): the tools and chains to offer, and how to call
+// All the language-model layer may reach: the tools and chains to offer, and how to call
 // a chain. An engine satisfies it; an agent step offers a smaller one (only the tools and chains it
 // lists, its chains run as children of the step's run). Tools are called through the call unit
 // directly: a Tool is a Callee.

@@ -1,4 +1,4 @@
-// Language models as callers (SPEC §4): exporters of function definitions, parsers of the calls
+// Language models as callers: exporters of function definitions, parsers of the calls
 // models write, and the execution of those calls through the registry. The agent step and the
 // MCP server (agent/, mcp/) are built on these.
 

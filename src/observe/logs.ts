@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { RunEvent } from '../executor/events.js';
 import type { LogEntry } from '../executor/types.js';
 
-// Structured logs (SPEC §8): one JSON line per run event, and one per `ctx.log()` call of a tool,
+// Structured logs: one JSON line per run event, and one per `ctx.log()` call of a tool,
 // each with the run id and, for steps, the step and attempt. Outputs and inputs are not logged
 // (they can be large or secret); errors are, with their code. Levels: a failed step or run is
 // `error`, a retry `warn`, a step's start and agent turns `debug`, everything else `info` — so at

@@ -7,7 +7,7 @@ import { LabelledHistogram, type HistogramChild } from './histogram.js';
 import { toolLabel, type PlanSource } from './plan-source.js';
 import { NOT_CALLED, REFUSED } from './run-outcome.js';
 
-// SPEC §8 metrics, computed from run events by one consumer. Each engine or server has its own
+// Metrics, computed from run events by one consumer. Each engine or server has its own
 // prom-client Registry (never the global default), so embedded engines and tests do not collide.
 // The hot path does no label hashing: each (chain, step) gets its counter cells and histogram
 // series once per plan, and a step's end is a few additions (see counter-cells.ts, histogram.ts).

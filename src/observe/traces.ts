@@ -3,7 +3,7 @@ import { lazyPackage } from '../common/lazy-package.js';
 import type { RunEvent } from '../executor/events.js';
 import { toolLabel, type PlanSource } from './plan-source.js';
 
-// OpenTelemetry spans from run events (SPEC §8), through @opentelemetry/api only: the host
+// OpenTelemetry spans from run events, through @opentelemetry/api only: the host
 // application registers an SDK and exporter if it wants traces; without one, the API hands out
 // non-recording spans and a run is not followed at all. One span per run (a sub-chain's run is a
 // child of the attempt of the step that started it) and one per step attempt, child of its run.

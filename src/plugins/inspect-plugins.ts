@@ -39,7 +39,7 @@ export interface PluginInspection {
   readonly toolNames: ReadonlySet<string>;
   /** The same tools by bare name only: what suggestions offer. */
   readonly bareToolNames: ReadonlySet<string>;
-  /** Their schemas, by bare and by `plugin/tool` name, for the data-flow check (SPEC §10). */
+  /** Their schemas, by bare and by `plugin/tool` name, for the data-flow check. */
   readonly signatures: ReadonlyMap<string, ToolSignature>;
   /** Tools declared by a plugin that failed to load, by bare and qualified name: why, in words. */
   readonly failedTools: ReadonlyMap<string, string>;

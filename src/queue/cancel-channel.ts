@@ -1,6 +1,6 @@
 import type { Redis as RedisClient } from 'ioredis';
 
-// Cancel across processes (SPEC §7.2, §7.3): the store's flag is the truth (a worker that starts
+// Cancel across processes: the store's flag is the truth (a worker that starts
 // the run later still sees it, and every owner polls it with its lease), and a Redis message on
 // this channel makes a worker that runs the run now stop it within milliseconds.
 

@@ -3,7 +3,7 @@ import { ToolchainError } from '../common/errors.js';
 import { importOptional } from '../common/optional-package.js';
 import { redact } from '../store/store-url.js';
 
-// The queue's address: `redis://HOST:PORT[/DB][?queue=NAME]` (SPEC §7.3). BullMQ and ioredis are
+// The queue's address: `redis://HOST:PORT[/DB][?queue=NAME]`. BullMQ and ioredis are
 // imported when a queue is first opened, so that a library user who never uses one loads neither.
 //
 // Two kinds of connection, as BullMQ asks: a worker's waits for ever on a lost Redis

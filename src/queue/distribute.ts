@@ -5,7 +5,7 @@ import type { DistributedElement, Distributor, ElementOutcome } from '../executo
 import type { RunStore, StoredRun } from '../store/types.js';
 import { JOB_OPTIONS } from './job-codec.js';
 
-// Distributed `for_each` (SPEC §7.3) with BullMQ flows: a run that reaches a `distribute: true`
+// Distributed `for_each` with BullMQ flows: a run that reaches a `distribute: true`
 // for_each hands a batch of at most `max_concurrency` elements to child jobs of its own job and
 // parks (RUN_SUSPENDED); its job moves to `waiting-children`, so it holds no worker slot. Any
 // worker takes the children; each runs its element's call, records a success under `step[i]` in

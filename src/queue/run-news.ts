@@ -2,7 +2,7 @@ import type { Job } from 'bullmq';
 import type { RunEvent } from '../executor/events.js';
 import type { ForEachProgress } from '../executor/types.js';
 
-// A queued run's events, live, for whoever waits for it (SPEC §7.3 with §5's live progress): the
+// A queued run's events, live, for whoever waits for it (the CLI's live progress for queued runs): the
 // submitter marks the job `events` when it has a listener, and the worker that executes the run
 // passes each event on as the job's progress, which BullMQ's queue events deliver in order to
 // every submitting process. A run nobody listens to sends nothing. What travels is JSON: an

@@ -13,7 +13,7 @@ import { readNews, type RunNews } from './run-news.js';
 import { importBullMQ, producerConnection, unavailable, workerConnection, type QueueAddress } from './connection.js';
 import { checkRunId, encodeJob, JOB_OPTIONS, type JobKind } from './job-codec.js';
 
-// The submitting side of SPEC §7.3: a run is created in the store first (input, chain hash;
+// The submitting side of the queue: a run is created in the store first (input, chain hash;
 // owner `queued`, whose lease has run out already, so that the reconciler can enqueue it again
 // if Redis loses its job), then its job is added with the run id as job id. Waiting for the
 // result listens to the queue's events and, because events are lost when Redis restarts, also
@@ -73,7 +73,7 @@ export class QueueSubmitter {
     const outcome = await this.store.createRun({ id: runId, chain: plan.name, chain_hash: plan.hash, input: jsonCopy(input), owner: QUEUED_OWNER, lease_until: now - 1, now, queue: this.address.name }).catch((e: unknown) => {
       throw asStoreError(e, this.store.url);
     });
-    // SPEC §7.2: an id that names a finished run returns its result; one still running is waited for.
+    // An id that names a finished run returns its result; one still running is waited for.
     if (!outcome.created) {
       const conflict = runIdConflict(outcome.run, plan.name, jsonCopy(input));
       if (conflict) throw conflict;

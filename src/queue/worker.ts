@@ -15,7 +15,7 @@ import { reconcile } from './reconciler.js';
 import { newsReporter } from './run-news.js';
 import { QUEUED_OWNER } from './submit.js';
 
-// The executing side of SPEC §7.3: a BullMQ worker whose processor executes a job's run with the
+// The executing side of the queue: a BullMQ worker whose processor executes a job's run with the
 // normal engine, taking the run over in the shared store (a new epoch, which fences any earlier
 // owner), so that a run whose worker died resumes from its recorded steps. Whatever the engine
 // says — succeeded, failed, cancelled, refused — is the job's (successful) result; the processor

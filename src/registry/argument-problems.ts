@@ -117,7 +117,7 @@ export function toProblems(errors: readonly ErrorObject[] | null | undefined, su
   return problems;
 }
 
-/** One line listing every problem (SPEC §5: errors are one line each), for people and for a model to read back. */
+/** One line listing every problem (errors are one line each), for people and for a model to read back. */
 export function formatProblems(tool: string, problems: readonly ArgumentProblem[], what = 'arguments'): string {
   const count = problems.length === 1 ? '1 problem' : `${problems.length} problems`;
   return `Invalid ${what} for tool '${tool}' (${count}): ${problems.map((p) => p.message).join('; ')}`;

@@ -16,7 +16,7 @@ export interface ToolContext {
   log(message: string, fields?: Record<string, unknown>): void;
   /** Only the environment variables the manifest lists. */
   readonly env: Readonly<Record<string, string | undefined>>;
-  /** `RUN_ID:STEP` (SPEC §7.2): the same for every attempt of a step, for making external effects idempotent. */
+  /** `RUN_ID:STEP`: the same for every attempt of a step, for making external effects idempotent. */
   readonly idempotencyKey: string;
   /**
    * How far the call has got (`progress` of `total`, with a message): becomes a `step:progress`

@@ -13,7 +13,7 @@ import { runIdConflict } from './run-id-conflict.js';
 import { newOwnerId, ownerAlive } from './owner.js';
 import { endStatus, runDetail, runSummary, storedResult, type RunDetail, type RunSummary } from './stored-result.js';
 
-// Runs that outlive a process (SPEC §7.2): every run is created in the run store before it starts
+// Runs that outlive a process: every run is created in the run store before it starts
 // and its step results are recorded as they finish. A run id chosen by the caller is the run's
 // idempotency key: a finished run is answered from the store, a live one refused
 // (RUN_IN_PROGRESS), one whose owner died resumed. `resume` also redrives a failed or cancelled
@@ -46,7 +46,7 @@ export interface StartOptions extends RunOptions {
   /** With the id of a run whose owner died and whose chain changed since: resume it anyway. */
   readonly allowChanged?: boolean;
   /**
-   * The caller holds the queue's lock on this run (SPEC §7.3): take it over even from an owner
+   * The caller holds the queue's lock on this run: take it over even from an owner
    * that looks alive. Its lock ran out, so it is gone or stuck; the new epoch fences its writes.
    */
   readonly claimLive?: boolean;
@@ -109,7 +109,7 @@ export class DurableRuns {
     const run = outcome.run;
     const conflict = runIdConflict(run, plan.name, stored);
     if (conflict) return this.s.refuse(plan.name, id, conflict, input, options);
-    // SPEC §7.2: the id names a run already — answer from the store, refuse, or take it over.
+    // The id names a run already — answer from the store, refuse, or take it over.
     if (run.status !== 'running') return storedResult(run, await this.s.store.getSteps(id));
     return this.takeOver(run, { ...options, allowChanged: options.allowChanged ?? false });
   }
@@ -202,10 +202,10 @@ export class DurableRuns {
       this.active.delete(id);
       this.keepLeases();
     }
-    // SPEC §7.2: reported finished only once every result it recorded is written.
+    // Reported finished only once every result it recorded is written.
     try {
       await this.recorder.settled(id);
-      // Parked at a distributed for_each (SPEC §7.3): still running; its worker resumes it later.
+      // Parked at a distributed for_each: still running; its worker resumes it later.
       if (result.error?.code === 'RUN_SUSPENDED') return result;
       const status = endStatus(result);
       const end = { status, outputs: status === 'succeeded' ? result.outputs : null, error: result.error ?? null, finished_at: this.s.clock.now() };

@@ -4,7 +4,7 @@ import { hostname } from 'node:os';
 import type { StoredRun } from '../store/types.js';
 
 // Who executes a run: `host:pid:nonce`, one per engine. A run marked `running` whose owner died is
-// resumable (SPEC §7.2) and shown as interrupted: its lease ran out, or — faster, for a process
+// resumable and shown as interrupted: its lease ran out, or — faster, for a process
 // killed on this machine — the process id it names no longer runs here. A process that was
 // killed but not yet reaped by its parent (a zombie) still has its id, and signal 0 still
 // reaches it: on Linux its state in /proc says it is dead.

@@ -7,9 +7,9 @@ import { isInterrupted } from './owner.js';
 
 // What the store knows of a run, in the shapes callers know: the RunResult of a finished run
 // (returned again, executing nothing, to whoever starts it with its id), and the detail of
-// `runs show --json` / `engine.runs.get`: SPEC §5's `--json` shape plus each step's output.
+// `runs show --json` / `engine.runs.get`: the CLI's `--json` shape plus each step's output.
 
-/** One step of a stored run: SPEC §5's summary plus its output and when it started. */
+/** One step of a stored run: the CLI's summary plus its output and when it started. */
 export interface StepDetail extends Omit<StepSummary, 'status'> {
   /**
    * `running`: not recorded yet, though every step it waits for is (it is at work, or waits for a

@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ToolchainError } from '../common/errors.js';
 
-// SPEC §8.1 security. With a token, every route but /healthz needs `Authorization: Bearer T` —
+// Security of `toolchain serve`. With a token, every route but /healthz needs `Authorization: Bearer T` —
 // or, for the inspector in a browser (which cannot add a header to a page load or an
 // EventSource), the cookie that visiting `/?token=T` once sets (HttpOnly, SameSite=Strict).
 // Without a token the server only listens on loopback, and then only answers requests whose

@@ -16,12 +16,12 @@ import { registerRunRoutes } from './routes-runs.js';
 import type { RunService } from './run-service.js';
 import { checkLimits, DEFAULT_LIMITS, Gauge, httpServerOptions, type ServeLimits } from './server-limits.js';
 
-// `createServer(engine, options)`: the HTTP server of SPEC §8.1 over one engine, for
+// `createServer(engine, options)`: the HTTP server of `toolchain serve` over one engine, for
 // `toolchain serve` and for embedding. It does not listen until `listen()`; `app.inject()` tests
 // it without a socket.
 
 export interface ServerOptions {
-  /** Bearer token every route but /healthz requires (SPEC §8.1). Without one, only loopback. */
+  /** Bearer token every route but /healthz requires. Without one, only loopback. */
   readonly token?: string;
   /** Dangerous tools runs started over HTTP may call: names (bare or `plugin/tool`) or a callback. Default: none. */
   readonly approve?: readonly string[] | ApproveCallback;

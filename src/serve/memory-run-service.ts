@@ -79,7 +79,7 @@ export function createMemoryRunService(engine: Engine, options: MemoryRunService
     const known = opts.runId ?? resumeId;
     if (known !== undefined) {
       const existing = entries.get(known);
-      // SPEC §7.2: a run id is an idempotency key.
+      // A run id is an idempotency key.
       if (existing?.result === undefined && existing !== undefined) throw new ServiceError(409, 'RUN_IN_PROGRESS', `run '${known}' is still running`);
       const stored = existing ? undefined : await engine.runs.get(known);
       if (resumeId === undefined && (existing?.result !== undefined || (stored !== undefined && stored.status !== 'running'))) {

@@ -2,7 +2,7 @@ import { ToolchainError } from '../common/errors.js';
 import type { Engine } from '../engine.js';
 import { ServiceError, type StartOutcome } from './run-service.js';
 
-// `toolchain serve --queue URL` (SPEC §7.3, §8.1): a run started over HTTP is submitted to the
+// `toolchain serve --queue URL`: a run started over HTTP is submitted to the
 // workers instead of executing in the server. The server then knows it as it knows any run
 // elsewhere: from the store (list, detail, the event stream replayed from recorded steps).
 

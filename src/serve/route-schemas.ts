@@ -1,4 +1,4 @@
-// JSON Schemas of the routes' bodies, parameters and query strings (SPEC §8.1). Fastify compiles
+// JSON Schemas of the routes' bodies, parameters and query strings. Fastify compiles
 // them once; a request that breaks one is answered 400 `{ error: { code: 'BAD_REQUEST', … } }`.
 
 const runId = { type: 'string', minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9][A-Za-z0-9_.:-]*$' } as const;

@@ -52,7 +52,7 @@ export function registerCatalogueRoutes(app: FastifyInstance, engine: Engine, ap
         parameters: t.parameters,
         returns: t.returns,
         dangerous: t.dangerous,
-        // Whether a call over HTTP would be allowed (SPEC §8.1: only tools listed with --approve).
+        // Whether a call over HTTP would be allowed (only tools listed with --approve).
         approved: !t.dangerous || approved({ tool: t.qualifiedName, args: {}, step: '', run_id: '' }),
       })),
   }));

@@ -4,7 +4,7 @@ import { ServiceError, type RunService } from './run-service.js';
 import type { Gauge } from './server-limits.js';
 import { streamEvents } from './sse.js';
 
-// The runs API of SPEC §8.1: start, list, show, events (SSE), cancel, resume. The routes only
+// The runs API of `toolchain serve`: start, list, show, events (SSE), cancel, resume. The routes only
 // translate HTTP to the RunService and back.
 
 export interface RunRoutesOptions {

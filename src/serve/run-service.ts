@@ -2,14 +2,14 @@ import type { RunError, RunEvent, RunResult } from '../executor/index.js';
 
 // The narrow contract between `toolchain serve`'s routes and wherever runs live. The routes know
 // nothing else: the in-memory service (memory-run-service.ts) keeps the runs this server started;
-// a store-backed one (SPEC §7) reads and writes the run store, and may submit to a queue (§7.3).
+// a store-backed one reads and writes the run store, and may submit to a queue.
 // Every method rejects with a ServiceError for what the caller got wrong (unknown run, bad input,
 // a run that cannot be cancelled), which the routes turn into `{ error: { code, message } }`.
 
 export type RunStatus = 'running' | 'succeeded' | 'failed' | 'cancelled';
 
 export interface StartOptions {
-  /** The caller's run id: its idempotency key (SPEC §7.2). */
+  /** The caller's run id: its idempotency key. */
   readonly runId?: string;
   /** Resolve when the run has finished, with its result. */
   readonly wait: boolean;
@@ -55,7 +55,7 @@ export interface AttemptRecord {
   readonly item?: number;
 }
 
-/** A step of `runs show --json`: the SPEC §5 summary plus output, error, input and every attempt. */
+/** A step of `runs show --json`: the CLI's summary plus output, error, input and every attempt. */
 export interface StepDetail {
   /** `interrupted`: at work when the run's owner died. */
   readonly status: 'pending' | 'running' | 'succeeded' | 'failed' | 'skipped' | 'interrupted';
@@ -70,7 +70,7 @@ export interface StepDetail {
   readonly timeline: readonly AttemptRecord[];
 }
 
-/** `runs show --json` / `GET /api/runs/ID`. Steps of sub-chains are keyed `step›substep` (SPEC §7.1). */
+/** `runs show --json` / `GET /api/runs/ID`. Steps of sub-chains are keyed `step›substep`. */
 export interface RunDetail extends RunSummary {
   readonly input: unknown;
   readonly outputs: unknown;
@@ -93,7 +93,7 @@ export interface RunService {
   events(runId: string): Promise<AsyncIterable<RunEvent> | undefined>;
   /** Stops a running run (status `cancelled`). 404 RUN_NOT_FOUND, 409 RUN_FINISHED. */
   cancel(runId: string): Promise<RunSummary>;
-  /** Continues a cut-short or failed run from its recorded steps (SPEC §7.2). */
+  /** Continues a cut-short or failed run from its recorded steps. */
   resume(runId: string): Promise<StartOutcome>;
   /** Stops taking runs; waits up to `graceMs` for runs in flight, then cancels the rest. */
   close(graceMs?: number): Promise<void>;

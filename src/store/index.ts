@@ -1,4 +1,4 @@
-// The run store (SPEC §7.1): open one from its URL; the contract every driver meets.
+// The run store: open one from its URL; the contract every driver meets.
 export { openStore } from './open-store.js';
 export { BLOB_THRESHOLD } from './step-codec.js';
 export { STORE_URL_FORMS } from './store-url.js';

@@ -2,7 +2,7 @@ import type { ToolchainError } from '../common/errors.js';
 import type { RunError } from '../executor/events.js';
 import type { StepRecord } from '../executor/step-state.js';
 
-// The run store (SPEC §7.1): one small driver contract, one file per driver (memory, sqlite,
+// The run store: one small driver contract, one file per driver (memory, sqlite,
 // postgres, redis), one conformance suite run against each. A store keeps runs and their step
 // results; the engine decides everything else (who may run what, when a run is resumable).
 //
@@ -42,7 +42,7 @@ export interface StoredRun {
   readonly lease_until: number | null;
   /** Bumped by every claim. */
   readonly epoch: number;
-  /** Someone asked for it to stop (SPEC §7.2 cancel); its owner stops it. */
+  /** Someone asked for it to stop (a cancel); its owner stops it. */
   readonly cancel_requested: boolean;
   /**
    * The queue (its name) whose workers execute the run: set by the submitter that enqueued it and
@@ -53,7 +53,7 @@ export interface StoredRun {
 }
 
 /**
- * A step result with its key (SPEC §7.1): the step name, `name[i]` for an element of a for_each,
+ * A step result with its key: the step name, `name[i]` for an element of a for_each,
  * `parent›name` for a step of a sub-chain (nested: `a›b›c`, `a›b[2]`).
  */
 export interface StoredStep extends StepRecord {

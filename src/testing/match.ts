@@ -1,7 +1,7 @@
 import { isRecord } from '../common/json.js';
 import { printable } from '../common/printable.js';
 
-// Partial matching for chain tests (SPEC §10): an expected object lists only the keys that
+// Partial matching for chain tests: an expected object lists only the keys that
 // matter; arrays and scalars must be equal (arrays element by element, with the same rule for
 // objects inside them). Each difference is one line naming where it is.
 

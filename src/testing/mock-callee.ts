@@ -3,7 +3,7 @@ import { HandlerError } from '../common/errors.js';
 import type { StepMocks } from '../executor/index.js';
 import type { CallContext } from '../call/call-context.js';
 
-// A mocked step (SPEC §10) calls this instead of its tool: a fixed output, an error code, or one
+// A mocked step calls this instead of its tool: a fixed output, an error code, or one
 // result per attempt (the last repeats), each optionally after a delay. The step's own policies
 // still apply around it (timeout, retry, fallback), and its arguments are still validated by the
 // real tool's parameters when that tool is installed, so a test also checks the input_map.

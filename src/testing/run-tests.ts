@@ -7,7 +7,7 @@ import { checkMocks, type MockTarget } from './check-mocks.js';
 import { stepMocks, type MockCalls } from './mock-callee.js';
 import { parseTestFile, type TestCase, type TestSuite } from './test-file.js';
 
-// Runs the cases of a chain test file against an engine (SPEC §10): each case is a real run of
+// Runs the cases of a chain test file against an engine: each case is a real run of
 // the chain, with the mocked steps' callees replaced, then compared with what the case expects.
 
 /**

@@ -6,7 +6,7 @@ import { parseYaml, type SourcePosition } from '../loader/index.js';
 import { escapeToken } from '../common/json-pointer.js';
 import type { MockResult, MockSpec } from './mock-callee.js';
 
-// A chain test file (SPEC §10, `chains/NAME.test.yaml`), read with the same safe YAML loader as
+// A chain test file (`chains/NAME.test.yaml`), read with the same safe YAML loader as
 // chains, and checked here by hand: every problem is TEST_INVALID at its line and column.
 
 export interface StepExpectation {
@@ -121,7 +121,7 @@ function mockSpec(m: unknown, at: string, bad: Bad, keys: Keys): MockSpec | unde
 function mockResult(r: unknown, at: string, bad: Bad, keys: Keys): MockResult | undefined {
   if (!isRecord(r)) return bad(at, 'a result is { output } or { error }'), undefined;
   keys(r, MOCK_KEYS.filter((k) => k !== 'sequence'), at, 'a mocked result');
-  // `error: CODE` or `error: { code, message }` (SPEC §10 shows the first; the second reads well too).
+  // `error: CODE` or `error: { code, message }` (the docs show the first; the second reads well too).
   const error = isRecord(r.error) ? r.error.code : r.error;
   const message = isRecord(r.error) ? r.error.message : r.message;
   if (error !== undefined && (typeof error !== 'string' || error === '')) return bad(`${at}/error`, '`error` is an error code such as TIMEOUT'), undefined;

@@ -39,7 +39,7 @@ export const FIXTURE_TOOLS = ['echo', 'find_city', 'local_time', 'city_facts', '
 const str = { type: 'string' } as const;
 const object = (properties: Record<string, unknown>, required: string[] = []) => ({ type: 'object', additionalProperties: false, properties, required });
 
-/** The schemas of those tools, for the data-flow check (SPEC §10): as the shipped plugins declare them, abridged. */
+/** The schemas of those tools, for the data-flow check: as the shipped plugins declare them, abridged. */
 export const FIXTURE_SIGNATURES: Record<string, { parameters?: Record<string, unknown>; returns?: Record<string, unknown> }> = {
   echo: {},
   find_city: {

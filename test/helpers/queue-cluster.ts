@@ -7,7 +7,7 @@ import { createEngine, type Engine } from '../../src/index.js';
 import { startPrivateRedis, type PrivateRedis } from '../fixtures/store/private-redis.js';
 import { REPO } from './run-cli.js';
 
-// Real processes for the queue tests (SPEC §7.3): a private redis-server (never the shared 6379;
+// Real processes for the queue tests: a private redis-server (never the shared 6379;
 // no persistence, so a restart comes back empty) and `toolchain worker` child processes.
 
 export const BIN = join(REPO, 'bin', 'toolchain.js');

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backoffDelay } from '../../src/call/index.js';
 import { compileChain, createEngine, type Engine, type RunEvent } from '../../src/index.js';
 
-// Issue 14, item 8: defaults that had no bound. A `for_each` over a million items started them
+// Defaults that had no bound. A `for_each` over a million items started them
 // all at once (3.2 GB); now elements start from a cursor, at most `max_concurrency`, else the
 // chain's `concurrency`, else 16 at a time. Retries: at most 100 attempts, never less than 1 ms
 // apart (a zero backoff is refused as a duration, but full jitter or `initial: 0.001ms` still

@@ -6,7 +6,7 @@ import { compileChain, createEngine } from '../../src/index.js';
 import { writeFiles } from '../fixtures/plugins/helpers.js';
 import { runCli } from '../helpers/run-cli.js';
 
-// Issue 14, "The JSON Schema and the engine agree": wrongly typed values crashed the loader for the
+// The JSON Schema and the engine agree: wrongly typed values crashed the loader for the
 // whole folder (`depends_on: a` → "(s.depends_on ?? []).forEach is not a function"), a bad input
 // name was reported at the map's first key, and some schema keys had no description for the
 // editor to show.

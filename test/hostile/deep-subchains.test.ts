@@ -5,7 +5,7 @@ import { MAX_SUBCHAIN_DEPTH } from '../../src/compiler/index.js';
 import { removeDir, tempDir, writeFiles } from '../fixtures/plugins/helpers.js';
 import { runCli } from '../helpers/run-cli.js';
 
-// Issue 14, item 5: a valid, acyclic 1,000-deep nesting of sub-chains passed `validate`, then
+// A valid, acyclic 1,000-deep nesting of sub-chains passed `validate`, then
 // overflowed the stack at `run` (exit 13, no JSON) and crashed the MCP server; `addChain` accepted
 // a chain that runs itself, whose run never settled. Sub-chains now start as tasks of their own,
 // nesting is limited to 64 levels (at compile time and at run time), and `addChain` checks cycles.

@@ -5,7 +5,7 @@ import { validateChainFile, validatePluginManifest } from '../../src/schemas/val
 import { checkManifestSchema } from '../../src/plugins/check-manifest-schema.js';
 import { parseYaml } from '../../src/loader/index.js';
 
-// Issue 14, item 7: `timeout: "1 s"`, `597h` and `3000000` passed validation and then meant "no
+// `timeout: "1 s"`, `597h` and `3000000` passed validation and then meant "no
 // timeout"; the schema allowed "2 s" and refused ".5s" while parseDuration did the opposite; `0s`
 // compiled to 0 ms while `0` was refused. One grammar is now generated into the schemas and the
 // engine, and these properties check that they accept exactly the same values.

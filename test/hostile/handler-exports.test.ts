@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadPlugin } from '../../src/plugins/index.js';
 import { removeDir, tempDir, writeFiles } from '../fixtures/plugins/helpers.js';
 
-// Issue 14, item 11: `handler: tools/x.js#constructor` was accepted: the module's exports object
+// `handler: tools/x.js#constructor` was accepted: the module's exports object
 // inherits `constructor` (Object) from its prototype, so the engine would have called Object as
 // the tool. Only a module's own exports are handlers now.
 
@@ -22,7 +22,7 @@ describe('inherited names are not handler exports', () => {
       'p/tools/fn.cjs': 'module.exports = function handler() { return 1; };\n',
     });
     const load = await loadPlugin(join(root, 'p'));
-    // Each broken tool is left out on its own; the plugin itself loads (issue 13).
+    // Each broken tool is left out on its own; the plugin itself loads.
     expect(load.ok).toBe(true);
     if (!load.ok) return;
     const failed = load.plugin.failedTools.map((f) => f.diagnostic);
@@ -36,7 +36,7 @@ describe('inherited names are not handler exports', () => {
       'p/tools/x.cjs': 'module.exports = { nothing_here: 1 };\n',
     });
     const load = await loadPlugin(join(root, 'p'));
-    // The tool is left out with HANDLER_LOAD; the plugin itself loads (issue 13).
+    // The tool is left out with HANDLER_LOAD; the plugin itself loads.
     expect(load.ok && load.plugin.tools).toEqual([]);
     expect(load.ok && load.plugin.failedTools.map((f) => f.diagnostic.code)).toEqual(['HANDLER_LOAD']);
   });

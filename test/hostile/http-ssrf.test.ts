@@ -9,7 +9,7 @@ import { parseAllowList, refusal } from '../../src/net/index.js';
 import { createEngine, createRegistry } from '../../src/index.js';
 import { context, failure } from './helpers.js';
 
-// Issue 14, item 4: http_request fetched loopback, private, link-local and metadata addresses,
+// Http_request fetched loopback, private, link-local and metadata addresses,
 // also through redirects. They are now refused after DNS resolution and on every redirect hop,
 // unless TOOLCHAIN_HTTP_ALLOW lists them.
 

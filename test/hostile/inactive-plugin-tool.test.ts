@@ -6,8 +6,8 @@ import { createEngine } from '../../src/index.js';
 import { writeFiles } from '../fixtures/plugins/helpers.js';
 import { runCli } from '../helpers/run-cli.js';
 
-// Issue 14, item 12: a tool from a plugin made inactive by an unmet `requires` gave
-// "TOOL_NOT_FOUND … closest: add, flaky, sleep", with no word of the plugin. SPEC §3.3: the
+// A tool from a plugin made inactive by an unmet `requires` gave
+// "TOOL_NOT_FOUND … closest: add, flaky, sleep", with no word of the plugin. On hot reload, the
 // plugin stays inactive "with an error that says why"; the run's error now says it too.
 
 let dir: string;

@@ -4,7 +4,7 @@ import { createEngine, type Engine, type IsolationLevel, type LogEntry, type Run
 import { removeDir, tempDir, waitFor, writeFiles } from '../fixtures/plugins/helpers.js';
 import { isAlive as alive } from '../helpers/processes.js';
 
-// Issue 14, the central item: plugin code is contained. With `isolation: worker` (threads) or
+// Plugin code is contained. With `isolation: worker` (threads) or
 // `process` (child processes) a handler that loops, exits, crashes, prints, pollutes prototypes or
 // hogs memory fails its own call at most; the engine keeps serving. (The fixture plugin `rogue`
 // misbehaves on purpose; its manifest says nothing about isolation, the engine's floor decides.)
@@ -201,7 +201,7 @@ describe('choosing the level', () => {
     const engine = await createEngine({ pluginsDir: join(dir, 'broken'), cache: 'off' });
     try {
       const [status] = engine.plugins();
-      // The broken tool is left out on its own (issue 13); this plugin has no other.
+      // The broken tool is left out on its own; this plugin has no other.
       expect(status?.status).toBe('active');
       expect(status?.tools).toEqual([]);
       expect(status?.diagnostics[0]).toMatchObject({ code: 'HANDLER_LOAD', line: 5 });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine, type Engine } from '../../src/index.js';
 
-// Issue 14, item 10: `engine.run` resolves with a result for anything a caller passes; it never
+// `engine.run` resolves with a result for anything a caller passes; it never
 // rejects with a raw TypeError for an input it cannot read or a chain name that is not a string.
 
 describe('engine.run with hostile arguments', () => {

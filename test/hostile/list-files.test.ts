@@ -9,7 +9,7 @@ import { REPO, runCli } from '../helpers/run-cli.js';
 
 const PLUGINS = join(REPO, 'plugins');
 
-// Issue 14, item 2: `*a*a*a*a*a*a*a*a*b` against a 60-character `aaa…` name blocked the main
+// `*a*a*a*a*a*a*a*a*b` against a 60-character `aaa…` name blocked the main
 // thread for 119 s (a backtracking RegExp built from the glob). Globs now go through picomatch
 // with limits that bound the backtracking any one pattern can cause.
 

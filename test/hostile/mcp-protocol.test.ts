@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../fixtures/plugins/helpers.js';
 import { REPO } from '../helpers/run-cli.js';
 
-// Issue 14, item 9: `toolchain mcp` on hostile bytes. Malformed JSON and batches got no reply; a
+// `toolchain mcp` on hostile bytes. Malformed JSON and batches got no reply; a
 // message over 10 MiB made the server exit 0; a handler writing to stdout corrupted the stream; a
 // -32603 error carried a dump of zod's issues. Driven here as a client would: raw lines on the
 // server's stdin, every line of its stdout read back as JSON.

@@ -5,7 +5,7 @@ import { createEngine, createRegistry, type Engine } from '../../src/index.js';
 import { removeDir, tempDir } from '../fixtures/plugins/helpers.js';
 import { REPO } from '../helpers/run-cli.js';
 
-// Issue 14, item 11: a shipped tool whose own limit lets it return as much as the engine's result
+// A shipped tool whose own limit lets it return as much as the engine's result
 // limit (1 MiB of JSON) — read_file's max_bytes, run_command's max_output_bytes, http_request's
 // max_bytes, render_template's output — failed with RESULT_TOO_LARGE right at its cap, since the
 // JSON around the text makes it larger. Those tools now declare `truncate: true`: the result comes

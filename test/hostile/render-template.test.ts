@@ -3,7 +3,7 @@ import renderTemplate, { MAX_OUTPUT_CHARS, MAX_TEMPLATE_CHARS } from '../../plug
 import { scanPlaceholders } from '../../plugins/text/lib/scan-placeholders.js';
 import { failure } from './helpers.js';
 
-// Issue 14, item 1: render_template's tag pattern backtracked cubically: "{{" + 4,000 spaces took
+// Render_template's tag pattern backtracked cubically: "{{" + 4,000 spaces took
 // 19 s of main-thread time, which no timeout can interrupt. These inputs are far larger, so the
 // old pattern would need hours; with the linear scanner each finishes within the test timeout.
 

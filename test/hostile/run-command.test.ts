@@ -3,7 +3,7 @@ import runCommand from '../../plugins/shell/tools/run_command.js';
 import { context } from './helpers.js';
 import { isAlive as alive } from '../helpers/processes.js';
 
-// Issue 14, item 11: run_command left grandchildren running: a program that started something in
+// Run_command left grandchildren running: a program that started something in
 // the background and exited returned its result while the background process lived on. Its whole
 // process group is ended now, when it exits and when it is stopped.
 

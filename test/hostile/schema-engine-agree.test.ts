@@ -9,7 +9,7 @@ import { compileChain } from '../../src/index.js';
 import { parseYaml } from '../../src/loader/index.js';
 import { loadPlugin } from '../../src/plugins/index.js';
 
-// Issue 14, "The JSON Schema and the engine agree": the schemas, checked with a fresh Ajv as an
+// The JSON Schema and the engine agree: the schemas, checked with a fresh Ajv as an
 // editor's language server checks them, and `validate`'s own path through the engine, must agree:
 //   - where the schema rejects, the engine rejects with a diagnostic that has a line and a
 //     column (never a crash, and only for that file);

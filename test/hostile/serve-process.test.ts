@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../fixtures/plugins/helpers.js';
 import { REPO } from '../helpers/run-cli.js';
 
-// Issue 14, plugin containment in `toolchain serve`: with `--isolation none` a handler's late
+// Plugin containment in `toolchain serve`: with `--isolation none` a handler's late
 // exception or `process.exit` used to end the server. Now the first is logged (a JSON line naming
 // the plugin) and the second fails its run with TOOL_CRASHED; the server keeps serving.
 

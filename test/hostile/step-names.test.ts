@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { compileChain, createEngine } from '../../src/index.js';
 
-// Issue 14, item 11: a step named `__proto__` vanished from `result.steps` (assigning it to a
+// A step named `__proto__` vanished from `result.steps` (assigning it to a
 // plain object set the object's prototype instead). Names that reach JavaScript's object
 // machinery are now refused where the chain is compiled, with the step's position.
 

@@ -6,7 +6,7 @@ import { formatDiagnostic } from '../../src/index.js';
 import { printable, printableJson } from '../../src/common/printable.js';
 import { runCli } from '../helpers/run-cli.js';
 
-// Issue 14, item 11: text from chain files, tools and models reached the terminal as it was: an
+// Text from chain files, tools and models reached the terminal as it was: an
 // ANSI or OSC escape in a key name or an error message could rewrite the screen, plant a link or
 // set the clipboard; bidi overrides could make a line read differently; a newline split one
 // diagnostic into two. Diagnostics and error lines now show such characters as visible escapes.

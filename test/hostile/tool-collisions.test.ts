@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeFiles } from '../fixtures/plugins/helpers.js';
 import { runCli } from '../helpers/run-cli.js';
 
-// Issue 14, item 11: two plugins with the same tool name got no warning, although docs/guide/plugins.md
+// Two plugins with the same tool name got no warning, although docs/guide/plugins.md
 // promised one: the second plugin's tool silently lost its bare name. `validate` (and `list
 // plugins`) now say so, at the second plugin's tool name.
 

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine, type Engine } from '../../src/index.js';
 import { runCli, STACK_LINE } from '../helpers/run-cli.js';
 
-// Issue 14, plugin code with `isolation: none` (in the engine's own thread): a handler cannot
+// Plugin code with `isolation: none` (in the engine's own thread): a handler cannot
 // change another step's data or the run's input, and the CLI does not let it end or crash the
 // process, or leave a run that never ends without a word. (The `rogue` fixture plugin misbehaves
 // on purpose; its manifest asks for no isolation.)

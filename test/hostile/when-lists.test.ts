@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { compileCondition, createEngine, createRegistry } from '../../src/index.js';
 import type { RunContext } from '../../src/expr/types.js';
 
-// Issue 14, item 12: the example in docs/guide/chains.md `when: $.locate.country in ['JP','FR']` failed with
-// BAD_EXPRESSION "unexpected character '['". SPEC §2.4 lists list literals among the operands.
+// The example in docs/guide/chains.md `when: $.locate.country in ['JP','FR']` failed with
+// BAD_EXPRESSION "unexpected character '['". The docs list list literals among `when`'s operands.
 
 const test = (source: string, context: RunContext): boolean => {
   const { condition, problems } = compileCondition(source);

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine, type Engine } from '../../src/index.js';
 
-// Issue 14, item 12 (found by the held-out chain-language suite): a `when` reading `$.item` on a
-// `for_each` step compiled but was evaluated once for the whole step, so every element ran. SPEC
-// §2.4 now says: such a `when` is evaluated per element, and a false element yields null in its
+// A `when` reading `$.item` on a
+// `for_each` step compiled but was evaluated once for the whole step, so every element ran. Now
+// such a `when` is evaluated per element, and a false element yields null in its
 // slot, like a skip; a `when` that does not read the element still decides for the whole step.
 
 describe('when on a for_each step', () => {

@@ -7,7 +7,7 @@ import { createEngine } from '../../src/index.js';
 import { runCli } from '../helpers/run-cli.js';
 import { context, failure } from './helpers.js';
 
-// Issue 14, item 3: with the files root at the working directory, an approved write_file could
+// With the files root at the working directory, an approved write_file could
 // write a handler into plugins/ (hot reload then runs it) or an entry into the engine's caches.
 // The engine's own folders are now refused whatever the root.
 

@@ -10,7 +10,7 @@ import { yamlCacheKey } from '../../src/loader/parse-yaml.js';
 import { DEFAULT_LOAD_LIMITS, loadYamlFile, parseYaml } from '../../src/loader/index.js';
 import { runCli } from '../helpers/run-cli.js';
 
-// Issue 14, item 6: a 1 MB file of `[`×60 + `---` repeated (17,000 documents, each just under the
+// A 1 MB file of `[`×60 + `---` repeated (17,000 documents, each just under the
 // depth limit) took 63 s and 2.9 GB to load and printed 948k diagnostics, and every run in that
 // folder paid it again. Only the first document is parsed now, unclosed brackets count across
 // document markers, each file reports at most 100 problems plus a count, and failed parses are

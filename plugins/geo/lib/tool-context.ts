@@ -1,4 +1,4 @@
-// The handler context (SPEC §3.1) comes from toolchain's type-only entry: nothing is loaded at
+// The handler context comes from toolchain's type-only entry: nothing is loaded at
 // run time. The error helper stays here, so the plugin folder needs no runtime import of toolchain.
 export type { ToolContext } from 'toolchain/plugin';
 

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 
 // What `toolchain COMMAND --help` shows below the options: examples that work from the quick
-// start's folder, and the exit codes every command shares (SPEC §5).
+// start's folder, and the exit codes every command shares.
 
 const EXAMPLES: Readonly<Record<string, readonly string[]>> = {
   run: [

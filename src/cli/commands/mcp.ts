@@ -13,7 +13,7 @@ import type { CommandContext } from '../main.js';
 import { showDiagnostic } from '../paths.js';
 import { packageVersion } from '../../schemas/schema-files.js';
 
-// `toolchain mcp` (SPEC §4, §5): every tool and chain over MCP on stdin/stdout, for any MCP client
+// `toolchain mcp`: every tool and chain over MCP on stdin/stdout, for any MCP client
 // to spawn. Stdout carries the protocol and nothing else — logs, plugin reloads and problems go to
 // stderr, and so does anything a tool handler prints with console.log. Plugins and chains reload
 // while it runs (unless --no-watch); clients are told when the list of tools changes. It ends

@@ -5,7 +5,7 @@ import { openSession, type SessionFlags } from '../run-session.js';
 import { collect, ISOLATION_HELP } from '../shared-options.js';
 import { storeUrl } from '../store-url.js';
 
-// `toolchain resume RUN_ID` (SPEC §7.2): continues a run cut short (crash, kill, cancel) or
+// `toolchain resume RUN_ID`: continues a run cut short (crash, kill, cancel) or
 // failed (redrive). Steps with a recorded success are not run again; their outputs feed the rest.
 
 interface ResumeFlags extends SessionFlags {

@@ -15,7 +15,7 @@ import { storeUrl } from '../store-url.js';
 import { openOnFirstUse } from '../../store/lazy-store.js';
 import { openStore } from '../../store/open-store.js';
 
-// `toolchain run CHAIN` (SPEC §5, §7, §10): inputs from --input-file, then --input-json, then each
+// `toolchain run CHAIN`: inputs from --input-file, then --input-json, then each
 // --input KEY=VALUE (the later source wins; run-input.ts); outputs as JSON on stdout (or the whole
 // result with --json); live progress on stderr only when it is a terminal; exit 0 / 1 (the run
 // failed) / 2 (bad usage, bad input, unknown or invalid chain, a tool that is not installed). The run is

@@ -11,7 +11,7 @@ import type { CommandContext } from '../main.js';
 import { runsTable, runTable } from '../runs-table.js';
 import { storeUrl } from '../store-url.js';
 
-// `toolchain runs` (SPEC §7.2): the runs the store keeps — list, show one, cancel one wherever
+// `toolchain runs`: the runs the store keeps — list, show one, cancel one wherever
 // it runs, prune old ones. These read the store alone: no plugin is loaded.
 
 const STATUSES: readonly RunStatus[] = ['running', 'succeeded', 'failed', 'cancelled'];

@@ -13,7 +13,7 @@ import { collect, describeRecovery, ISOLATION_HELP, isolationFlag, RECOVER_HELP 
 import { guardProcess } from '../process-guard.js';
 import { DEFAULT_STORE, storeUrl } from '../store-url.js';
 
-// `toolchain serve` (SPEC §8.1): the HTTP API, the run inspector at `/`, metrics at /metrics and
+// `toolchain serve`: the HTTP API, the run inspector at `/`, metrics at /metrics and
 // one JSON log line per run event on stdout (pretty with --verbose on a terminal). Plugins and
 // chains reload while it runs. SIGTERM or SIGINT stops it gracefully: no new connections, open
 // event streams end, requests in flight finish, runs get --grace to end before they are cancelled.

@@ -11,7 +11,7 @@ import { EXIT_OK, EXIT_RUN_FAILED, EXIT_USAGE } from '../io.js';
 import type { CommandContext } from '../main.js';
 import { relativeTo, showDiagnostic } from '../paths.js';
 
-// `toolchain test [FILE…]` (SPEC §10): runs chain tests (`chains/*.test.yaml`) like a test runner:
+// `toolchain test [FILE…]`: runs chain tests (`chains/*.test.yaml`) like a test runner:
 // ✓ / ✗ per case with a diff, then `N passed, N failed`. Exit 0 when every case passes, 1 when one
 // fails, 2 when a test file is invalid (or there is none).
 

@@ -9,7 +9,7 @@ import type { CommandContext } from '../main.js';
 import { showDiagnostic } from '../paths.js';
 
 // `toolchain tools export --format openai|anthropic|mcp [--chains-only|--tools-only] [--strict]`
-// (SPEC §4, §5): every tool and chain as function definitions, one JSON array on stdout, ready to
+//: every tool and chain as function definitions, one JSON array on stdout, ready to
 // paste into a request's `tools`. Plugins or chains that fail to load are left out, each with one
 // warning line on stderr; the export itself still succeeds with what did load.
 

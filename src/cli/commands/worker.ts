@@ -9,7 +9,7 @@ import { guardProcess } from '../process-guard.js';
 import { ISOLATION_HELP, isolationFlag } from '../shared-options.js';
 import { storeUrl } from '../store-url.js';
 
-// `toolchain worker --queue redis://…` (SPEC §7.3): executes the queue's runs with this folder's
+// `toolchain worker --queue redis://…`: executes the queue's runs with this folder's
 // chains and plugins (reloaded when they change), recording them in the shared store. SIGTERM or
 // SIGINT: no new runs; those executing get --grace to finish, then are released to other workers
 // (the process exits, its locks lapse, another worker resumes them). A second signal exits at once.

@@ -4,7 +4,7 @@ import type { ChainFlow, FlowEntry, FlowValue, StepFlow } from './flow-facts.js'
 import { article, itemSchema, resolveValue, stepOutput, type Scope, type Signatures } from './resolve-value.js';
 import { describeTypes, expectsJsonPath, fits, typeOfValue, typesOf } from './schema-shape.js';
 
-// SPEC §10: `validate` type-checks the data flow of a chain against the tools installed. Each
+// `validate` type-checks the data flow of a chain against the tools installed. Each
 // input_map key must be a parameter of the tool (or the sub-chain's inputs), every required one
 // given, each literal must fit its parameter, and each reference must name a field its producer
 // declares, of a type that fits. A number where text is wanted is a warning (the registry

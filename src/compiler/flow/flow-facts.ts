@@ -4,7 +4,7 @@ import { parsePath } from '../../expr/path-parse.js';
 import { isTemplate } from '../../expr/template.js';
 import type { SourceMap } from '../../loader/types.js';
 
-// What the data-flow check (SPEC §10) needs to know about a chain, taken from its document once,
+// What the data-flow check needs to know about a chain, taken from its document once,
 // at compile time, as plain data: every input_map key with its value's shape (a literal, a
 // JSONPath reduced to member/index/wildcard steps, a template) and where the key is written. The
 // check itself (check-flow.ts) runs later, against the tools installed at that moment, like the

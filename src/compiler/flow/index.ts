@@ -1,4 +1,4 @@
-// The data-flow check of SPEC §10: facts taken from a chain at compile time, checked against the
+// The data-flow check: facts taken from a chain at compile time, checked against the
 // tools and chains installed when asked (validate), and a chain's outputs inferred as a schema.
 export { checkFlow, type FlowCheck } from './check-flow.js';
 export { extractFlow } from './extract-flow.js';

@@ -3,7 +3,7 @@ import type { ChainFlow } from './flow-facts.js';
 import { resolveValue, stepOutput, type Signatures } from './resolve-value.js';
 import { ANY } from './schema-shape.js';
 
-// A chain's outputs as a JSON Schema, inferred from what its `outputs` read (SPEC §10), so that a
+// A chain's outputs as a JSON Schema, inferred from what its `outputs` read, so that a
 // sub-chain step is checked like a tool step and `tools export` can say what a chain returns.
 // Without `outputs` the result is the last step's output (when that step always runs).
 

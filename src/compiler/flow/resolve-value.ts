@@ -25,7 +25,7 @@ export interface Signatures {
   chain(name: string): ChainSignature | undefined;
 }
 
-/** An agent step's output (SPEC §4). */
+/** An agent step's output. */
 const AGENT_OUTPUT: JsonSchema = {
   type: 'object',
   required: ['text', 'turns', 'stop_reason', 'usage', 'transcript'],

@@ -1,6 +1,6 @@
 import { isRecord, type JsonSchema } from '../../common/json.js';
 
-// Just enough JSON Schema to follow data from one step to the next (SPEC §10): the JSON types a
+// Just enough JSON Schema to follow data from one step to the next: the JSON types a
 // schema allows, what a member or an element of it is, and whether a value of one schema fits a
 // parameter of another. Anything this cannot read (`$ref`, `not`, `if`) is "any": the check then
 // says nothing rather than something wrong.

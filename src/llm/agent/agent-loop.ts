@@ -11,7 +11,7 @@ import type { ToolMessage } from '../execute/tool-message.js';
 import { withTextCalls } from './text-calls.js';
 import type { ChatMessage, ChatReply, TokenUsage } from './wire.js';
 
-// SPEC §4: the agent loop. Each turn sends the whole transcript to the model; an answer without
+// The agent loop. Each turn sends the whole transcript to the model; an answer without
 // tool calls ends it ('final'). Otherwise every call of the turn is executed concurrently and
 // answered with a `tool` message carrying its `tool_call_id`, then the limits are checked:
 //   - budget: checked as soon as a response reports usage past `budget_tokens`, before its calls

@@ -1,4 +1,4 @@
-// Agent steps (SPEC §4): the loop against an OpenAI-compatible chat endpoint. The executor runs
+// Agent steps: the loop against an OpenAI-compatible chat endpoint. The executor runs
 // it for a step with `agent:`; the host interface keeps it free of runs, steps and attempts.
 export { runAgent } from './agent-loop.js';
 export { ModelError, type ModelErrorCode } from './model-error.js';

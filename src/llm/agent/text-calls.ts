@@ -6,7 +6,7 @@ import { parseText } from '../parse/parse-text.js';
 import { newSink, type ParseProblem } from '../parse/types.js';
 import type { ChatReply, FunctionDefinition, WireToolCall } from './wire.js';
 
-// `text_calls: auto` (issue 16): an OpenAI-compatible server whose own tool parser did not
+// `text_calls: auto`: an OpenAI-compatible server whose own tool parser did not
 // recognise the model's output (or that has none) returns the calls as plain content, and the
 // loop would take them for a final answer. So when a reply has no `tool_calls` but its text holds
 // calls in a known format, they are read with the offered tools (a name the step does not offer

@@ -37,7 +37,7 @@ export interface ToolCallReport {
 export interface ExecuteOptions {
   /** Cancels every call still running; each answers with ABORTED. */
   readonly signal?: AbortSignal;
-  /** Asked before each call of a dangerous tool (SPEC §3.4); without it such calls are refused. */
+  /** Asked before each call of a dangerous tool; without it such calls are refused. */
   readonly approve?: ApproveCallback;
   /** Longest `content` of an answer, in characters (default 20 000); longer results are cut and marked. */
   readonly maxResultChars?: number;

@@ -13,7 +13,7 @@ import { checkExecuteOptions, type ExecuteOptions, type ExecuteSettings } from '
 import { unknownCallable } from './unknown-callable.js';
 import { errorMessage, successMessage, type ToolMessage } from './tool-message.js';
 
-// SPEC §4: a batch of a model's calls, run concurrently through the call unit, each answered with a
+// A batch of a model's calls, run concurrently through the call unit, each answered with a
 // tool message carrying its id, in the order of the calls. A call's name is resolved the way the
 // exporters named it (export-names.ts), so whatever a model was offered reaches its tool or chain.
 // Every failure — unknown name, unreadable or invalid arguments, refusal, timeout, the tool's own

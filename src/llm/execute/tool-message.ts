@@ -3,7 +3,7 @@ import { truncateResult } from '../../registry/truncate-result.js';
 // The answer to one call, as a chat API's tool message. `content` is always JSON text:
 //
 //   success   the result itself                     {"time": "14:05", …}
-//   failure   {"error": {"code": …, "message": …}}  with the registry's wording (SPEC §3.2)
+//   failure   {"error": {"code": …, "message": …}}  with the registry's wording
 //   too long  {"truncated": true, "original_chars": 52340, "value": <the cut result>}
 //             (a result the registry cut already keeps its one wrapper, `original_bytes`, cut further)
 //

@@ -5,7 +5,7 @@ import type { Tool, ToolSet } from '../../registry/types.js';
 import type { CallTargets } from '../call-targets.js';
 
 // What a model can call: every tool, and every chain — a chain is a tool whose parameters are its
-// inputs and whose description is the chain's (SPEC §4). Exporters and the executor of calls both
+// inputs and whose description is the chain's. Exporters and the executor of calls both
 // start from this list, so what a model is offered and what its calls reach cannot drift apart.
 
 /** What exporters read tools and chains from: an engine (any CallTargets), or the parts of one. */
@@ -28,7 +28,7 @@ export interface Callable {
   readonly description: string;
   /** A JSON Schema of `type: object` (a chain's inputs schema). */
   readonly parameters: JsonSchema;
-  /** What a call returns, when known: a tool's `returns`, a chain's outputs as inferred from its data flow (SPEC §10). */
+  /** What a call returns, when known: a tool's `returns`, a chain's outputs as inferred from its data flow. */
   readonly returns: JsonSchema | undefined;
   /** A tool's result may come back cut and marked (`truncate: true`). */
   readonly truncates: boolean;

@@ -6,7 +6,7 @@ import { objectSchema, selectCallables, type ExportOptions } from './select-call
 // OpenAI and Anthropic (so one map routes calls from every client); `title` shows the qualified
 // name to people; a dangerous tool carries `destructiveHint`, and the engine still asks for
 // approval when it is called. `outputSchema` says what a successful call's `structuredContent`
-// holds (toCallToolResult): the tool's `returns` or the chain's inferred outputs (SPEC §10), as
+// holds (toCallToolResult): the tool's `returns` or the chain's inferred outputs, as
 // an object — a value that is not one is sent as `{ result }` —, or a truncation marker for a tool
 // that may cut its result. A callable whose result nothing describes has none.
 

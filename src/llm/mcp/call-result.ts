@@ -1,7 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { isRecord } from '../../common/json.js';
 
-// A tool message (the JSON text a model reads, SPEC §4) as an MCP `tools/call` result. Success:
+// A tool message (the JSON text a model reads) as an MCP `tools/call` result. Success:
 // the JSON as text content, and the value as `structuredContent` (which MCP wants to be an
 // object: anything else is wrapped as `{ result }`). Failure: `isError: true`, the message as
 // plain text a model can act on (e.g. "Invalid arguments for tool 'find_city' (1 problem): …"),

@@ -1,4 +1,4 @@
-// `toolchain mcp` (SPEC §4): every tool and chain of an engine served over MCP.
+// `toolchain mcp`: every tool and chain of an engine served over MCP.
 export { createMcpServer, type McpServerOptions, type ToolchainMcpServer } from './mcp-server.js';
 export { serveStdio } from './serve-stdio.js';
 export { toCallToolResult, type CallAnswer } from './call-result.js';

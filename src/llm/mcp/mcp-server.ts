@@ -7,7 +7,7 @@ import { toCallToolResult } from './call-result.js';
 import { currentToolList } from './list-signature.js';
 import { importModule } from '../../common/import-module.js';
 
-// SPEC §4: every tool and chain served over MCP. `tools/list` is the MCP export of the engine at
+// Every tool and chain served over MCP. `tools/list` is the MCP export of the engine at
 // the moment of asking (toMcpTools); `tools/call` goes through executeToolCalls, so a client gets
 // the registry's validation, timeouts, approval and circuit breakers, and every failure as an
 // `isError` result in words a model can act on — a call never becomes a protocol error. A client's

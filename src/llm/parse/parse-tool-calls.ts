@@ -9,7 +9,7 @@ import { parseText } from './parse-text.js';
 import { isRecord } from '../../common/json.js';
 import { newSink, problem, type CallSink, type ParseResult } from './types.js';
 
-// SPEC §4: one entry point for every way a model hands over calls. What it takes:
+// One entry point for every way a model hands over calls. What it takes:
 //
 //   string                       free text in any registered format (format-registry.ts)
 //   array                        streamed chunks, their deltas, or tool-call fragments

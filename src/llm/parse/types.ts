@@ -1,6 +1,6 @@
 import type { KnownTools } from './known-tools.js';
 
-// What the tool-call parsers return (SPEC §4). A parser never throws for what a model wrote:
+// What the tool-call parsers return. A parser never throws for what a model wrote:
 // anything it cannot read becomes a problem carrying the raw text, so a caller can show it to the
 // model ("your call to X had broken JSON: …") instead of failing the turn.
 

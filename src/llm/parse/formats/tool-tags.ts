@@ -2,7 +2,7 @@ import { type FormatContext, formatResult, type FormatResult, newFound, type Too
 import { matchBracket } from '../match-bracket.js';
 import { tagMayFollow } from './xml-tags.js';
 
-// A text protocol many prompts teach (SPEC §4): the name in one tag, JSON arguments in the next.
+// A text protocol many prompts teach: the name in one tag, JSON arguments in the next.
 //
 //   <tool>calculator</tool><args>{"expr": "3**5"}</args>
 //
