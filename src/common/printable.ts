@@ -16,6 +16,11 @@ export function printable(text: string): string {
   return text.replace(UNPRINTABLE, (ch) => NAMED[ch] ?? `\\u{${ch.codePointAt(0)!.toString(16).padStart(4, '0')}}`);
 }
 
+/** A block of lines the CLI made itself: each line made printable, its own line breaks kept. */
+export function printableLines(text: string): string {
+  return text.split('\n').map(printable).join('\n');
+}
+
 // JSON.stringify already writes C0 controls as \u escapes; these it leaves as they are.
 const UNESCAPED_IN_JSON = /[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/g;
 

@@ -1,5 +1,5 @@
 import type { ChainPlan } from '../compiler/plan.js';
-import { newContext } from './run-context.js';
+import { elementScope, newContext } from './run-context.js';
 
 // What one element of a distributed `for_each` may be asked to do, worked out on the worker from
 // the run's record and its chain's plan, never taken from the job: a job in Redis is only a
@@ -45,9 +45,7 @@ export function elementSource(plan: ChainPlan, run: RecordedRun, step: string): 
 export function elementArgs(plan: ChainPlan, source: Extract<ElementSource, { ok: true }>, index: number): { ok: true; args: Record<string, unknown> } | { ok: false; message: string } {
   if (!Number.isSafeInteger(index) || index < 0 || index >= source.items.length) return { ok: false, message: `element ${index} is not one of the ${source.items.length} the run's for_each selects` };
   const planned = plan.steps[source.stepIndex]!;
-  const scope = Object.create(source.context) as Record<string, unknown>;
-  scope.item = source.items[index];
-  scope.index = index;
+  const scope = elementScope(source.context, source.items[index], index);
   try {
     if (planned.forEach?.whenPerItem === true && planned.when?.test(scope) === false) return { ok: false, message: `element ${index} is skipped by its 'when'` };
     return { ok: true, args: planned.input.get(scope) as Record<string, unknown> };

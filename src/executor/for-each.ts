@@ -6,6 +6,7 @@ import type { Abortable } from './types.js';
 import type { DistributedElement, Distributor } from './element-call.js';
 import { attemptInput } from './step-state.js';
 import { resolveArgs } from './step-work.js';
+import { elementScope } from './run-context.js';
 
 // A `for_each` step runs its call once per element, at most `max_concurrency` at once
 // (default: the chain's concurrency, or 16 when the chain sets none: a million elements must not
@@ -102,9 +103,7 @@ class ForEachGroup implements CallWatcher, Abortable {
     const restored = this.run.restoredRecord(`${this.name}[${k}]`);
     if (restored !== undefined) return this.settle(k, restored.output, restored.attempts);
     this.started[k] = now;
-    const scope = Object.create(this.run.context) as Record<string, unknown>;
-    scope.item = this.items[k];
-    scope.index = k;
+    const scope = elementScope(this.run.context, this.items[k], k);
     if (this.whenPerItem) {
       // An element whose `when` is false is skipped: null in its slot.
       let go: boolean;

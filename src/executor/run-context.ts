@@ -14,3 +14,11 @@ export function newContext(steps: number): Record<string, unknown> {
 
 const CONTEXT_ROOT: object = Object.freeze(Object.create(null) as object);
 const FAST_CONTEXT_STEPS = 16;
+
+/** What one element of a `for_each` reads: the run's context, with `$.item` and `$.index` its own. */
+export function elementScope(context: Record<string, unknown>, item: unknown, index: number): Record<string, unknown> {
+  const scope = Object.create(context) as Record<string, unknown>;
+  scope.item = item;
+  scope.index = index;
+  return scope;
+}

@@ -1,5 +1,5 @@
 import { Argument, type Command } from 'commander';
-import { printable, printableJson } from '../../common/printable.js';
+import { printableJson, printableLines } from '../../common/printable.js';
 import { firstSentence } from '../first-sentence.js';
 import { loadProject, type Project } from '../load-project.js';
 import { EXIT_OK, type CliIO } from '../io.js';
@@ -23,8 +23,8 @@ export function registerList(program: Command, ctx: CommandContext): void {
       const folder = what === 'chains' ? ctx.globals().chains : ctx.globals().plugins;
       if ((await missingFolders(ctx.globals())).includes(folder)) ctx.io.stderr.write(`no ${what === 'chains' ? 'chains' : 'plugins'} folder: ${relativeTo(ctx.io.cwd, folder)} does not exist (--${what === 'chains' ? 'chains' : 'plugins'} DIR names another)\n`);
       if (options.json) ctx.io.stdout.write(`${printableJson(rows, 2)}\n`);
-      // Line by line: a row's own line breaks (a plugin's problems under it) stay line breaks.
-      else for (const r of rows) ctx.io.stdout.write(`${TEXT[what](r as never).split('\n').map((line) => printable(line)).join('\n')}\n`);
+      // A row's own line breaks (a plugin's problems under it) stay line breaks.
+      else for (const r of rows) ctx.io.stdout.write(`${printableLines(TEXT[what](r as never))}\n`);
       ctx.exit(EXIT_OK);
     });
 }
