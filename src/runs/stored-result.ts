@@ -130,6 +130,6 @@ export function storedResult(run: StoredRun, steps: readonly StoredStep[]): RunR
 }
 
 /** How a run ended, as the store says it. */
-export function endStatus(result: RunResult): Exclude<RunStatus, 'running'> {
+export function endStatus(result: RunResult): Exclude<RunStatus, 'running' | 'waiting'> {
   return result.status;
 }

@@ -18,6 +18,12 @@ export function openOnFirstUse(url: string, open: () => Promise<RunStore>): RunS
     getSteps: async (id) => (await store()).getSteps(id),
     listRuns: async (filter) => (await store()).listRuns(filter),
     prune: async (before) => (await store()).prune(before),
+    openWait: async (runId, epoch, wait, now) => (await store()).openWait(runId, epoch, wait, now),
+    parkRun: async (runId, epoch, wakeAt, now) => (await store()).parkRun(runId, epoch, wakeAt, now),
+    resolveWait: async (id, outcome, now) => (await store()).resolveWait(id, outcome, now),
+    listWaits: async (filter) => (await store()).listWaits(filter),
+    dueRuns: async (now, limit) => (await store()).dueRuns(now, limit),
+    recordEvent: async (event) => (await store()).recordEvent(event),
     async close() {
       if (opened !== undefined) await (await opened.catch(() => undefined))?.close();
     },

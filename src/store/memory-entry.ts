@@ -48,8 +48,9 @@ export class Entry implements LiveRun {
     return this.stored ?? this.made();
   }
 
+  /** Not finished: running, or parked waiting (a waiting run is never forgotten). */
   get running(): boolean {
-    return this.stored !== undefined ? this.stored.status === 'running' : this.ended === undefined;
+    return this.stored !== undefined ? this.stored.status === 'running' || this.stored.status === 'waiting' : this.ended === undefined;
   }
 
   /** The run ended (or ended again, redriven). */
@@ -92,6 +93,8 @@ export class Entry implements LiveRun {
 
   finished(result: RunResult, at: number): void {
     this.live = undefined;
+    // A run with nothing left but waits has not ended: the engine parks it (parkRun).
+    if (result.error?.code === 'RUN_WAITING') return;
     // endStatus (runs/stored-result.ts), which the store may not import: runs depends on the store.
     const status = result.status;
     this.onEnd(this, { status, outputs: status === 'succeeded' ? result.outputs : null, error: result.error ?? null, finished_at: at });

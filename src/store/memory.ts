@@ -1,6 +1,7 @@
 import { ToolchainError } from '../common/errors.js';
 import { listLimit } from './run-codec.js';
 import { Entry, type LiveRun } from './memory-entry.js';
+import { memoryWaits } from './memory-waits.js';
 import { storedStep } from './stored-step.js';
 import type { Claim, ClaimOutcome, CreateOutcome, NewRun, RunEnd, RunFilter, RunStore, StepBatch, StoredRun, StoredStep } from './types.js';
 import type { StepRecord } from '../executor/step-state.js';
@@ -59,7 +60,11 @@ export function createMemoryStore(maxRuns = 100): MemoryRunStore {
       unindexed = [];
     }
     if (byId.size >= pruneAt) {
-      for (const [id, entry] of byId) if (forgotten(entry)) byId.delete(id);
+      for (const [id, entry] of byId) {
+        if (!forgotten(entry)) continue;
+        byId.delete(id);
+        forget(id);
+      }
       pruneAt = Math.max(COMPACT_FLOOR, byId.size * 2);
     }
     return byId;
@@ -94,7 +99,10 @@ export function createMemoryStore(maxRuns = 100): MemoryRunStore {
     entry.end(end);
   }
 
+  const { forget, pruneEvents, ...waits } = memoryWaits(find);
+
   return {
+    ...waits,
     url: 'memory:',
     inProcess: true,
     begin(r) {
@@ -172,12 +180,16 @@ export function createMemoryStore(maxRuns = 100): MemoryRunStore {
     async prune(finishedBefore: number) {
       let gone = 0;
       for (const [id, entry] of runs()) {
-        if (forgotten(entry)) byId.delete(id);
-        else if (entry.run.finished_at !== null && entry.run.finished_at < finishedBefore) {
+        if (forgotten(entry)) {
           byId.delete(id);
+          forget(id);
+        } else if (entry.run.finished_at !== null && entry.run.finished_at < finishedBefore) {
+          byId.delete(id);
+          forget(id);
           gone++;
         }
       }
+      pruneEvents(finishedBefore);
       return gone;
     },
     async close() {

@@ -28,6 +28,17 @@ const MIGRATIONS: readonly string[] = [
   // 3: the queue whose workers execute a run (its reconciler lists its own running runs).
   `ALTER TABLE runs ADD COLUMN queue TEXT;
    CREATE INDEX runs_by_queue ON runs (queue, status, created_at) WHERE queue IS NOT NULL;`,
+  // 4: runs that wait — their waits (sleeps, events, approvals), when to look at a parked run
+  // again, and the events sent (kept by id: a repeated id is not delivered twice).
+  `CREATE TABLE waits (
+     id TEXT PRIMARY KEY, run_id TEXT NOT NULL, chain TEXT NOT NULL, key TEXT NOT NULL, kind TEXT NOT NULL,
+     name TEXT, match TEXT, until INTEGER, detail TEXT, created_at INTEGER NOT NULL, outcome TEXT, resolved_at INTEGER);
+   CREATE INDEX waits_by_run ON waits (run_id);
+   CREATE INDEX waits_open ON waits (kind, name, created_at) WHERE outcome IS NULL;
+   CREATE TABLE wakes (run_id TEXT PRIMARY KEY, wake_at INTEGER) WITHOUT ROWID;
+   CREATE INDEX wakes_by_time ON wakes (wake_at) WHERE wake_at IS NOT NULL;
+   CREATE TABLE events (id TEXT PRIMARY KEY, name TEXT NOT NULL, payload TEXT, at INTEGER NOT NULL) WITHOUT ROWID;
+   CREATE INDEX events_by_time ON events (at);`,
 ];
 
 export const SQLITE_SCHEMA_VERSION = MIGRATIONS.length;

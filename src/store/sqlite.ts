@@ -5,9 +5,11 @@ import type BetterSqlite3 from 'better-sqlite3';
 import { ToolchainError } from '../common/errors.js';
 import { CorruptRunError, corruptRun, decodeListed, jsonText, listLimit, listShape, newStoredRun, RUN_COLUMNS, runFromRow, type RunRow } from './run-codec.js';
 import { prepareSqliteSchema } from './sqlite-schema.js';
+import { SqliteWaits } from './sqlite-waits.js';
 import { encodeStep, MissingBlobError, parseSteps, withBlobs, type EncodedStep } from './step-codec.js';
 import { isOwnError, storeError } from './store-error.js';
 import type { Claim, ClaimOutcome, CreateOutcome, NewRun, RunEnd, RunFilter, RunStore, StepBatch, StoreOptions, StoredRun, StoredStep } from './types.js';
+import type { StoredEvent, StoredWait, WaitFilter, WaitOutcome, WaitRequest } from './wait-types.js';
 
 // `sqlite:FILE` — the CLI's default store: better-sqlite3 12 (13 crashes on Node 20) in WAL mode.
 // `synchronous=NORMAL` survives a crash of the process (a commit is in the operating system's
@@ -140,6 +142,7 @@ export class SqliteStore implements RunStore {
   private readonly createTx: (run: NewRun) => CreateOutcome;
   private readonly stepsTx: (id: string) => StoredStep[];
   private readonly pruneTx: (finishedBefore: number) => number;
+  private readonly waits: SqliteWaits;
 
   /** `connection`: the better-sqlite3 handle, for diagnostics and tests; not part of RunStore. */
   constructor(
@@ -148,6 +151,7 @@ export class SqliteStore implements RunStore {
   ) {
     this.sql = prepare(connection);
     const sql = this.sql;
+    const waits = (this.waits = new SqliteWaits(connection, { write: (doing, fn) => this.write(doing, fn), read: (doing, fn) => this.read(doing, fn) }));
     this.recordTx = connection.transaction((batches: readonly EncodedBatch[]) =>
       batches.map((batch) => {
         if (sql.epoch.get(batch.run_id) !== batch.epoch) return 'fenced';
@@ -176,6 +180,8 @@ export class SqliteStore implements RunStore {
       sql.pruneSteps.run(finishedBefore);
       const count = sql.pruneRuns.run(finishedBefore).changes;
       sql.pruneBlobs.run();
+      waits.pruneWaits.run();
+      waits.pruneEvents.run(finishedBefore);
       return count;
     }).immediate;
   }
@@ -275,6 +281,30 @@ export class SqliteStore implements RunStore {
 
   prune(finishedBefore: number): Promise<number> {
     return this.write('cannot prune runs', () => this.pruneTx(finishedBefore));
+  }
+
+  openWait(runId: string, epoch: number, wait: WaitRequest, now: number): Promise<StoredWait | 'fenced'> {
+    return this.waits.openWait(runId, epoch, wait, now);
+  }
+
+  parkRun(runId: string, epoch: number, wakeAt: number | null, now: number): Promise<'ok' | 'fenced'> {
+    return this.waits.parkRun(runId, epoch, wakeAt, now);
+  }
+
+  resolveWait(id: string, outcome: WaitOutcome, now: number): Promise<{ readonly wait: StoredWait; readonly first: boolean } | undefined> {
+    return this.waits.resolveWait(id, outcome, now);
+  }
+
+  listWaits(filter?: WaitFilter): Promise<readonly StoredWait[]> {
+    return this.waits.listWaits(filter);
+  }
+
+  dueRuns(now: number, limit: number): Promise<readonly StoredRun[]> {
+    return this.waits.dueRuns(now, limit);
+  }
+
+  recordEvent(event: StoredEvent): Promise<boolean> {
+    return this.waits.recordEvent(event);
   }
 
   async close(): Promise<void> {

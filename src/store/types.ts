@@ -1,6 +1,7 @@
 import type { ToolchainError } from '../common/errors.js';
 import type { RunError } from '../executor/events.js';
 import type { StepRecord } from '../executor/step-state.js';
+import type { WaitStore } from './wait-types.js';
 
 // The run store: one small driver contract, one file per driver (memory, sqlite,
 // postgres, redis), one conformance suite run against each. A store keeps runs and their step
@@ -12,7 +13,8 @@ import type { StepRecord } from '../executor/step-state.js';
 // lost its lease — paused, partitioned, or simply slow — can never overwrite what the new owner
 // records.
 
-export type RunStatus = 'running' | 'succeeded' | 'failed' | 'cancelled';
+/** `waiting`: parked until a wait of its steps is over (a sleep, an event, a decision); no process owns it meanwhile. */
+export type RunStatus = 'running' | 'waiting' | 'succeeded' | 'failed' | 'cancelled';
 
 /**
  * `normal` survives a crash of the process (kill -9); `full` also survives power loss; both hold
@@ -112,7 +114,7 @@ export interface StepBatch {
 }
 
 export interface RunEnd {
-  readonly status: Exclude<RunStatus, 'running'>;
+  readonly status: Exclude<RunStatus, 'running' | 'waiting'>;
   readonly outputs: unknown;
   readonly error: RunError | null;
   readonly finished_at: number;
@@ -132,7 +134,7 @@ export interface RunFilter {
   readonly onCorrupt?: (error: ToolchainError) => void;
 }
 
-export interface RunStore {
+export interface RunStore extends WaitStore {
   /** The store's URL without credentials, for messages. */
   readonly url: string;
   /** Creates a run unless one with that id exists (atomic: of two concurrent creates, one wins). */
@@ -165,7 +167,7 @@ export interface RunStore {
   getSteps(id: string): Promise<readonly StoredStep[]>;
   /** Newest first (by created_at; runs created in the same millisecond in no promised order). */
   listRuns(filter?: RunFilter): Promise<readonly StoredRun[]>;
-  /** Deletes finished runs (and their steps) that finished before `finishedBefore`; how many went. */
+  /** Deletes finished runs (their steps and waits) that finished before `finishedBefore`, and events sent before it; how many runs went. */
   prune(finishedBefore: number): Promise<number>;
   close(): Promise<void>;
 }
