@@ -43,23 +43,27 @@ describe.each(DRIVERS)('run store waits: $name', (driver) => {
   it('parks a run: waiting, no owner, the epoch kept; due at its wake time; an old epoch is fenced', async () => {
     await store.createRun(newRun('r1'));
     await store.openWait('r1', 1, wait('w1', { kind: 'sleep', name: null, match: null, until: T0 + 5_000 }), T0);
-    expect(await store.parkRun('r1', 2, T0 + 5_000, T0 + 10)).toBe('fenced');
-    expect(await store.parkRun('r1', 1, T0 + 5_000, T0 + 10)).toBe('ok');
+    expect(await store.parkRun('r1', 2, T0 + 5_000, ['w1'], T0 + 10)).toBe('fenced');
+    expect(await store.parkRun('r1', 1, T0 + 5_000, ['w1'], T0 + 10)).toBe('ok');
     expect(await store.getRun('r1')).toMatchObject({ status: 'waiting', owner: null, lease_until: null, epoch: 1, updated_at: T0 + 10 });
     expect(await store.dueRuns(T0 + 4_999, 10)).toEqual([]);
     expect((await store.dueRuns(T0 + 5_000, 10)).map((r) => r.id)).toEqual(['r1']);
     expect((await store.listRuns({ status: 'waiting' })).map((r) => r.id)).toEqual(['r1']);
+    expect(await store.wakeAt('r1')).toBe(T0 + 5_000);
     // A claim takes it: running again, and no longer due.
     const claim = await store.claimRun('r1', { owner: 'host:2:b', lease_until: T0 + 40_000, now: T0 + 5_001, expected_epoch: 1 });
     expect(claim).toMatchObject({ claimed: true, run: { status: 'running', epoch: 2, owner: 'host:2:b' } });
     expect(await store.dueRuns(T0 + 9_000, 10)).toEqual([]);
+    expect(await store.wakeAt('r1')).toBeUndefined();
+    expect(await store.wakeAt('missing')).toBeUndefined();
   });
 
   it('a run parked with no wake time is due only once a wait of it is resolved', async () => {
     await store.createRun(newRun('r1'));
     await store.openWait('r1', 1, wait('w1', { until: null }), T0);
-    await store.parkRun('r1', 1, null, T0 + 1);
+    await store.parkRun('r1', 1, null, ['w1'], T0 + 1);
     expect(await store.dueRuns(T0 + 1e12, 10)).toEqual([]);
+    expect(await store.wakeAt('r1')).toBeNull();
     const resolved = await store.resolveWait('w1', { ok: true, value: { order: 7, amount: 12 } }, T0 + 50);
     expect(resolved).toMatchObject({ first: true, wait: { id: 'w1', outcome: { ok: true, value: { order: 7, amount: 12 } }, resolved_at: T0 + 50 } });
     expect((await store.dueRuns(T0 + 50, 10)).map((r) => r.id)).toEqual(['r1']);
@@ -82,9 +86,19 @@ describe.each(DRIVERS)('run store waits: $name', (driver) => {
     await store.createRun(newRun('r1'));
     await store.openWait('r1', 1, wait('w1'), T0);
     await store.resolveWait('w1', { ok: true, value: 1, by: 'ada', comment: 'fine' }, T0 + 3);
-    await store.parkRun('r1', 1, T0 + 60_000, T0 + 7);
+    await store.parkRun('r1', 1, T0 + 60_000, ['w1'], T0 + 7);
     expect((await store.dueRuns(T0 + 7, 10)).map((r) => r.id)).toEqual(['r1']);
     expect((await store.listWaits({ run_id: 'r1' }))[0]!.outcome).toEqual({ ok: true, value: 1, by: 'ada', comment: 'fine' });
+  });
+
+  it('a wait resolved before the run parked on other waits does not make it due', async () => {
+    await store.createRun(newRun('r1'));
+    await store.openWait('r1', 1, wait('first', { key: 'a' }), T0);
+    await store.resolveWait('first', { ok: true, value: 1 }, T0 + 1);
+    await store.openWait('r1', 1, wait('second', { key: 'b' }), T0 + 2);
+    await store.parkRun('r1', 1, T0 + 60_000, ['second'], T0 + 3);
+    expect(await store.dueRuns(T0 + 59_999, 10)).toEqual([]);
+    expect(await store.wakeAt('r1')).toBe(T0 + 60_000);
   });
 
   it('lists waits by run, kind, event name and openness, oldest first', async () => {
@@ -107,7 +121,7 @@ describe.each(DRIVERS)('run store waits: $name', (driver) => {
   it('gives due runs earliest first, up to a limit', async () => {
     for (const [id, at] of [['late', 300], ['early', 100], ['mid', 200]] as const) {
       await store.createRun(newRun(id));
-      await store.parkRun(id, 1, T0 + at, T0);
+      await store.parkRun(id, 1, T0 + at, [], T0);
     }
     expect((await store.dueRuns(T0 + 1_000, 10)).map((r) => r.id)).toEqual(['early', 'mid', 'late']);
     expect((await store.dueRuns(T0 + 1_000, 2)).map((r) => r.id)).toEqual(['early', 'mid']);
@@ -126,7 +140,7 @@ describe.each(DRIVERS)('run store waits: $name', (driver) => {
     await store.finishRun('done', 1, { status: 'succeeded', outputs: {}, error: null, finished_at: T0 + 10 });
     await store.createRun(newRun('parked'));
     await store.openWait('parked', 1, wait('wp', { key: 'y' }), T0);
-    await store.parkRun('parked', 1, null, T0 + 5);
+    await store.parkRun('parked', 1, null, ['wp'], T0 + 5);
     await store.recordEvent({ id: 'old', name: 'n', payload: 1, at: T0 });
     expect(await store.prune(T0 + 100)).toBe(1);
     expect((await store.listWaits({})).map((w) => w.id)).toEqual(['wp']);

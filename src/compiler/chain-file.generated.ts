@@ -31,12 +31,72 @@ export type MappedValue = unknown;
  */
 export type Name = string;
 /**
- * Exactly one of `tool`, `chain` or `agent`.
+ * Exactly one of `tool`, `chain`, `agent`, `sleep`, `sleep_until`, `wait_for` or `approval`.
  */
 export type StepKind =
-  | {tool: string; chain?: undefined; agent?: undefined}
-  | {chain: string; tool?: undefined; agent?: undefined}
-  | {agent: Agent; tool?: undefined; chain?: undefined};
+  | {
+      tool: string;
+      chain?: undefined;
+      agent?: undefined;
+      sleep?: undefined;
+      sleep_until?: undefined;
+      wait_for?: undefined;
+      approval?: undefined;
+    }
+  | {
+      chain: string;
+      tool?: undefined;
+      agent?: undefined;
+      sleep?: undefined;
+      sleep_until?: undefined;
+      wait_for?: undefined;
+      approval?: undefined;
+    }
+  | {
+      agent: Agent;
+      tool?: undefined;
+      chain?: undefined;
+      sleep?: undefined;
+      sleep_until?: undefined;
+      wait_for?: undefined;
+      approval?: undefined;
+    }
+  | {
+      sleep: number | string;
+      tool?: undefined;
+      chain?: undefined;
+      agent?: undefined;
+      sleep_until?: undefined;
+      wait_for?: undefined;
+      approval?: undefined;
+    }
+  | {
+      sleep_until: unknown;
+      tool?: undefined;
+      chain?: undefined;
+      agent?: undefined;
+      sleep?: undefined;
+      wait_for?: undefined;
+      approval?: undefined;
+    }
+  | {
+      wait_for: WaitFor;
+      tool?: undefined;
+      chain?: undefined;
+      agent?: undefined;
+      sleep?: undefined;
+      sleep_until?: undefined;
+      approval?: undefined;
+    }
+  | {
+      approval: Approval;
+      tool?: undefined;
+      chain?: undefined;
+      agent?: undefined;
+      sleep?: undefined;
+      sleep_until?: undefined;
+      wait_for?: undefined;
+    };
 
 /**
  * A chain: typed inputs, steps that call tools, other chains or a language model, and outputs.
@@ -95,6 +155,16 @@ export interface Step {
    */
   chain?: string;
   agent?: Agent;
+  /**
+   * Wait this long, then succeed with { slept_until }. Any length (30s, 2h, 3d, 2w): the run is parked in the run store meanwhile, holding no process.
+   */
+  sleep?: number | string;
+  /**
+   * Wait until this time (an ISO 8601 timestamp, a JSONPath or a template giving one), then succeed with { slept_until }.
+   */
+  sleep_until?: unknown;
+  wait_for?: WaitFor;
+  approval?: Approval;
   /**
    * What the step does; for people reading the chain.
    */
@@ -184,6 +254,44 @@ export interface Agent {
    * auto (default): when the endpoint returns no tool_calls but the reply's text holds calls in a known format (Hermes, Harmony, Mistral, Qwen3-Coder XML, …), they are read with the offered tools and executed. off: text is only text.
    */
   text_calls?: 'auto' | 'off';
+}
+/**
+ * Wait for an event (engine.emit, toolchain emit, POST /api/events) whose payload matches; the step's output is the payload.
+ */
+export interface WaitFor {
+  /**
+   * The event's name (payment.settled).
+   */
+  event: string;
+  /**
+   * Each key must equal the event payload's value at that key: literals, JSONPaths and templates, resolved when the wait begins.
+   */
+  match?: {
+    [k: string]: MappedValue;
+  };
+  /**
+   * Then the step fails with WAIT_TIMEOUT (retry and on_error apply). Default: no timeout.
+   */
+  timeout?: number | string;
+}
+/**
+ * Wait for a person to approve or deny; the output is { approved, by, comment, at }, and a denial fails the step with APPROVAL_DENIED.
+ */
+export interface Approval {
+  /**
+   * What the person is asked: text, or a template ({{ $.order.id }}).
+   */
+  prompt?: string;
+  /**
+   * Then the request is denied (APPROVAL_DENIED). Default: no timeout.
+   */
+  timeout?: number | string;
+  /**
+   * Who may decide (names as recorded: --by, the serve token's label, the OS user). Default: anyone who may decide.
+   *
+   * @minItems 1
+   */
+  approvers?: [string, ...string[]];
 }
 /**
  * Retry the step on failure: max_attempts, backoff, retry_on, fallback.

@@ -132,7 +132,7 @@ export function compileDocument(doc: LoadedYaml, hash: string): CompiledFile {
     });
     const t = body.target;
     if (t.kind === 'agent') t.agent.tools.forEach((name, k) => targets.push(target('agent_tool', name, s.name, `${body.pointer}/agent/tools/${k}`, doc)));
-    else targets.push(target(t.kind, t.kind === 'tool' ? t.tool : t.chain, s.name, `${body.pointer}/${t.kind}`, doc));
+    else if (t.kind !== 'wait') targets.push(target(t.kind, t.kind === 'tool' ? t.tool : t.chain, s.name, `${body.pointer}/${t.kind}`, doc));
     if (body.fallback?.kind === 'tool') {
       const at = s.fallback !== undefined ? 'fallback' : 'retry/fallback';
       targets.push(target('tool', body.fallback.tool, s.name, `${body.pointer}/${at}/tool`, doc));

@@ -1,5 +1,6 @@
 import { compileCondition, compilePath, compileValue, ExprSyntaxError } from '../expr/index.js';
 import { parseDuration } from '../expr/duration.js';
+import { compileWait, keyedInput, waitInput, waitLabel } from './compile-wait.js';
 import type { CompiledValue, ExprProblem, PathRef } from '../expr/types.js';
 import type { Step, StepKind } from './chain-file.generated.js';
 import { agentMessages, compileAgent } from './compile-agent.js';
@@ -36,7 +37,15 @@ export function compileStep(raw: RawStep, index: number, sink: DiagnosticSink): 
   if (agent && raw.input_map !== undefined) {
     sink.error('BAD_VALUE', `${pointer}/input_map`, `step '${raw.name}' is an agent: its message comes from agent.prompt (a template or JSONPath), not input_map`);
   }
-  const input = agent ? value(agentMessages(raw.agent!), `${pointer}/agent`) : value(raw.input_map, `${pointer}/input_map`);
+  const wait = compileWait(raw, pointer, sink);
+  const read = wait ? waitInput(raw, pointer) : undefined;
+  const input = agent
+    ? value(agentMessages(raw.agent!), `${pointer}/agent`)
+    : wait
+      ? read === undefined
+        ? EMPTY
+        : keyedInput(read.key, value(read.value, read.at))
+      : value(raw.input_map, `${pointer}/input_map`);
 
   let when: PlanStep['when'];
   if (raw.when !== undefined) {
@@ -82,8 +91,8 @@ export function compileStep(raw: RawStep, index: number, sink: DiagnosticSink): 
     index,
     name: raw.name,
     pointer,
-    target: agent ? { kind: 'agent', agent } : raw.tool !== undefined ? { kind: 'tool', tool: raw.tool } : { kind: 'chain', chain: raw.chain! },
-    label: agent ? `agent ${agent.model}` : raw.tool !== undefined ? raw.tool : `chain ${raw.chain!}`,
+    target: agent ? { kind: 'agent', agent } : wait ? { kind: 'wait', wait } : raw.tool !== undefined ? { kind: 'tool', tool: raw.tool } : { kind: 'chain', chain: raw.chain! },
+    label: agent ? `agent ${agent.model}` : wait ? waitLabel(raw, wait) : raw.tool !== undefined ? raw.tool : `chain ${raw.chain!}`,
     input,
     ...(when ? { when } : {}),
     ...(forEach ? { forEach } : {}),

@@ -28,7 +28,19 @@ export type FallbackPolicy =
 export type StepTarget =
   | { readonly kind: 'tool'; readonly tool: string }
   | { readonly kind: 'chain'; readonly chain: string }
-  | { readonly kind: 'agent'; readonly agent: AgentPlan };
+  | { readonly kind: 'agent'; readonly agent: AgentPlan }
+  | { readonly kind: 'wait'; readonly wait: WaitPlan };
+
+/**
+ * A step that waits (a sleep, an event, a person): what is fixed in the file. What is read from
+ * the run — `sleep_until`'s time, `wait_for`'s match, an approval's prompt — is the step's `input`
+ * (`{ until }`, `{ match }`, `{ prompt }`), resolved when the wait begins like any input_map.
+ */
+export type WaitPlan =
+  | { readonly type: 'sleep'; readonly ms: number }
+  | { readonly type: 'sleep_until' }
+  | { readonly type: 'event'; readonly event: string; readonly timeoutMs?: number }
+  | { readonly type: 'approval'; readonly timeoutMs?: number; readonly approvers?: readonly string[] };
 
 /**
  * An `agent` step's fixed settings. Its `system` and `prompt` are the step's `input`

@@ -6,7 +6,7 @@ import { childPointer, pointerTokens, valueAtPointer } from '../common/json-poin
 import type { DiagnosticSink } from '../loader/diagnostic-sink.js';
 import { unknownKey } from '../schemas/unknown-key.js';
 import { isRecord } from '../common/json.js';
-import { DURATION_RULE } from '../expr/duration.js';
+import { DURATION_RULE, WAIT_DURATION_RULE } from '../expr/duration.js';
 
 // The chain schema is the source of truth for the shape of a chain file: the compiler checks it
 // with ajv, then turns ajv's errors into diagnostics a person can act on (one per problem, with
@@ -23,6 +23,8 @@ export function checkChainSchema(value: unknown, sink: DiagnosticSink): readonly
   return errors;
 }
 
+const STEP_KINDS = ['tool', 'chain', 'agent', 'sleep', 'sleep_until', 'wait_for', 'approval'];
+
 type Add = (code: ErrorCode, pointer: string, message: string, atKey?: boolean, suggestion?: string) => void;
 
 function describe(e: ErrorObject, root: unknown, add: Add): void {
@@ -33,11 +35,15 @@ function describe(e: ErrorObject, root: unknown, add: Add): void {
     add('BAD_DURATION', at, `${where} is not a duration (${JSON.stringify(valueAtPointer(root, at))}): expected ${DURATION_RULE}`);
     return;
   }
+  if (sp.includes('/definitions/waitDuration')) {
+    add('BAD_DURATION', at, `${where} is not a duration (${JSON.stringify(valueAtPointer(root, at))}): expected ${WAIT_DURATION_RULE}`);
+    return;
+  }
   if (sp.includes('/definitions/stepKind')) {
     const step = valueAtPointer(root, at);
-    const kinds = isRecord(step) ? ['tool', 'chain', 'agent'].filter((k) => k in step) : [];
-    if (kinds.length > 1) add('BAD_VALUE', at, `step ${stepName(step)} has ${kinds.map((k) => `'${k}'`).join(' and ')}: a step does exactly one of tool, chain or agent`);
-    else add('MISSING_KEY', at, `step ${stepName(step)} needs 'tool' (a tool to call), 'chain' (a chain to run) or 'agent' (a model to ask)`);
+    const kinds = isRecord(step) ? STEP_KINDS.filter((k) => k in step) : [];
+    if (kinds.length > 1) add('BAD_VALUE', at, `step ${stepName(step)} has ${kinds.map((k) => `'${k}'`).join(' and ')}: a step does exactly one of ${STEP_KINDS.join(', ')}`);
+    else add('MISSING_KEY', at, `step ${stepName(step)} needs 'tool' (a tool to call), 'chain' (a chain to run), 'agent' (a model to ask), or a wait: 'sleep', 'sleep_until', 'wait_for' (an event) or 'approval' (a person)`);
     return;
   }
   if (/^\/inputs\/[^/]+$/.test(at) && (sp.includes('/definitions/input') || sp.includes('/definitions/typeName'))) {

@@ -15,4 +15,4 @@ export { ExprSyntaxError } from './syntax-error.js';
 export { compilePath } from './path.js';
 export { compileValue } from './value.js';
 export { compileCondition } from './condition.js';
-export { parseDuration } from './duration.js';
+export { parseDuration, parseWaitDuration } from './duration.js';

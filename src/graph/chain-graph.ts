@@ -42,7 +42,7 @@ export function chainGraph(plan: ChainPlan): ChainGraph {
     id: s.name,
     index: s.index,
     kind: s.target.kind,
-    target: s.target.kind === 'tool' ? s.target.tool : s.target.kind === 'chain' ? s.target.chain : `agent ${s.target.agent.model}`,
+    target: s.target.kind === 'tool' ? s.target.tool : s.target.kind === 'chain' ? s.target.chain : s.label,
     pointer: s.pointer,
     line: s.line,
     col: s.col,

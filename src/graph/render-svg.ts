@@ -20,7 +20,7 @@ export function renderSvg(plan: ChainPlan): string {
     out.push(`<path d="${d}" fill="none" stroke="#555" stroke-width="1.3"${edge.data ? '' : ' stroke-dasharray="5 4"'} marker-end="url(#arrow)"/>`);
   }
   for (const n of layout.nodes) {
-    const fill = n.node.kind === 'chain' ? '#eef3ff' : n.node.kind === 'agent' ? '#f6efff' : '#f7f7f7';
+    const fill = n.node.kind === 'chain' ? '#eef3ff' : n.node.kind === 'agent' ? '#f6efff' : n.node.kind === 'wait' ? '#fff6e5' : '#f7f7f7';
     out.push(`<g><rect x="${n.x}" y="${n.y}" width="${n.width}" height="${n.height}" rx="6" fill="${fill}" stroke="#444"/>`);
     n.lines.forEach((line, k) => {
       const weight = k === 0 ? ' font-weight="bold"' : ' fill="#444"';

@@ -14,7 +14,6 @@ export function memoryWaits(find: (id: string) => Entry | undefined): WaitStore 
   const events = new Map<string, StoredEvent>();
 
   const copy = (run: StoredRun): StoredRun => ({ ...run });
-  const resolvedOf = (runId: string): boolean => [...(byRun.get(runId) ?? [])].some((id) => waits.get(id)?.outcome !== null);
 
   return {
     async openWait(runId, epoch, wait, now) {
@@ -29,12 +28,15 @@ export function memoryWaits(find: (id: string) => Entry | undefined): WaitStore 
       ids.add(wait.id);
       return stored;
     },
-    async parkRun(runId, epoch, wakeAt, now) {
+    async parkRun(runId, epoch, wakeAt, parkedOn, now) {
       const entry = find(runId);
       if (entry === undefined || entry.run.epoch !== epoch) return 'fenced';
       Object.assign(entry.run, { status: 'waiting', owner: null, lease_until: null, updated_at: now });
-      wakes.set(runId, resolvedOf(runId) ? now : wakeAt);
+      wakes.set(runId, parkedOn.some((id) => (waits.get(id)?.outcome ?? null) !== null) ? now : wakeAt);
       return 'ok';
+    },
+    async wakeAt(runId) {
+      return find(runId)?.run.status === 'waiting' ? (wakes.get(runId) ?? null) : undefined;
     },
     async resolveWait(id, outcome, now) {
       const wait = waits.get(id);

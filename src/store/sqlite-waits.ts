@@ -16,7 +16,8 @@ export interface SqliteAccess {
 
 export class SqliteWaits implements WaitStore {
   private readonly openTx: (runId: string, epoch: number, wait: WaitRequest, now: number) => StoredWait | 'fenced';
-  private readonly parkTx: (runId: string, epoch: number, wakeAt: number | null, now: number) => 'ok' | 'fenced';
+  private readonly parkTx: (runId: string, epoch: number, wakeAt: number | null, waits: readonly string[], now: number) => 'ok' | 'fenced';
+  private readonly wakeOf: BetterSqlite3.Statement<[string], { status: string; wake_at: number | null }>;
   private readonly resolveTx: (id: string, outcome: WaitOutcome, now: number) => { wait: StoredWait; first: boolean } | undefined;
   private readonly dueTx: (now: number, limit: number) => StoredRun[];
   private readonly lists = new Map<string, BetterSqlite3.Statement<unknown[], WaitRow>>();
@@ -32,7 +33,8 @@ export class SqliteWaits implements WaitStore {
     const runOf = db.prepare<[string, number], { chain: string }>('SELECT chain FROM runs WHERE id = ? AND epoch = ?');
     const insert = db.prepare(`INSERT INTO waits (${WAIT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL) ON CONFLICT (id) DO NOTHING`);
     const park = db.prepare("UPDATE runs SET status = 'waiting', owner = NULL, lease_until = NULL, updated_at = ? WHERE id = ? AND epoch = ?");
-    const anyResolved = db.prepare<[string], number>('SELECT 1 FROM waits WHERE run_id = ? AND outcome IS NOT NULL LIMIT 1').pluck();
+    const resolved = db.prepare<[string], number>('SELECT 1 FROM waits WHERE id = ? AND outcome IS NOT NULL').pluck();
+    this.wakeOf = db.prepare<[string], { status: string; wake_at: number | null }>('SELECT runs.status, wakes.wake_at FROM runs LEFT JOIN wakes ON wakes.run_id = runs.id WHERE runs.id = ?');
     const setWake = db.prepare('INSERT INTO wakes (run_id, wake_at) VALUES (?, ?) ON CONFLICT (run_id) DO UPDATE SET wake_at = excluded.wake_at');
     const resolve = db.prepare('UPDATE waits SET outcome = ?, resolved_at = ? WHERE id = ? AND outcome IS NULL');
     const wakeNow = db.prepare("UPDATE wakes SET wake_at = ? WHERE run_id = ? AND EXISTS (SELECT 1 FROM runs WHERE id = ? AND status = 'waiting')");
@@ -52,9 +54,9 @@ export class SqliteWaits implements WaitStore {
       insert.run(w.id, runId, run.chain, w.key, w.kind, w.name, json(w.match), w.until, json(w.detail), now);
       return waitFromRow(wait.get(w.id)!);
     }).immediate;
-    this.parkTx = db.transaction((runId: string, epoch: number, wakeAt: number | null, now: number) => {
+    this.parkTx = db.transaction((runId: string, epoch: number, wakeAt: number | null, parkedOn: readonly string[], now: number) => {
       if (park.run(now, runId, epoch).changes === 0) return 'fenced' as const;
-      setWake.run(runId, anyResolved.get(runId) === 1 ? now : wakeAt);
+      setWake.run(runId, parkedOn.some((id) => resolved.get(id) === 1) ? now : wakeAt);
       return 'ok' as const;
     }).immediate;
     this.resolveTx = db.transaction((id: string, outcome: WaitOutcome, now: number) => {
@@ -74,8 +76,15 @@ export class SqliteWaits implements WaitStore {
     return this.access.write(`cannot open wait ${wait.id} of run ${runId}`, () => this.openTx(runId, epoch, wait, now));
   }
 
-  parkRun(runId: string, epoch: number, wakeAt: number | null, now: number): Promise<'ok' | 'fenced'> {
-    return this.access.write(`cannot park run ${runId}`, () => this.parkTx(runId, epoch, wakeAt, now));
+  parkRun(runId: string, epoch: number, wakeAt: number | null, waits: readonly string[], now: number): Promise<'ok' | 'fenced'> {
+    return this.access.write(`cannot park run ${runId}`, () => this.parkTx(runId, epoch, wakeAt, waits, now));
+  }
+
+  wakeAt(runId: string): Promise<number | null | undefined> {
+    return this.access.read(`cannot read run ${runId}`, () => {
+      const row = this.wakeOf.get(runId);
+      return row?.status === 'waiting' ? row.wake_at : undefined;
+    });
   }
 
   resolveWait(id: string, outcome: WaitOutcome, now: number): Promise<{ readonly wait: StoredWait; readonly first: boolean } | undefined> {

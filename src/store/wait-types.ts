@@ -67,11 +67,14 @@ export interface WaitStore {
    */
   openWait(runId: string, epoch: number, wait: WaitRequest, now: number): Promise<StoredWait | 'fenced'>;
   /**
-   * Parks a run the caller owns at `epoch`: status `waiting`, owner and lease cleared, to be looked
-   * at again at `wakeAt` (null: only when a wait of it is resolved) — or at once, if one of its
-   * waits was resolved already. The epoch stays: whoever wakes it claims it.
+   * Parks a run the caller owns at `epoch` on its open waits `waits` (their ids): status `waiting`,
+   * owner and lease cleared, to be looked at again at `wakeAt` (null: only when a wait of it is
+   * resolved) — or at once, if one of `waits` was resolved meanwhile. The epoch stays: whoever
+   * wakes it claims it.
    */
-  parkRun(runId: string, epoch: number, wakeAt: number | null, now: number): Promise<'ok' | 'fenced'>;
+  parkRun(runId: string, epoch: number, wakeAt: number | null, waits: readonly string[], now: number): Promise<'ok' | 'fenced'>;
+  /** When a waiting run is to be looked at again (null: when a wait of it is resolved); undefined for a run that is not waiting. */
+  wakeAt(runId: string): Promise<number | null | undefined>;
   /**
    * Ends an open wait with `outcome`; the first outcome written wins (`first: false`, and the
    * wait as it was ended, for every later one). A waiting run of the wait is then due at once.

@@ -71,7 +71,7 @@ export function checkMocks(plan: ChainPlan, mocks: ReadonlyMap<string, MockSpec>
       }
       const sub = step.target.kind === 'chain' ? target.chain(step.target.chain) : undefined;
       if (sub === undefined) {
-        const runs = step.target.kind === 'tool' ? `calls tool '${step.target.tool}'` : step.target.kind === 'agent' ? 'is an agent step' : `runs chain '${step.target.chain}', which is not loaded`;
+        const runs = step.target.kind === 'tool' ? `calls tool '${step.target.tool}'` : step.target.kind === 'agent' ? 'is an agent step' : step.target.kind === 'wait' ? 'is a waiting step' : `runs chain '${step.target.chain}', which is not loaded`;
         problems.push({ key, code: 'UNKNOWN_STEP', severity: 'error', message: `mock '${key}': step '${name}' of chain '${chain.name}' ${runs}: it has no steps of its own to mock` });
         break;
       }

@@ -48,7 +48,7 @@ export function checkFlow(flow: ChainFlow, file: string, signatures: Signatures)
 
 function checkStep(step: StepFlow, ctx: Ctx, signatures: Signatures): void {
   const params = parametersOf(step.target, signatures);
-  const who = step.target.kind === 'chain' ? `chain '${step.target.name}'` : step.target.kind === 'tool' ? `tool '${step.target.name}'` : 'the agent';
+  const who = step.target.kind === 'chain' ? `chain '${step.target.name}'` : step.target.kind === 'tool' ? `tool '${step.target.name}'` : step.target.kind === 'wait' ? 'the wait' : 'the agent';
   if (params) checkObject(step.args, params, who, ctx, { step });
   else for (const e of step.args) checkEntry(e, undefined, who, ctx);
   const fb = step.fallback;

@@ -15,7 +15,18 @@ export function extractFlow(inputs: JsonSchema, steps: readonly { raw: RawStep; 
 
 function stepFlow(raw: RawStep, index: number, map: SourceMap): StepFlow {
   const pointer = `/steps/${index}`;
-  const target: FlowTarget = raw.agent !== undefined ? { kind: 'agent' } : raw.tool !== undefined ? { kind: 'tool', name: raw.tool } : { kind: 'chain', name: raw.chain! };
+  const target: FlowTarget =
+    raw.agent !== undefined
+      ? { kind: 'agent' }
+      : raw.sleep !== undefined || raw.sleep_until !== undefined
+        ? { kind: 'wait', wait: 'sleep' }
+        : raw.wait_for !== undefined
+          ? { kind: 'wait', wait: 'event' }
+          : raw.approval !== undefined
+            ? { kind: 'wait', wait: 'approval' }
+            : raw.tool !== undefined
+              ? { kind: 'tool', name: raw.tool }
+              : { kind: 'chain', name: raw.chain! };
   const fb = raw.fallback ?? raw.retry?.fallback;
   const fbPointer = raw.fallback !== undefined ? `${pointer}/fallback` : `${pointer}/retry/fallback`;
   const forEach = typeof raw.for_each === 'string' ? pathValue(raw.for_each) : undefined;
@@ -27,7 +38,7 @@ function stepFlow(raw: RawStep, index: number, map: SourceMap): StepFlow {
     line,
     col,
     target,
-    args: target.kind === 'agent' ? [] : flowEntries(raw.input_map, `${pointer}/input_map`, map),
+    args: target.kind === 'agent' || target.kind === 'wait' ? [] : flowEntries(raw.input_map, `${pointer}/input_map`, map),
     argsAt: map.keyAt(`${pointer}/input_map`),
     ...(forEach ? { forEach: { value: forEach, ...map.valueAt(`${pointer}/for_each`) } } : {}),
     ...(fb

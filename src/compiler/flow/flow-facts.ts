@@ -31,7 +31,11 @@ export interface FlowEntry {
   readonly value: FlowValue;
 }
 
-export type FlowTarget = { readonly kind: 'tool'; readonly name: string } | { readonly kind: 'chain'; readonly name: string } | { readonly kind: 'agent' };
+export type FlowTarget =
+  | { readonly kind: 'tool'; readonly name: string }
+  | { readonly kind: 'chain'; readonly name: string }
+  | { readonly kind: 'agent' }
+  | { readonly kind: 'wait'; readonly wait: 'sleep' | 'event' | 'approval' };
 
 export interface StepFlow {
   readonly name: string;

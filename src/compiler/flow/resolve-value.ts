@@ -31,6 +31,16 @@ const AGENT_OUTPUT: JsonSchema = {
   required: ['text', 'turns', 'stop_reason', 'usage', 'transcript'],
   properties: { text: { type: 'string' }, turns: { type: 'integer' }, stop_reason: { type: 'string' }, usage: { type: 'object' }, transcript: { type: 'array' }, transcript_omitted: { type: 'integer' } },
 };
+/** A waiting step's output: a sleep's end, an event's payload (anything), a person's decision. */
+const WAIT_OUTPUT: Readonly<Record<'sleep' | 'event' | 'approval', JsonSchema>> = {
+  sleep: { type: 'object', required: ['slept_until'], properties: { slept_until: { type: 'string' } } },
+  event: ANY,
+  approval: {
+    type: 'object',
+    required: ['approved', 'by', 'comment', 'at'],
+    properties: { approved: { type: 'boolean' }, by: { type: 'string' }, comment: { type: ['string', 'null'] }, at: { type: 'string' } },
+  },
+};
 const ERROR_OUTPUT: JsonSchema = {
   type: 'object',
   required: ['error'],
@@ -46,7 +56,13 @@ export function literalSchema(value: unknown): JsonSchema {
 export function stepOutput(step: StepFlow, signatures: Signatures): JsonSchema {
   const t = step.target;
   let one: JsonSchema =
-    t.kind === 'agent' ? AGENT_OUTPUT : t.kind === 'tool' ? (signatures.tool(t.name)?.returns ?? ANY) : (signatures.chain(t.name)?.outputs ?? ANY);
+    t.kind === 'agent'
+      ? AGENT_OUTPUT
+      : t.kind === 'wait'
+        ? WAIT_OUTPUT[t.wait]
+        : t.kind === 'tool'
+          ? (signatures.tool(t.name)?.returns ?? ANY)
+          : (signatures.chain(t.name)?.outputs ?? ANY);
   if (step.onError === 'continue') one = { anyOf: [one, ERROR_OUTPUT] };
   if (step.fallback?.hasOutput) one = { anyOf: [one, literalSchema(step.fallback.output)] };
   return step.forEach ? { type: 'array', items: one } : one;
