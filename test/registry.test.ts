@@ -238,16 +238,16 @@ describe('approval (through the call unit)', () => {
 
   it('passes when approved and tells the callback what is asked', async () => {
     const approve = vi.fn(async () => true);
-    await checkApproval(tool, approve, info);
+    await checkApproval(tool, { approve }, info);
     expect(approve).toHaveBeenCalledWith({ tool: 'rm', args: { path: '/' }, step: 'clean', run_id: 'r9' });
     await expect(callOnce(tool, { path: '/tmp' }, { ...testOwner, approve })).resolves.toMatchObject({ ok: true, value: 'done' });
     expect(approve).toHaveBeenLastCalledWith({ tool: 'rm', args: { path: '/tmp' }, step: 's1', run_id: 'r1' });
   });
 
   it('refuses when the callback says no, throws, or is absent, and the handler never runs', async () => {
-    await expect(checkApproval(tool, () => false, info)).rejects.toMatchObject({ code: 'APPROVAL_DENIED' });
-    await expect(checkApproval(tool, () => { throw new Error('no tty'); }, info)).rejects.toMatchObject({ code: 'APPROVAL_DENIED' });
-    const error = await rejection(checkApproval(tool, undefined, info));
+    await expect(checkApproval(tool, { approve: () => false }, info)).rejects.toMatchObject({ code: 'APPROVAL_DENIED' });
+    await expect(checkApproval(tool, { approve: () => { throw new Error('no tty'); } }, info)).rejects.toMatchObject({ code: 'APPROVAL_DENIED' });
+    const error = await rejection(checkApproval(tool, { approve: undefined }, info));
     expect(error.code).toBe('APPROVAL_DENIED');
     expect(error.message).toContain('--approve rm');
     handler.mockClear();

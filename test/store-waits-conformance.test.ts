@@ -116,6 +116,8 @@ describe.each(DRIVERS)('run store waits: $name', (driver) => {
     expect(await ids({ open: false })).toEqual(['a']);
     expect(await ids({ kind: 'approval', open: true })).toEqual(['c']);
     expect(await ids({ limit: 2 })).toEqual(['a', 'b']);
+    expect(await ids({ id: 'c' })).toEqual(['c']);
+    expect(await ids({ id: 'c', kind: 'event' })).toEqual([]);
   });
 
   it('gives due runs earliest first, up to a limit', async () => {

@@ -40,7 +40,7 @@ export function attempt(
   watcher.attempt(key, ctx);
   const timeoutMs = site.timeoutMs ?? callee.timeoutMs;
   if (!callee.dangerous) return invoke(ctx, callee, args, timeoutMs, watcher.settlesOnAbort);
-  return checkApproval(callee, owner.approve, { args, step: site.label, run_id: owner.runId }).then(() => {
+  return checkApproval(callee, owner, { args, step: site.label, run_id: owner.runId, item }).then(() => {
     // The owner may have stopped while a human was deciding.
     if (ctx.aborted) throw ctx.abortReason;
     return invoke(ctx, callee, args, timeoutMs, watcher.settlesOnAbort);

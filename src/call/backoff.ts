@@ -21,9 +21,9 @@ export const MIN_DELAY_MS = 1;
 /**
  * Codes retrying cannot fix: the same arguments fail validation again, a refusal stays a refusal
  *, a cancelled run must not restart its steps, and sub-chains nested too deep are as
- * deep on the next attempt. INPUT_INVALID is a sub-chain's validation error and counts as one.
+ * deep on the next attempt; a wait that is not over (RUN_WAITING) parks the step instead. INPUT_INVALID is a sub-chain's validation error and counts as one.
  */
-const NEVER_RETRIED: ReadonlySet<FailureCode> = new Set<FailureCode>(['VALIDATION_FAILED', 'APPROVAL_DENIED', 'INPUT_INVALID', 'ABORTED', 'RUN_TIMEOUT', 'SUBCHAIN_TOO_DEEP']);
+const NEVER_RETRIED: ReadonlySet<FailureCode> = new Set<FailureCode>(['VALIDATION_FAILED', 'APPROVAL_DENIED', 'INPUT_INVALID', 'ABORTED', 'RUN_TIMEOUT', 'SUBCHAIN_TOO_DEEP', 'RUN_WAITING']);
 
 export function isRetryable(policy: RetryPolicy, code: FailureCode): boolean {
   if (NEVER_RETRIED.has(code)) return false;

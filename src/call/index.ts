@@ -7,6 +7,7 @@ export { CallContext } from './call-context.js';
 export { backoffDelay, isRetryable } from './backoff.js';
 export { toStepError, CallFailure } from './classify.js';
 export { approvedBy, checkApproval, type ApprovalInfo } from './approval.js';
+export type { ApprovalDetail, RunWaits, WaitAnswer, WaitAsk } from './waits.js';
 export type {
   BackoffPolicy,
   Callee,

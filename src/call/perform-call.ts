@@ -96,6 +96,8 @@ async function withPolicy(request: CallRequest): Promise<void> {
     }
   }
 
+  // A wait that is not over is no failure to fall back from: the step parks (wait-step.ts).
+  if (error.code === 'RUN_WAITING') return watcher.failed(key, error, attempts);
   const fallback = site.fallback;
   if (fallback !== undefined) {
     watcher.retrying(key, { attempt: attempts, error, duration_ms: duration, delay_ms: 0, fallback: fallback.kind });

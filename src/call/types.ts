@@ -2,6 +2,7 @@ import type { Clock } from '../common/clock.js';
 import type { FailureCode, StepError } from '../common/errors.js';
 import type { ApproveCallback, ArgumentProblem, DirectCall, PrepareResult, ToolProgress } from '../registry/types.js';
 import type { CallContext } from './call-context.js';
+import type { RunWaits } from './waits.js';
 
 // The contract of one tool call: prepare the arguments → approve → invoke under a
 // deadline with the attempt's signal → classify the error → retry with backoff → fallback. Every
@@ -84,6 +85,10 @@ export interface CallOwner {
   readonly debug?: boolean;
   /** `RUN_ID:STEP_KEY` for a call's label and for_each element. */
   idempotencyKey(label: string, item: number | undefined): string;
+  /** Where the owner's waits are kept (a dangerous call's approval request); absent where nothing can wait. */
+  readonly waits?: RunWaits;
+  /** The step key, in the top run, of a call's label and for_each element (what its waits are keyed by). */
+  waitKey?(label: string, item: number | undefined): string;
   /** A tool's `ctx.log` line; `item`: the for_each element the attempt works on. */
   log(label: string, attempt: number, message: string, fields: Record<string, unknown> | undefined, item: number | undefined): void;
   /** A call reported how far it has got (ctx.progress); absent where nobody listens. */

@@ -108,6 +108,15 @@ export const ERROR_KINDS = {
   QUEUE_JOB_FAILED: 'run',
   /** Not a failure: a run parked at a distributed for_each until workers have run its elements. */
   RUN_SUSPENDED: 'run',
+  // runs that wait
+  /** Not a failure: a run with nothing left but waits, parked until one is over; also `resume` of such a run before then. */
+  RUN_WAITING: 'usage',
+  /** A `wait_for` step's event did not come within its timeout. */
+  WAIT_TIMEOUT: 'run',
+  /** An approval request or an event that is not (or no longer) there to decide or send to. */
+  APPROVAL_NOT_FOUND: 'usage',
+  /** The decider is not among the approvers the request names, or the request was decided already. */
+  APPROVAL_REFUSED: 'usage',
   // a model endpoint (agent steps)
   MODEL_ERROR: 'run',
   RATE_LIMITED: 'run',

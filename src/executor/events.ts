@@ -89,6 +89,59 @@ export interface StepSkippedEvent extends StepEventBase, StepRecord {
   readonly reason: SkipReason;
 }
 
+/** A step's wait is not over (a sleep, an event, a decision): it holds nothing while the run waits. */
+export interface StepWaitingEvent extends StepEventBase {
+  readonly type: 'step:waiting';
+  /** What it waits for, for people: `event payment.settled`, `sleep until 2026-12-02T05:00:00.000Z`, `approval ap_…`. */
+  readonly waiting_for: string;
+}
+
+/** What a parked run waits for: one entry per open wait. */
+export interface WaitSummary {
+  /** The wait's id (an approval's is what people decide by). */
+  readonly id: string;
+  readonly kind: 'sleep' | 'event' | 'approval';
+  /** The step key that waits. */
+  readonly step: string;
+  /** The event's name (event waits). */
+  readonly name?: string;
+  /** A sleep's end, or a timeout: milliseconds since the epoch. */
+  readonly until?: number;
+}
+
+/** The run has nothing left but waits: it is parked in the run store, and no process holds it. */
+export interface RunWaitingEvent extends EventBase {
+  readonly type: 'run:waiting';
+  readonly waits: readonly WaitSummary[];
+  /** When it is looked at again (null: when one of its waits is resolved). */
+  readonly wake_at: number | null;
+}
+
+/** A waiting run is continued: a wait of it is over (or its timeout came). */
+export interface RunWokenEvent extends EventBase {
+  readonly type: 'run:woken';
+}
+
+/** A person is asked to decide: an `approval` step, or a dangerous tool's call with no standing approval. */
+export interface ApprovalRequestedEvent extends EventBase {
+  readonly type: 'approval:requested';
+  readonly id: string;
+  readonly step: string;
+  readonly prompt: string;
+  /** The dangerous tool and its validated arguments, for a tool's call. */
+  readonly tool?: string;
+  readonly args?: Record<string, unknown>;
+  readonly until?: number;
+}
+
+export interface ApprovalDecidedEvent extends EventBase {
+  readonly type: 'approval:decided';
+  readonly id: string;
+  readonly approved: boolean;
+  readonly by: string;
+  readonly comment?: string;
+}
+
 export interface RunFinishedEvent extends EventBase {
   readonly type: 'run:finished';
   readonly status: RunResult['status'];
@@ -160,11 +213,13 @@ export interface AgentToolCallEvent extends AgentEventBase, AgentToolCall {
 
 export type StepFinishedEvent = StepSucceededEvent | StepFailedEvent | StepSkippedEvent;
 
-export type StepEvent = StepStartedEvent | StepRetryingEvent | StepProgressEvent | StepFinishedEvent;
+export type StepEvent = StepStartedEvent | StepRetryingEvent | StepProgressEvent | StepWaitingEvent | StepFinishedEvent;
+
+export type WaitEvent = RunWaitingEvent | RunWokenEvent | ApprovalRequestedEvent | ApprovalDecidedEvent;
 
 export type AgentEvent = AgentTurnEvent | AgentToolCallEvent;
 
-export type RunEvent = RunStartedEvent | StepEvent | AgentEvent | RunFinishedEvent;
+export type RunEvent = RunStartedEvent | StepEvent | AgentEvent | WaitEvent | RunFinishedEvent;
 
 export type RunEventType = RunEvent['type'];
 

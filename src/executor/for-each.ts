@@ -46,6 +46,9 @@ class ForEachGroup implements CallWatcher, Abortable {
   private readonly started: number[];
   private readonly name: string;
   private finished = 0;
+  /** Elements parked on a wait (an approval of their call, a sub-chain that waits): the step parks once the rest are done. */
+  private parked = 0;
+  private parkedOn = '';
   private attempts = 0;
   private over = false;
   /** The next element to start, and how many are at work. */
@@ -162,6 +165,7 @@ class ForEachGroup implements CallWatcher, Abortable {
 
   failed(k: number, error: StepError): void {
     if (!this.live()) return;
+    if (error.code === 'RUN_WAITING') return this.park(k, error.message);
     if (this.run.plan.steps[this.index]!.onError === 'continue') return this.settle(k, { error: { code: error.code, message: error.message } }, 0);
     this.contexts[k] = undefined;
     this.abort(new ToolchainError('ABORTED', `aborted because item ${k} of the same for_each failed`));
@@ -175,8 +179,21 @@ class ForEachGroup implements CallWatcher, Abortable {
     this.active--;
     this.finished++;
     this.reportDone();
-    if (this.finished < this.items.length) return this.feed();
+    this.next();
+  }
+
+  /** Element `k` waits; what it waits for is recorded, and a later execution of the run starts it again. */
+  private park(k: number, why: string): void {
+    this.contexts[k] = undefined;
+    this.active--;
+    if (this.parked++ === 0) this.parkedOn = `item ${k}: ${why}`;
+    this.next();
+  }
+
+  private next(): void {
+    if (this.finished + this.parked < this.items.length) return this.feed();
     this.over = true;
+    if (this.parked > 0) return this.run.failed(this.index, { code: 'RUN_WAITING', message: this.parked === 1 ? this.parkedOn : `${this.parked} items wait (${this.parkedOn})` }, this.attempts);
     this.run.succeeded(this.index, this.results, this.attempts, undefined);
   }
 

@@ -9,7 +9,7 @@ import type { RunOptions, RunResult, RunScope } from './types.js';
  */
 export function runChild(run: Run, plan: ChainPlan, input: unknown, signal: AbortSignal, step: string, key: string | undefined): Promise<RunResult> {
   const { onEvent, approve, options } = run;
-  const recorded = key !== undefined ? { recorder: options.recorder, restored: options.restored } : {};
+  const recorded = key !== undefined ? { recorder: options.recorder, restored: options.restored, waits: options.waits } : {};
   const mocks = options.mocks?.child(step);
   const childOptions: RunOptions = { signal, onEvent, approve, concurrency: options.concurrency, debug: run.debug, onProgress: options.onProgress, ...recorded, ...(mocks ? { mocks } : {}) };
   const scope: RunScope = { parent: { run_id: run.runId, step }, keyPrefix: `${run.keyPrefix}${key ?? step}›`, rootRunId: run.rootRunId, depth: run.depth + 1 };

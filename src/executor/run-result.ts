@@ -46,7 +46,7 @@ export function isCancellation(error: { readonly code: string; readonly step?: s
 
 /** How a run that ended with this error (or none) ended. */
 export function endStatusOf(error: RunError | undefined): RunResult['status'] {
-  return error === undefined ? 'succeeded' : isCancellation(error) ? 'cancelled' : 'failed';
+  return error === undefined ? 'succeeded' : error.code === 'RUN_WAITING' ? 'waiting' : isCancellation(error) ? 'cancelled' : 'failed';
 }
 
 /** Up to this many steps, a result's step summaries are built with it (runResult says why). */
@@ -70,7 +70,7 @@ function summaries(plan: ChainPlan, states: readonly StepState[]): Record<string
     out[plan.steps[i]!.name] =
       isFinal(state)
         ? { status: state.status, attempts: state.record.attempts, duration_ms: state.record.duration_ms, error: state.record.error }
-        : { status: 'pending', attempts: 0, duration_ms: 0, error: undefined };
+        : { status: state.status === 'waiting' ? 'waiting' : 'pending', attempts: 0, duration_ms: 0, error: undefined };
   }
   return out;
 }

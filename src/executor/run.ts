@@ -1,4 +1,4 @@
-import type { CallContext, CallOwner, CallSite, CallWatcher, FallbackKind, RetryReport } from '../call/index.js';
+import type { CallContext, CallOwner, CallSite, CallWatcher, FallbackKind, RetryReport, RunWaits } from '../call/index.js';
 import type { Clock } from '../common/clock.js';
 import { ToolchainError, type ErrorCode, type StepError } from '../common/errors.js';
 import type { ChainPlan } from '../compiler/plan.js';
@@ -30,6 +30,7 @@ export class Run implements CallOwner, CallWatcher, Stoppable {
   readonly clock: Clock;
   readonly random: () => number;
   readonly approve: ApproveCallback | undefined;
+  readonly waits: RunWaits | undefined;
   readonly onEvent: EventListener | undefined;
   readonly observed: boolean;
   readonly debug: boolean;
@@ -69,6 +70,7 @@ export class Run implements CallOwner, CallWatcher, Stoppable {
     this.random = host.random;
     this.options = options;
     this.approve = options.approve;
+    this.waits = options.waits;
     this.onEvent = options.onEvent;
     this.observed = options.onEvent !== undefined;
     this.debug = options.debug === true;
@@ -211,11 +213,18 @@ export class Run implements CallOwner, CallWatcher, Stoppable {
   }
 
   failed(i: number, error: StepError, attempts: number): void {
-    if (this.live(i)) this.apply(i, { type: 'fail', at: this.clock.now(), error, attempts });
+    if (!this.live(i)) return;
+    // A wait that is not over parks the step (wait-step.ts): not a failure, and nothing is recorded.
+    if (error.code === 'RUN_WAITING') return this.apply(i, { type: 'park', at: this.clock.now(), wait: error.message });
+    this.apply(i, { type: 'fail', at: this.clock.now(), error, attempts });
   }
 
   idempotencyKey(label: string, item: number | undefined): string {
-    return `${this.rootRunId}:${this.keyPrefix}${label}${item === undefined ? '' : `[${item}]`}`;
+    return `${this.rootRunId}:${this.waitKey(label, item)}`;
+  }
+
+  waitKey(label: string, item: number | undefined): string {
+    return `${this.keyPrefix}${label}${item === undefined ? '' : `[${item}]`}`;
   }
 
   /** A recorded success under this run's `name` (a step, or `name[i]`): what is not run again. */
@@ -277,12 +286,22 @@ export class Run implements CallOwner, CallWatcher, Stoppable {
     this.phase = 'done';
     this.queue.close();
     this.disarm?.();
+    if (this.error === undefined) this.error = this.waiting();
     const at = this.turnAt ?? this.clock.now();
     const result = runResult(this.plan, this.runId, this.states, this.context, this.error, at - this.started);
     const { status, duration_ms, outputs, error } = result;
-    if (this.onEvent) this.emit({ type: 'run:finished', run_id: this.runId, chain: this.plan.name, timestamp: at, parent: this.parent, status, duration_ms, outputs, error });
+    // A parked run has not finished: whoever parks it in the store says run:waiting.
+    if (this.onEvent && status !== 'waiting') this.emit({ type: 'run:finished', run_id: this.runId, chain: this.plan.name, timestamp: at, parent: this.parent, status, duration_ms, outputs, error });
     if (this.keyPrefix === '') this.options.recorder?.finished?.(result, at);
     this.resolve(result);
+  }
+
+  /** RUN_WAITING when every step left is parked on a wait (the run is over for now, not finished). */
+  private waiting(): RunError | undefined {
+    let parked: string[] | undefined;
+    for (let i = 0; i < this.states.length; i++) if (this.states[i]!.status === 'waiting') (parked ??= []).push(this.plan.steps[i]!.name);
+    if (parked === undefined) return undefined;
+    return { code: 'RUN_WAITING', message: `run ${this.runId} waits at ${parked.map((s) => `'${s}'`).join(', ')}`, step: parked[0] };
   }
 
   /** A listener's exception is its own problem: it must not break the run it listens to. */

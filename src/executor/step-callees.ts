@@ -7,6 +7,7 @@ import { agentHost } from './agent-host.js';
 import { stepSite } from './call-sites.js';
 import type { Run } from './run.js';
 import { runChild } from './run-child.js';
+import { waitCallee } from './wait-step.js';
 import type { ExecutorHost, RunResult, StepMocks } from './types.js';
 
 // What a `chain:` or `agent:` step calls, as a Callee of the call unit, so that these steps get
@@ -26,7 +27,9 @@ export function childSite(run: Run, step: PlanStep): CallSite {
         })
       : target.kind === 'agent'
         ? agentCallee(run, step)
-        : undefined;
+        : target.kind === 'wait'
+          ? waitCallee(run, step, target.wait)
+          : undefined;
   if (callee === undefined) throw new Error(`executor bug: step '${step.name}' has no site`);
   return stepSite(step, callee, run.bound.fallbackTools[step.index]);
 }
@@ -71,8 +74,9 @@ export function chainCallee(host: Pick<ExecutorHost, 'chain' | 'checkInput'>, na
 function outputsOf(plan: ChainPlan, result: RunResult): unknown {
   if (result.status === 'succeeded') return result.outputs;
   const e = result.error ?? { code: 'TOOL_ERROR', message: 'the run failed' };
-  // Said once, by the level that hit the limit, rather than wrapped by each of 64 callers.
-  if (e.code === 'SUBCHAIN_TOO_DEEP') throw new CallFailure({ code: e.code, message: e.message });
+  // Said once, by the level that hit the limit, rather than wrapped by each of 64 callers; a
+  // sub-chain parked on a wait parks its step.
+  if (e.code === 'SUBCHAIN_TOO_DEEP' || e.code === 'RUN_WAITING') throw new CallFailure({ code: e.code, message: e.message });
   throw new CallFailure({ code: e.code, message: `chain '${plan.name}' failed${e.step !== undefined ? ` at step '${e.step}'` : ''}: ${e.message}` });
 }
 

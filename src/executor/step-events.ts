@@ -24,6 +24,9 @@ export function stepEvent(run: Run, step: PlanStep, input: StepInput, next: Step
       attempt: r.attempt, error: r.error, duration_ms: r.duration_ms, delay_ms: r.delay_ms, fallback: r.fallback,
     };
   }
+  if (input.type === 'park') {
+    return { type: 'step:waiting', run_id, chain, timestamp: input.at, parent, step: step.name, index: step.index, item: undefined, call: undefined, waiting_for: input.wait };
+  }
   if (!isFinal(next)) throw new Error(`executor bug: no event for '${input.type}'`);
   const record = next.record;
   const timestamp = record.started_at + record.duration_ms;

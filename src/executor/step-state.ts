@@ -10,10 +10,12 @@ import type { FallbackKind, RetryReport } from '../call/index.js';
 //
 //   pending ─start→ validating ─attempt→ running ⇄ retrying
 //      │                 └──────────────────┴─────────┴─succeed | fail | abort→ succeeded | failed
-//      ├─skip→ skipped
+//      ├─skip→ skipped          └─park→ waiting (its wait is not over: the run parks once
+//      │                                  nothing else is at work, and a later execution of the
+//      │                                  run starts the step again, from pending)
 //      └─restore→ succeeded | failed | skipped (a recorded result)
 
-export type StepStatus = 'pending' | 'validating' | 'running' | 'retrying' | 'succeeded' | 'failed' | 'skipped';
+export type StepStatus = 'pending' | 'validating' | 'running' | 'retrying' | 'waiting' | 'succeeded' | 'failed' | 'skipped';
 
 export type FinalStatus = 'succeeded' | 'failed' | 'skipped';
 
@@ -41,9 +43,10 @@ export type StepState =
   | { readonly status: 'pending' }
   | { readonly status: 'validating'; readonly started_at: number }
   | { readonly status: 'running' | 'retrying'; readonly started_at: number; readonly attempt: number }
+  | { readonly status: 'waiting'; readonly started_at: number }
   | { readonly status: FinalStatus; readonly record: StepRecord };
 
-export type ActiveState = Extract<StepState, { started_at: number }>;
+export type ActiveState = Extract<StepState, { status: 'validating' | 'running' | 'retrying' }>;
 export type FinalState = Extract<StepState, { record: StepRecord }>;
 
 /**
@@ -78,6 +81,8 @@ export type StepInput =
   /** The run is stopping: a step still at work fails with the stop's error. */
   | { readonly type: 'abort'; readonly at: number; readonly error: StepError }
   | { readonly type: 'skip'; readonly at: number; readonly reason: SkipReason }
+  /** What the step waits for is not over (a sleep, an event, a decision): it holds nothing until the run is woken. */
+  | { readonly type: 'park'; readonly at: number; readonly wait: string }
   | { readonly type: 'restore'; readonly record: StepRecord };
 
 // The `attempt` inputs of the first few attempts, made once: every step sends at least one.
@@ -140,6 +145,8 @@ export function transition(state: StepState, input: StepInput, step: StepRules):
       const output = step.onError === 'continue' ? { error: { code: input.error.code, message: input.error.message } } : undefined;
       return final(step, 'failed', state.started_at, input.at, input.attempts, output, input.error, undefined, undefined);
     }
+    case 'park':
+      return isActive(state) ? (new State('waiting', state.started_at, undefined, undefined) as StepState) : undefined;
     case 'abort':
       if (!isActive(state)) return undefined;
       return final(step, 'failed', state.started_at, input.at, state.status === 'validating' ? 0 : state.attempt, undefined, input.error, undefined, undefined);
@@ -178,6 +185,7 @@ export const STOP_RUN = 32;
 
 export function effectsOf(prev: StepState, next: StepState, input: StepInput, step: StepRules): number {
   if (input.type === 'attempt') return 0;
+  if (input.type === 'park') return EMIT | FREE_SLOT;
   if (!isFinal(next)) return EMIT;
   const restored = input.type === 'restore';
   let effects = restored ? 0 : EMIT | RECORD;

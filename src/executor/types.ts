@@ -1,4 +1,4 @@
-import type { Callee } from '../call/index.js';
+import type { Callee, RunWaits } from '../call/index.js';
 import type { Clock } from '../common/clock.js';
 import type { StepError, ToolchainError } from '../common/errors.js';
 import type { ChainPlan } from '../compiler/plan.js';
@@ -41,6 +41,8 @@ export interface RunOptions {
   readonly debug?: boolean;
   /** On a queue worker: where a `distribute: true` for_each of the run (not of a sub-chain) sends its elements. */
   readonly distributor?: Distributor;
+  /** Where the run's waits are kept (a run store); without it, waiting steps and approval requests cannot wait and fail. */
+  readonly waits?: RunWaits;
   /** A for_each step's elements done so far, as they finish: for progress displays, not a run event. */
   readonly onProgress?: (progress: ForEachProgress) => void;
 }
@@ -87,8 +89,8 @@ export interface StepRecorder {
 
 /** One step in a run's result. Step outputs are in the events and, through `outputs`, in the result. */
 export interface StepSummary {
-  /** `pending` for a step that never started (the run stopped first). */
-  readonly status: FinalStatus | 'pending';
+  /** `pending` for a step that never started (the run stopped first); `waiting` for one whose wait is not over. */
+  readonly status: FinalStatus | 'pending' | 'waiting';
   readonly attempts: number;
   readonly duration_ms: number;
   readonly error?: StepError;
@@ -100,7 +102,8 @@ export type RunEndStatus = 'succeeded' | 'failed' | 'cancelled';
 export interface RunResult {
   readonly run_id: string;
   readonly chain: string;
-  readonly status: RunEndStatus;
+  /** `waiting`: the run has nothing left but waits and is parked (error RUN_WAITING says on what); it goes on when woken. */
+  readonly status: RunEndStatus | 'waiting';
   /** The chain's `outputs`, or the output of the last step in the file that ran; null when the run failed. */
   readonly outputs: unknown;
   readonly error?: RunError;

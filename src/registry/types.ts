@@ -273,4 +273,9 @@ export interface ApprovalRequest {
   readonly run_id: string;
 }
 
-export type ApproveCallback = (req: ApprovalRequest) => boolean | Promise<boolean>;
+/**
+ * `true` approves the call, `false` (or anything else) refuses it; `'wait'`: no one can decide now,
+ * so the call becomes an approval request a person decides later (`toolchain approvals`), and the
+ * step waits for it without holding anything.
+ */
+export type ApproveCallback = (req: ApprovalRequest) => boolean | 'wait' | Promise<boolean | 'wait'>;

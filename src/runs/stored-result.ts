@@ -129,7 +129,7 @@ export function storedResult(run: StoredRun, steps: readonly StoredStep[]): RunR
   };
 }
 
-/** How a run ended, as the store says it. */
+/** How a run ended, as the store says it (a parked run has not ended: see DurableRuns). */
 export function endStatus(result: RunResult): Exclude<RunStatus, 'running' | 'waiting'> {
-  return result.status;
+  return result.status === 'waiting' ? 'failed' : result.status;
 }

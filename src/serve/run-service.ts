@@ -1,4 +1,5 @@
 import type { RunError, RunEvent, RunResult } from '../executor/index.js';
+import type { WaitSummary } from '../executor/events.js';
 
 // The narrow contract between `toolchain serve`'s routes and wherever runs live. The routes know
 // nothing else: the in-memory service (memory-run-service.ts) keeps the runs this server started;
@@ -6,7 +7,7 @@ import type { RunError, RunEvent, RunResult } from '../executor/index.js';
 // Every method rejects with a ServiceError for what the caller got wrong (unknown run, bad input,
 // a run that cannot be cancelled), which the routes turn into `{ error: { code, message } }`.
 
-export type RunStatus = 'running' | 'succeeded' | 'failed' | 'cancelled';
+export type RunStatus = 'running' | 'waiting' | 'succeeded' | 'failed' | 'cancelled';
 
 export interface StartOptions {
   /** The caller's run id: its idempotency key. */
@@ -39,6 +40,9 @@ export interface RunSummary {
   /** Status `running`, but its owner is gone: nothing finishes it until it is resumed. */
   readonly interrupted: boolean;
   readonly error?: RunError;
+  /** Status `waiting`: what it waits for, and when it is looked at again (null: when a wait of it is over). */
+  readonly waiting_for?: readonly WaitSummary[];
+  readonly wake_at?: number | null;
 }
 
 /** One attempt of a step on the timeline: attempt n+1 starts `delay_ms` after attempt n failed. */
@@ -47,7 +51,7 @@ export interface AttemptRecord {
   readonly started_at: number;
   /** Set once the attempt ended. */
   readonly duration_ms?: number;
-  readonly status: 'running' | 'succeeded' | 'failed';
+  readonly status: 'running' | 'waiting' | 'succeeded' | 'failed';
   readonly error?: { readonly code: string; readonly message: string };
   /** What ran: the step's own call, or its fallback. */
   readonly fallback?: 'input' | 'tool' | 'output';
@@ -57,8 +61,8 @@ export interface AttemptRecord {
 
 /** A step of `runs show --json`: the CLI's summary plus output, error, input and every attempt. */
 export interface StepDetail {
-  /** `interrupted`: at work when the run's owner died. */
-  readonly status: 'pending' | 'running' | 'succeeded' | 'failed' | 'skipped' | 'interrupted';
+  /** `interrupted`: at work when the run's owner died; `waiting`: its wait (a sleep, an event, a decision) is not over. */
+  readonly status: 'pending' | 'running' | 'waiting' | 'succeeded' | 'failed' | 'skipped' | 'interrupted';
   readonly attempts: number;
   readonly duration_ms: number;
   readonly started_at?: number;

@@ -34,6 +34,9 @@ export class RunView {
   error: RunDetail['error'];
   /** Set by the service when the run was cancelled through it. */
   cancelRequested = false;
+  /** While it waits: on what, and until when. */
+  private waits: RunSummary['waiting_for'];
+  private wakeAt: number | null | undefined;
   /** Running, with its owner gone (a stored run): it ended, unfinished, this long after its start. */
   private interruptedMs: number | undefined;
   /** When the run was resumed, oldest first. */
@@ -81,7 +84,19 @@ export class RunView {
       this.status = e.status === 'failed' && this.cancelRequested ? 'cancelled' : e.status;
       return;
     }
-    if (e.type === 'agent:turn' || e.type === 'agent:tool_call') return;
+    if (e.type === 'run:waiting') {
+      if (e.parent !== undefined) return;
+      this.status = 'waiting';
+      this.waits = e.waits;
+      this.wakeAt = e.wake_at;
+      return;
+    }
+    if (e.type === 'run:woken') {
+      this.status = 'running';
+      this.waits = undefined;
+      return;
+    }
+    if (e.type === 'agent:turn' || e.type === 'agent:tool_call' || e.type === 'approval:requested' || e.type === 'approval:decided') return;
     const key = `${this.prefixes.get(e.run_id) ?? ''}${e.step}`;
     let step = this.steps.get(key);
     if (step === undefined) this.steps.set(key, (step = blankStep(e.index, e.run_id)));
@@ -143,6 +158,12 @@ export class RunView {
         }
         return;
       }
+      case 'step:waiting': {
+        step.status = 'waiting';
+        const open = step.timeline.findLastIndex((a) => a.status === 'running');
+        if (open >= 0) step.timeline[open] = { ...step.timeline[open]!, status: 'waiting', duration_ms: Math.max(0, e.timestamp - step.timeline[open]!.started_at) };
+        return;
+      }
       case 'step:skipped':
         step.status = 'skipped';
         step.skip_reason = e.reason;
@@ -172,7 +193,8 @@ export class RunView {
       ...(this.finished_at !== undefined ? { finished_at: this.finished_at } : {}),
       ...(duration !== undefined ? { duration_ms: duration } : {}),
       interrupted,
-      ...(this.error !== undefined ? { error: this.error } : {}),
+      ...(this.error !== undefined && this.status !== 'waiting' ? { error: this.error } : {}),
+      ...(this.status === 'waiting' && this.waits !== undefined ? { waiting_for: this.waits, wake_at: this.wakeAt ?? null } : {}),
     };
   }
 

@@ -93,10 +93,10 @@ export class Entry implements LiveRun {
 
   finished(result: RunResult, at: number): void {
     this.live = undefined;
-    // A run with nothing left but waits has not ended: the engine parks it (parkRun).
-    if (result.error?.code === 'RUN_WAITING') return;
     // endStatus (runs/stored-result.ts), which the store may not import: runs depends on the store.
     const status = result.status;
+    // A run with nothing left but waits has not ended: the engine parks it (parkRun).
+    if (status === 'waiting') return;
     this.onEnd(this, { status, outputs: status === 'succeeded' ? result.outputs : null, error: result.error ?? null, finished_at: at });
   }
 

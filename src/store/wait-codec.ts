@@ -41,6 +41,7 @@ export function waitFromRow(row: WaitRow): StoredWait {
 export function waitWhere(filter: WaitFilter): { readonly sql: string; readonly values: unknown[] } {
   const parts: string[] = [];
   const values: unknown[] = [];
+  if (filter.id !== undefined) (parts.push('id = ?'), values.push(filter.id));
   if (filter.run_id !== undefined) (parts.push('run_id = ?'), values.push(filter.run_id));
   if (filter.kind !== undefined) (parts.push('kind = ?'), values.push(filter.kind));
   if (filter.name !== undefined) (parts.push('name = ?'), values.push(filter.name));
@@ -56,6 +57,7 @@ export function waitLimit(limit: number | undefined): number {
 
 /** Whether a wait passes a filter (the drivers that filter in code: memory, Redis). */
 export function waitMatches(wait: StoredWait, filter: WaitFilter): boolean {
+  if (filter.id !== undefined && wait.id !== filter.id) return false;
   if (filter.run_id !== undefined && wait.run_id !== filter.run_id) return false;
   if (filter.kind !== undefined && wait.kind !== filter.kind) return false;
   if (filter.name !== undefined && wait.name !== filter.name) return false;

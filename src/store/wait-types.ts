@@ -42,6 +42,8 @@ export interface StoredWait extends WaitRequest {
 }
 
 export interface WaitFilter {
+  /** The one wait with this id. */
+  readonly id?: string;
   readonly run_id?: string;
   readonly kind?: WaitKind;
   /** Event waits for this event name. */

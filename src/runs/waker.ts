@@ -1,0 +1,169 @@
+import type { Clock } from '../common/clock.js';
+import type { RunResult } from '../executor/types.js';
+import type { RunStore, StoredRun } from '../store/types.js';
+import { storedResult } from './stored-result.js';
+
+// Waking parked runs. A run with nothing left but waits is a record in the store; the process
+// that wakes it claims it (compare-and-set on its epoch, so one process of any number wins) and
+// resumes it from its recorded steps. Two scopes:
+// - `all` (serve, worker, watch, `timers: true`): every run on the store whose time has come, at
+//   start (timers that came due while nothing ran fire then) and on every tick;
+// - `followed`: only the runs a caller in this process awaits (`engine.run` of a chain that
+//   waited): it also notices when another process finished one of them.
+// A run parked here, or an event or decision sent from here, brings the next look forward, so a
+// short sleep does not wait for the tick.
+
+export interface WakerSettings {
+  readonly store: RunStore;
+  readonly clock: Clock;
+  readonly scope: 'all' | 'followed';
+  readonly intervalMs: number;
+  /** Claims and continues a waiting run (refused with RUN_IN_PROGRESS when another process took it first). */
+  readonly wake: (run: StoredRun, followed: FollowOptions | undefined) => Promise<RunResult>;
+  readonly onError?: (error: unknown) => void;
+}
+
+/** What a caller awaiting a run asked for it: its events keep going to its listener when the run is woken here. */
+export type FollowOptions = Record<string, unknown>;
+
+/** Most runs one look wakes. */
+const BATCH = 256;
+
+interface Follower {
+  readonly options: FollowOptions;
+  readonly resolve: (result: RunResult) => void;
+}
+
+export class Waker {
+  private readonly followers = new Map<string, Follower[]>();
+  /** Being woken here now. */
+  private readonly waking = new Set<string>();
+  private tick: ReturnType<typeof setInterval> | undefined;
+  private soon: ReturnType<typeof setTimeout> | undefined;
+  private soonAt = Infinity;
+  private looking: Promise<void> | undefined;
+  private again = false;
+  private closed = false;
+
+  constructor(private readonly s: WakerSettings) {}
+
+  /** `all`: the first look now, then one every interval. */
+  start(): Promise<void> {
+    this.keepTicking();
+    return this.look();
+  }
+
+  /** Resolves with the run's result once it has finished, wherever it runs on; `options` are used when it is woken here. */
+  follow(runId: string, options: FollowOptions): Promise<RunResult> {
+    const promise = new Promise<RunResult>((resolve) => {
+      let list = this.followers.get(runId);
+      if (list === undefined) this.followers.set(runId, (list = []));
+      list.push({ options, resolve });
+    });
+    this.keepTicking();
+    return promise;
+  }
+
+  /** A run finished in this process: its followers have their result. */
+  finished(result: RunResult): void {
+    const list = this.followers.get(result.run_id);
+    if (list === undefined) return;
+    this.followers.delete(result.run_id);
+    for (const f of list) f.resolve(result);
+    this.keepTicking();
+  }
+
+  /** A run was parked here until `wakeAt` (null: until a wait of it is resolved): look then. */
+  parked(wakeAt: number | null): void {
+    if (wakeAt !== null) this.lookAt(wakeAt);
+  }
+
+  /** An event or a decision was sent from here: look now. */
+  poke(): void {
+    this.lookAt(this.s.clock.now());
+  }
+
+  close(): void {
+    this.closed = true;
+    if (this.tick !== undefined) clearInterval(this.tick);
+    if (this.soon !== undefined) clearTimeout(this.soon);
+    this.tick = this.soon = undefined;
+  }
+
+  private lookAt(at: number): void {
+    if (this.closed || at >= this.soonAt) return;
+    if (this.soon !== undefined) clearTimeout(this.soon);
+    this.soonAt = at;
+    this.soon = setTimeout(() => {
+      this.soon = undefined;
+      this.soonAt = Infinity;
+      void this.look();
+    }, Math.max(0, at - this.s.clock.now()));
+    // A process that wakes every run stays up for its own reasons (a server, a worker); one that
+    // only follows stays up while someone awaits a run.
+    if (this.s.scope === 'all') this.soon.unref();
+  }
+
+  private keepTicking(): void {
+    if (this.closed) return;
+    const needed = this.s.scope === 'all' || this.followers.size > 0;
+    if (needed && this.tick === undefined) {
+      this.tick = setInterval(() => void this.look(), this.s.intervalMs);
+      if (this.s.scope === 'all') this.tick.unref();
+    } else if (!needed && this.tick !== undefined) {
+      clearInterval(this.tick);
+      this.tick = undefined;
+    }
+  }
+
+  /** One look at a time; a look asked for during one runs right after it. */
+  private look(): Promise<void> {
+    if (this.looking) {
+      this.again = true;
+      return this.looking;
+    }
+    this.looking = this.lookOnce()
+      .catch((error: unknown) => this.s.onError?.(error))
+      .finally(() => {
+        this.looking = undefined;
+        if (this.again && !this.closed) {
+          this.again = false;
+          void this.look();
+        }
+      });
+    return this.looking;
+  }
+
+  private async lookOnce(): Promise<void> {
+    const { store, clock } = this.s;
+    const now = clock.now();
+    if (this.s.scope === 'all') {
+      for (const run of await store.dueRuns(now, BATCH)) this.wake(run);
+    }
+    for (const runId of [...this.followers.keys()]) {
+      if (this.waking.has(runId)) continue;
+      const run = await store.getRun(runId);
+      if (run === undefined) continue;
+      if (run.status === 'waiting') {
+        const at = await store.wakeAt(runId);
+        if (at !== null && at !== undefined && at <= now) this.wake(run);
+      } else if (run.status !== 'running') this.finished(storedResult(run, await store.getSteps(runId)));
+    }
+  }
+
+  private wake(run: StoredRun): void {
+    if (this.waking.has(run.id) || this.closed) return;
+    this.waking.add(run.id);
+    const followed = this.followers.get(run.id)?.[0]?.options;
+    this.s.wake(run, followed).then(
+      (result) => {
+        this.waking.delete(run.id);
+        if (result.status !== 'waiting' && result.error?.code !== 'RUN_IN_PROGRESS') this.finished(result);
+      },
+      (error: unknown) => {
+        this.waking.delete(run.id);
+        this.s.onError?.(error);
+      },
+    );
+  }
+}
