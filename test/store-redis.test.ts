@@ -22,7 +22,7 @@ describe('Redis store prefixes', () => {
     await redisCommand('HSET', `${prefix()}meta`, 'version', '99');
     await expect(openStore(ns.url)).rejects.toMatchObject({
       code: 'STORE_TOO_NEW',
-      message: `${ns.url} was written by a newer toolchain (store schema version 99; this one knows versions up to 1): upgrade toolchain, or use another store`,
+      message: `${ns.url} was written by a newer toolchain (store schema version 99; this one knows versions up to 2): upgrade toolchain, or use another store`,
     });
   });
 
