@@ -126,6 +126,25 @@ describe('SQLite store files', () => {
   });
 });
 
+describe('SQLite store waits', () => {
+  it('prune deletes the waits and the wake time of a pruned run', async () => {
+    const file = join(dir, 'runs.db');
+    const store = await storeWithRun(file, []);
+    await store.openWait('r', 1, { id: 'w', key: 'w', kind: 'event', name: 'paid', match: null, until: null, detail: null }, T0);
+    await store.parkRun('r', 1, null, T0 + 1);
+    await store.claimRun('r', { owner: 'o2', lease_until: T0 + 50, now: T0 + 2, expected_epoch: 1 });
+    await store.finishRun('r', 2, { status: 'cancelled', outputs: null, error: null, finished_at: T0 + 3 });
+    expect(await store.prune(T0 + 10)).toBe(1);
+    await store.close();
+    const db = new Sqlite(file, { readonly: true });
+    try {
+      expect(db.prepare('SELECT (SELECT count(*) FROM waits) AS waits, (SELECT count(*) FROM wakes) AS wakes').get()).toEqual({ waits: 0, wakes: 0 });
+    } finally {
+      db.close();
+    }
+  });
+});
+
 describe('SQLite store faults', () => {
   it('on a full disk fails the write with STORE_WRITE_FAILED, keeps what was recorded, and works again once there is room', async () => {
     const file = join(dir, 'runs.db');
