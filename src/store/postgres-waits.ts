@@ -21,7 +21,7 @@ export interface PostgresAccess {
 /** At most this many wake times of runs no longer waiting are dropped by one look for due runs. */
 const STALE_CHUNK = 500;
 
-export function postgresWaitStatements(s: string) {
+function postgresWaitStatements(s: string) {
   const q = (name: string, text: string): Query => ({ name: `toolchain_${name}`, text });
   const runColumns = RUN_COLUMNS.split(', ')
     .map((c) => `r.${c}`)
