@@ -32,7 +32,8 @@ describe('PostgreSQL store schemas', () => {
     const big = 'z'.repeat(300 * 1024);
     expect(await store.recordSteps([{ run_id: 'old-2', epoch: 1, steps: [step('big', big)] }])).toEqual(['ok']);
     expect((await store.getSteps('old-2'))[0]?.output).toBe(big);
-    expect(await postgresQuery(`SELECT value FROM "${schema()}".toolchain_meta`)).toEqual([{ value: '3' }]);
+    expect(await store.openWait('old-2', 1, { id: 'w', key: 'w', kind: 'sleep', name: null, match: null, until: T0 + 5, detail: null }, T0)).toMatchObject({ run_id: 'old-2', outcome: null });
+    expect(await postgresQuery(`SELECT value FROM "${schema()}".toolchain_meta`)).toEqual([{ value: '4' }]);
   });
 
   it('refuses a schema written by a newer toolchain with STORE_TOO_NEW, and leaves it alone', async () => {
@@ -41,7 +42,7 @@ describe('PostgreSQL store schemas', () => {
     await postgresQuery(`UPDATE "${schema()}".toolchain_meta SET value = '99' WHERE key = 'version'`);
     await expect(openStore(ns.url)).rejects.toMatchObject({
       code: 'STORE_TOO_NEW',
-      message: `${ns.url} was written by a newer toolchain (store schema version 99; this one knows versions up to 3): upgrade toolchain, or use another store`,
+      message: `${ns.url} was written by a newer toolchain (store schema version 99; this one knows versions up to 4): upgrade toolchain, or use another store`,
     });
     expect(await postgresQuery(`SELECT value FROM "${schema()}".toolchain_meta`)).toEqual([{ value: '99' }]);
   });
@@ -62,7 +63,7 @@ describe('PostgreSQL store schemas', () => {
     const stores = await Promise.all([ns.open(), ns.open(), ns.open(), ns.open()]);
     await stores[0]!.createRun({ id: 'r', chain: 'c', chain_hash: 'h', input: {}, owner: 'o', lease_until: T0, now: T0 });
     expect(await stores[3]!.getRun('r')).toMatchObject({ id: 'r' });
-    expect(await postgresQuery(`SELECT value FROM "${schema()}".toolchain_meta`)).toEqual([{ value: '3' }]);
+    expect(await postgresQuery(`SELECT value FROM "${schema()}".toolchain_meta`)).toEqual([{ value: '4' }]);
   });
 
   it('defaults to the schema toolchain', async () => {
@@ -78,6 +79,56 @@ describe('PostgreSQL store schemas', () => {
     } finally {
       await postgresQuery(`DROP DATABASE ${database}`);
     }
+  });
+});
+
+describe('PostgreSQL store waits shared by engines', () => {
+  let ns: Namespace;
+  afterEach(async () => {
+    await ns.drop();
+  });
+  const newRun = (id: string) => ({ id, chain: 'c', chain_hash: 'h', input: {}, owner: 'o', lease_until: T0 + 30_000, now: T0 });
+  const eventWait = (id: string) => ({ id, key: id, kind: 'event' as const, name: 'paid', match: null, until: null, detail: null });
+
+  it('of many engines resolving one wait at once, exactly one wins and all get its outcome', async () => {
+    ns = postgresNamespace();
+    const stores = await Promise.all([ns.open(), ns.open(), ns.open(), ns.open()]);
+    await stores[0]!.createRun(newRun('r'));
+    for (let w = 0; w < 10; w++) {
+      await stores[0]!.openWait('r', 1, eventWait(`w${w}`), T0);
+      const outcomes = await Promise.all(
+        Array.from({ length: 12 }, (_, i) => stores[i % stores.length]!.resolveWait(`w${w}`, { ok: true, value: i }, T0 + i)),
+      );
+      expect(outcomes.filter((o) => o?.first)).toHaveLength(1);
+      const winner = outcomes.find((o) => o?.first)!.wait;
+      expect(outcomes.map((o) => o?.wait)).toEqual(outcomes.map(() => winner));
+      expect((await stores[3]!.listWaits({ run_id: 'r', open: false })).find((x) => x.id === `w${w}`)).toEqual(winner);
+    }
+  });
+
+  it('drops the wake times of runs no longer waiting as they come due', async () => {
+    ns = postgresNamespace();
+    const store = await ns.open();
+    for (const id of ['claimed', 'parked']) {
+      await store.createRun(newRun(id));
+      await store.parkRun(id, 1, T0 + 10, T0);
+    }
+    await store.claimRun('claimed', { owner: 'o2', lease_until: T0 + 50, now: T0 + 1, expected_epoch: 1 });
+    expect((await store.dueRuns(T0 + 10, 10)).map((r) => r.id)).toEqual(['parked']);
+    const schema = new URL(ns.url).searchParams.get('schema')!;
+    expect(await postgresQuery(`SELECT run_id FROM "${schema}".wakes ORDER BY run_id`)).toEqual([{ run_id: 'parked' }]);
+  });
+
+  it('a park and a resolve of its wait by two engines at once always leave the run due', async () => {
+    ns = postgresNamespace();
+    const [a, b] = await Promise.all([ns.open(), ns.open()]);
+    const ids = Array.from({ length: 40 }, (_, i) => `r${i}`);
+    for (const id of ids) {
+      await a!.createRun(newRun(id));
+      await a!.openWait(id, 1, eventWait(`${id}-w`), T0);
+    }
+    await Promise.all(ids.map((id, i) => Promise.all(i % 2 === 0 ? [a!.parkRun(id, 1, null, T0 + 1), b!.resolveWait(`${id}-w`, { ok: true, value: i }, T0 + 2)] : [b!.resolveWait(`${id}-w`, { ok: true, value: i }, T0 + 2), a!.parkRun(id, 1, null, T0 + 1)])));
+    expect((await a!.dueRuns(T0 + 2, 100)).map((r) => r.id).sort()).toEqual([...ids].sort());
   });
 });
 

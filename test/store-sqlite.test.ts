@@ -58,7 +58,7 @@ describe('SQLite store files', () => {
     expect(await store.recordSteps([{ run_id: 'old-2', epoch: 1, steps: [step('big', big)] }])).toEqual(['ok']);
     expect((await store.getSteps('old-2'))[0]?.output).toBe(big);
     await store.close();
-    expect(pragma(file, 'user_version')).toBe(3);
+    expect(pragma(file, 'user_version')).toBe(4);
   });
 
   it('refuses a file written by a newer toolchain with STORE_TOO_NEW, and leaves it alone', async () => {
@@ -69,7 +69,7 @@ describe('SQLite store files', () => {
     db.close();
     const error = await openStore(`sqlite:${file}`).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'STORE_TOO_NEW' });
-    expect((error as Error).message).toMatch(/newer toolchain \(store schema version 99; this one knows versions up to 3\)/);
+    expect((error as Error).message).toMatch(/newer toolchain \(store schema version 99; this one knows versions up to 4\)/);
     expect(pragma(file, 'user_version')).toBe(99);
   });
 
@@ -123,6 +123,25 @@ describe('SQLite store files', () => {
     expect([normal.connection.pragma('synchronous', { simple: true }), full.connection.pragma('synchronous', { simple: true })]).toEqual([1, 2]);
     await normal.close();
     await full.close();
+  });
+});
+
+describe('SQLite store waits', () => {
+  it('prune deletes the waits and the wake time of a pruned run', async () => {
+    const file = join(dir, 'runs.db');
+    const store = await storeWithRun(file, []);
+    await store.openWait('r', 1, { id: 'w', key: 'w', kind: 'event', name: 'paid', match: null, until: null, detail: null }, T0);
+    await store.parkRun('r', 1, null, T0 + 1);
+    await store.claimRun('r', { owner: 'o2', lease_until: T0 + 50, now: T0 + 2, expected_epoch: 1 });
+    await store.finishRun('r', 2, { status: 'cancelled', outputs: null, error: null, finished_at: T0 + 3 });
+    expect(await store.prune(T0 + 10)).toBe(1);
+    await store.close();
+    const db = new Sqlite(file, { readonly: true });
+    try {
+      expect(db.prepare('SELECT (SELECT count(*) FROM waits) AS waits, (SELECT count(*) FROM wakes) AS wakes').get()).toEqual({ waits: 0, wakes: 0 });
+    } finally {
+      db.close();
+    }
   });
 });
 

@@ -31,13 +31,27 @@ function migrations(s: string): readonly string[] {
     // 3: the queue whose workers execute a run (its reconciler lists its own running runs).
     `ALTER TABLE ${s}.runs ADD COLUMN queue text;
      CREATE INDEX runs_by_queue ON ${s}.runs (queue, status, created_at DESC, seq DESC) WHERE queue IS NOT NULL;`,
+    // 4: runs that wait — their waits (sleeps, events, approvals; `seq`: opening order), when to
+    //    look at a parked run again, and the events sent (kept by id: a repeated id is not
+    //    delivered twice). No foreign keys, as for steps: a wait is only added under a share lock
+    //    on its run's row (postgres-waits.ts), and prune deletes a run's waits with the run.
+    `CREATE TABLE ${s}.waits (
+       id text PRIMARY KEY, seq bigserial NOT NULL, run_id text NOT NULL, chain text NOT NULL, key text NOT NULL, kind text NOT NULL,
+       name text, match text, until bigint, detail text, created_at bigint NOT NULL, outcome text, resolved_at bigint);
+     CREATE INDEX waits_by_run ON ${s}.waits (run_id, created_at, seq);
+     CREATE INDEX waits_open ON ${s}.waits (kind, name, created_at, seq) WHERE outcome IS NULL;
+     CREATE INDEX waits_by_created ON ${s}.waits (created_at, seq);
+     CREATE TABLE ${s}.wakes (run_id text PRIMARY KEY, wake_at bigint);
+     CREATE INDEX wakes_by_time ON ${s}.wakes (wake_at) WHERE wake_at IS NOT NULL;
+     CREATE TABLE ${s}.events (id text PRIMARY KEY, name text NOT NULL, payload text, at bigint NOT NULL);
+     CREATE INDEX events_by_time ON ${s}.events (at);`,
   ];
 }
 
 export const POSTGRES_SCHEMA_VERSION = migrations('s').length;
 
 /** Our tables: a schema holding one of them without toolchain_meta belongs to someone else. */
-const OWN_TABLES = ['runs', 'steps', 'blobs'];
+const OWN_TABLES = ['runs', 'steps', 'blobs', 'waits', 'wakes', 'events'];
 
 /** `schema` is the bare name (checked to be an identifier), `s` its quoted form. */
 export async function preparePostgresSchema(pool: Pool, schema: string, url: string): Promise<void> {

@@ -71,7 +71,9 @@ export function postgresStatements(s: string, schema: string) {
     blobLock: `toolchain blobs ${schema}`,
     pruneRuns: `WITH gone AS (
                   DELETE FROM ${s}.runs WHERE id IN (SELECT id FROM ${s}.runs WHERE status <> 'running' AND finished_at < $1 ORDER BY id FOR UPDATE) RETURNING id
-                ), steps AS (DELETE FROM ${s}.steps WHERE run_id IN (SELECT id FROM gone))
+                ), steps AS (DELETE FROM ${s}.steps WHERE run_id IN (SELECT id FROM gone)),
+                waits AS (DELETE FROM ${s}.waits WHERE run_id IN (SELECT id FROM gone)),
+                wakes AS (DELETE FROM ${s}.wakes WHERE run_id IN (SELECT id FROM gone))
                 SELECT count(*)::int AS n FROM gone`,
     pruneBlobs: `DELETE FROM ${s}.blobs b WHERE NOT EXISTS (SELECT 1 FROM ${s}.steps st WHERE st.output_blob = b.hash)`,
   };

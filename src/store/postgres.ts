@@ -3,10 +3,12 @@ import { importOptional } from '../common/optional-package.js';
 import { badUrl, redact, takeOption } from './store-url.js';
 import { postgresStatements, type PostgresStatements, type Query } from './postgres-sql.js';
 import { preparePostgresSchema, quote } from './postgres-schema.js';
+import { PostgresWaits } from './postgres-waits.js';
 import { CorruptRunError, corruptRun, decodeListed, jsonText, listLimit, listShape, newStoredRun, runFromRow, type RunRow } from './run-codec.js';
 import { encodeStep, foldSteps, MissingBlobError, parseSteps, withBlobs } from './step-codec.js';
 import { isOwnError, storeError } from './store-error.js';
 import type { Claim, ClaimOutcome, CreateOutcome, NewRun, RunEnd, RunFilter, RunStore, StepBatch, StoreOptions, StoredRun, StoredStep } from './types.js';
+import type { StoredEvent, StoredWait, WaitFilter, WaitOutcome, WaitRequest } from './wait-types.js';
 
 // `postgres://…` — a store that outlives machines and is shared by many engines and workers: a
 // `pg` Pool, one statement (one round trip, one commit) per call. Fencing is done by the
@@ -71,6 +73,7 @@ function mapPostgresError(url: string, doing: string, error: unknown, op: 'read'
 
 class PostgresStore implements RunStore {
   private readonly sql: PostgresStatements;
+  private readonly waits: PostgresWaits;
 
   constructor(
     private readonly pool: Pool,
@@ -78,6 +81,7 @@ class PostgresStore implements RunStore {
     schema: string,
   ) {
     this.sql = postgresStatements(quote(schema), schema);
+    this.waits = new PostgresWaits(quote(schema), { query: (doing, op, query, values) => this.query(doing, op, query, values), transaction: (doing, fn) => this.transaction(doing, fn) });
   }
 
   private async query<R extends QueryResultRow>(doing: string, op: 'read' | 'write', query: Query, values: unknown[]): Promise<R[]> {
@@ -239,8 +243,33 @@ class PostgresStore implements RunStore {
       const deleted = await client.query<{ n: number }>(this.sql.pruneRuns, [finishedBefore]);
       // After the steps are gone (a data-modifying WITH's changes are not visible to its own statement).
       await client.query(this.sql.pruneBlobs);
+      await this.waits.pruneEvents(client, finishedBefore);
       return deleted.rows[0]?.n ?? 0;
     });
+  }
+
+  openWait(runId: string, epoch: number, wait: WaitRequest, now: number): Promise<StoredWait | 'fenced'> {
+    return this.waits.openWait(runId, epoch, wait, now);
+  }
+
+  parkRun(runId: string, epoch: number, wakeAt: number | null, now: number): Promise<'ok' | 'fenced'> {
+    return this.waits.parkRun(runId, epoch, wakeAt, now);
+  }
+
+  resolveWait(id: string, outcome: WaitOutcome, now: number): Promise<{ readonly wait: StoredWait; readonly first: boolean } | undefined> {
+    return this.waits.resolveWait(id, outcome, now);
+  }
+
+  listWaits(filter?: WaitFilter): Promise<readonly StoredWait[]> {
+    return this.waits.listWaits(filter);
+  }
+
+  dueRuns(now: number, limit: number): Promise<readonly StoredRun[]> {
+    return this.waits.dueRuns(now, limit);
+  }
+
+  recordEvent(event: StoredEvent): Promise<boolean> {
+    return this.waits.recordEvent(event);
   }
 
   async close(): Promise<void> {

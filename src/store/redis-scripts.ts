@@ -16,13 +16,15 @@ import { createHash } from 'node:crypto';
 //   P runs, P chain:C, P status:S, P status-chain:S:C
 //                                sorted sets by created_at, for listing newest first
 //   P finished                   sorted set by finished_at, for prune
+//   P wait:ID, P waits, …        runs that wait: see redis-wait-scripts.ts
 
 export interface Script {
   readonly lua: string;
   readonly sha: string;
 }
 
-function script(body: string): Script {
+/** A script's text with the prefix and the helpers every script has, and its sha1 (for EVALSHA). */
+export function script(body: string): Script {
   const lua = `local p = ARGV[1]
 local function reindex(id, chain, score, from, to)
   if from == to then return end
@@ -158,6 +160,16 @@ for _, id in ipairs(ids) do
     end
   end
   redis.call('DEL', p .. 'run:' .. id, p .. 'steps:' .. id, p .. 'states:' .. id, p .. 'order:' .. id, p .. 'blobs:' .. id)
+  -- The run's waits and wake time (redis-wait-scripts.ts).
+  for _, wid in ipairs(redis.call('ZRANGE', p .. 'run-waits:' .. id, 0, -1)) do
+    local name = redis.call('HGET', p .. 'wait:' .. wid, 'name')
+    if name then redis.call('ZREM', p .. 'open-named:' .. name, wid) end
+    redis.call('ZREM', p .. 'waits', wid)
+    redis.call('ZREM', p .. 'open-waits', wid)
+    redis.call('DEL', p .. 'wait:' .. wid)
+  end
+  redis.call('DEL', p .. 'run-waits:' .. id, p .. 'resolved:' .. id)
+  redis.call('ZREM', p .. 'wakes', id)
   redis.call('ZREM', p .. 'runs', id)
   redis.call('ZREM', p .. 'finished', id)
   if cur[1] and cur[2] then

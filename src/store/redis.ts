@@ -3,11 +3,13 @@ import { ToolchainError } from '../common/errors.js';
 import { importOptional } from '../common/optional-package.js';
 import { CANCEL, CLAIM, CREATE, FINISH, PRUNE, RECORD, RENEW, STEPS, type Script } from './redis-scripts.js';
 import { runFromFields, runFromHash } from './redis-run.js';
+import { RedisWaits } from './redis-waits.js';
 import { CorruptRunError, corruptRun, decodeListed, jsonText, listLimit, newStoredRun } from './run-codec.js';
 import { encodeStep, MissingBlobError, parseSteps, withBlobs } from './step-codec.js';
 import { isOwnError, storeError, tooNew } from './store-error.js';
 import { badUrl, redact, takeOption } from './store-url.js';
 import type { Claim, ClaimOutcome, CreateOutcome, NewRun, RunEnd, RunFilter, RunStore, StepBatch, StoreOptions, StoredRun, StoredStep } from './types.js';
+import type { StoredEvent, StoredWait, WaitFilter, WaitOutcome, WaitRequest } from './wait-types.js';
 
 // `redis://…` — the store next to a BullMQ queue (the same Redis). Every write is one Lua script
 // (redis-scripts.ts), so it is atomic and one round trip. The client neither queues commands
@@ -19,7 +21,8 @@ import type { Claim, ClaimOutcome, CreateOutcome, NewRun, RunEnd, RunFilter, Run
 // opening refuses a server that says otherwise (one that does not answer CONFIG GET is taken at
 // its word).
 
-const VERSION = 1;
+/** 2: runs that wait (their keys are made as they are used: a version 1 store needs nothing to become 2). */
+const VERSION = 2;
 const PRUNE_CHUNK = 200;
 /** Ids read at once from an index while listing one queue's runs (no index has the queue). */
 const LIST_CHUNK = 500;
@@ -62,7 +65,9 @@ async function prepare(redis: RedisClient, p: string, url: string, options: Stor
   if (version === 0 && (await hasKeysUnder(redis, p))) {
     throw new ToolchainError('STORE_CORRUPT', `${url} is not a toolchain run store (keys under the prefix '${p}' belong to something else); choose another with ?prefix=P`);
   }
-  // Version 1 needs no setting up: a run's keys are made when it is created.
+  // No version needs setting up: a run's keys are made when it is created, a wait's when it is
+  // opened. The version keeps out a toolchain that knows only version 1, whose prune would leave
+  // the waits of the runs it deletes behind.
   // A write: a read-only replica or a user without write rights refuses it (STORE_WRITE_FAILED).
   if (version < VERSION) await redis.hset(`${p}meta`, 'version', String(VERSION)).catch((error: unknown) => Promise.reject(mapRedisError(url, 'cannot set it up', error, 'write')));
   if (options.durability === 'full') await checkFsync(redis, url);
@@ -109,11 +114,15 @@ function mapRedisError(url: string, doing: string, error: unknown, op: 'read' | 
 }
 
 class RedisStore implements RunStore {
+  private readonly waits: RedisWaits;
+
   constructor(
     private readonly redis: RedisClient,
     readonly url: string,
     private readonly prefix: string,
-  ) {}
+  ) {
+    this.waits = new RedisWaits(prefix, { eval: (doing, op, script, args) => this.eval(doing, op, script, args), command: (doing, fn) => this.command(doing, fn) });
+  }
 
   /**
    * Waits a moment for a connection that is being made again (the server restarted, a network
@@ -274,8 +283,34 @@ class RedisStore implements RunStore {
       // In chunks, so that Redis is never held long by one script.
       const count = await this.eval<number>('cannot prune runs', 'write', PRUNE, [finishedBefore, PRUNE_CHUNK]);
       total += count;
-      if (count < PRUNE_CHUNK) return total;
+      if (count < PRUNE_CHUNK) break;
     }
+    await this.waits.pruneEvents(finishedBefore);
+    return total;
+  }
+
+  openWait(runId: string, epoch: number, wait: WaitRequest, now: number): Promise<StoredWait | 'fenced'> {
+    return this.waits.openWait(runId, epoch, wait, now);
+  }
+
+  parkRun(runId: string, epoch: number, wakeAt: number | null, now: number): Promise<'ok' | 'fenced'> {
+    return this.waits.parkRun(runId, epoch, wakeAt, now);
+  }
+
+  resolveWait(id: string, outcome: WaitOutcome, now: number): Promise<{ readonly wait: StoredWait; readonly first: boolean } | undefined> {
+    return this.waits.resolveWait(id, outcome, now);
+  }
+
+  listWaits(filter?: WaitFilter): Promise<readonly StoredWait[]> {
+    return this.waits.listWaits(filter);
+  }
+
+  dueRuns(now: number, limit: number): Promise<readonly StoredRun[]> {
+    return this.waits.dueRuns(now, limit);
+  }
+
+  recordEvent(event: StoredEvent): Promise<boolean> {
+    return this.waits.recordEvent(event);
   }
 
   async close(): Promise<void> {

@@ -22,7 +22,8 @@ export class SqliteWaits implements WaitStore {
   private readonly dueTx: (now: number, limit: number) => StoredRun[];
   private readonly lists = new Map<string, BetterSqlite3.Statement<unknown[], WaitRow>>();
   private readonly insertEvent: BetterSqlite3.Statement;
-  readonly pruneWaits: BetterSqlite3.Statement;
+  /** Part of prune's transaction: the waits and wake times of runs that are gone. */
+  readonly pruneWaits: { run(): void };
   readonly pruneEvents: BetterSqlite3.Statement;
 
   constructor(
@@ -45,7 +46,15 @@ export class SqliteWaits implements WaitStore {
     // Wake times of runs that are no longer waiting (claimed, finished, gone) are dropped as they come due.
     const dropStale = db.prepare("DELETE FROM wakes WHERE wake_at <= ? AND run_id NOT IN (SELECT id FROM runs WHERE status = 'waiting')");
     this.insertEvent = db.prepare('INSERT INTO events (id, name, payload, at) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO NOTHING');
-    this.pruneWaits = db.prepare('DELETE FROM waits WHERE run_id NOT IN (SELECT id FROM runs)');
+    const pruneWaits = db.prepare('DELETE FROM waits WHERE run_id NOT IN (SELECT id FROM runs)');
+    // A pruned run's wake time would stay otherwise when it is null (dropStale drops only those that come due).
+    const pruneWakes = db.prepare('DELETE FROM wakes WHERE run_id NOT IN (SELECT id FROM runs)');
+    this.pruneWaits = {
+      run: () => {
+        pruneWaits.run();
+        pruneWakes.run();
+      },
+    };
     this.pruneEvents = db.prepare('DELETE FROM events WHERE at < ?');
 
     this.openTx = db.transaction((runId: string, epoch: number, w: WaitRequest, now: number) => {
