@@ -111,7 +111,7 @@ describe('PostgreSQL store waits shared by engines', () => {
     const store = await ns.open();
     for (const id of ['claimed', 'parked']) {
       await store.createRun(newRun(id));
-      await store.parkRun(id, 1, T0 + 10, T0);
+      await store.parkRun(id, 1, T0 + 10, [], T0);
     }
     await store.claimRun('claimed', { owner: 'o2', lease_until: T0 + 50, now: T0 + 1, expected_epoch: 1 });
     expect((await store.dueRuns(T0 + 10, 10)).map((r) => r.id)).toEqual(['parked']);
@@ -127,7 +127,7 @@ describe('PostgreSQL store waits shared by engines', () => {
       await a!.createRun(newRun(id));
       await a!.openWait(id, 1, eventWait(`${id}-w`), T0);
     }
-    await Promise.all(ids.map((id, i) => Promise.all(i % 2 === 0 ? [a!.parkRun(id, 1, null, T0 + 1), b!.resolveWait(`${id}-w`, { ok: true, value: i }, T0 + 2)] : [b!.resolveWait(`${id}-w`, { ok: true, value: i }, T0 + 2), a!.parkRun(id, 1, null, T0 + 1)])));
+    await Promise.all(ids.map((id, i) => Promise.all(i % 2 === 0 ? [a!.parkRun(id, 1, null, [`${id}-w`], T0 + 1), b!.resolveWait(`${id}-w`, { ok: true, value: i }, T0 + 2)] : [b!.resolveWait(`${id}-w`, { ok: true, value: i }, T0 + 2), a!.parkRun(id, 1, null, [`${id}-w`], T0 + 1)])));
     expect((await a!.dueRuns(T0 + 2, 100)).map((r) => r.id).sort()).toEqual([...ids].sort());
   });
 });

@@ -54,7 +54,7 @@ describe('Redis store waits', () => {
     const store = await ns.open();
     expect(await redisCommand('HGET', `${prefix()}meta`, 'version')).toBe('2');
     expect(await store.openWait('r', 1, { id: 'w', key: 'w', kind: 'sleep', name: null, match: null, until: T0 + 5, detail: null }, T0)).toMatchObject({ run_id: 'r', until: T0 + 5 });
-    expect(await store.parkRun('r', 1, T0 + 5, T0)).toBe('ok');
+    expect(await store.parkRun('r', 1, T0 + 5, ['w'], T0)).toBe('ok');
     expect((await store.dueRuns(T0 + 5, 10)).map((r) => r.id)).toEqual(['r']);
   });
 
@@ -65,7 +65,7 @@ describe('Redis store waits', () => {
     await store.openWait('r', 1, { id: 'e', key: 'e', kind: 'event', name: 'paid', match: { order: 1 }, until: T0 + 9, detail: null }, T0);
     await store.openWait('r', 1, { id: 'a', key: 'a!', kind: 'approval', name: null, match: null, until: null, detail: { prompt: 'ok?' } }, T0);
     await store.resolveWait('a', { ok: true, value: true, by: 'ada' }, T0 + 1);
-    await store.parkRun('r', 1, T0 + 9, T0 + 2);
+    await store.parkRun('r', 1, T0 + 9, ['e', 'a'], T0 + 2);
     await store.claimRun('r', { owner: 'o2', lease_until: T0 + 50, now: T0 + 3, expected_epoch: 1 });
     await store.finishRun('r', 2, { status: 'succeeded', outputs: {}, error: null, finished_at: T0 + 4 });
     await store.recordEvent({ id: 'ev', name: 'paid', payload: { order: 1 }, at: T0 });

@@ -37,11 +37,12 @@ function postgresWaitStatements(s: string) {
        ON CONFLICT (id) DO UPDATE SET id = w.id
        RETURNING ${WAIT_COLUMNS}`,
     ),
+    wakeOf: q('wake_of_run', `SELECT r.status, w.wake_at FROM ${s}.runs r LEFT JOIN ${s}.wakes w ON w.run_id = r.id WHERE r.id = $1`),
     park: q('park_run', `UPDATE ${s}.runs SET status = 'waiting', owner = NULL, lease_until = NULL, updated_at = $3 WHERE id = $1 AND epoch = $2`),
     setWake: q(
       'set_wake',
       `INSERT INTO ${s}.wakes (run_id, wake_at)
-       SELECT $1, CASE WHEN EXISTS (SELECT 1 FROM ${s}.waits WHERE run_id = $1 AND outcome IS NOT NULL) THEN $2::bigint ELSE $3::bigint END
+       SELECT $1, CASE WHEN EXISTS (SELECT 1 FROM ${s}.waits WHERE id = ANY($4::text[]) AND outcome IS NOT NULL) THEN $2::bigint ELSE $3::bigint END
        ON CONFLICT (run_id) DO UPDATE SET wake_at = EXCLUDED.wake_at`,
     ),
     /** Locks the row of the wait's run (none: no such wait, or its run is gone). */
@@ -83,7 +84,7 @@ function postgresWaitStatements(s: string) {
 
 /** A statement name for a listing's WHERE clause (its columns and openness, in waitWhere's order). */
 function listName(where: string): string {
-  const parts = [...where.matchAll(/(run_id|kind|name) = \?|outcome IS (NOT )?NULL/g)].map((m) => m[1] ?? (m[2] ? 'closed' : 'open'));
+  const parts = [...where.matchAll(/\b(id|run_id|kind|name) = \?|outcome IS (NOT )?NULL/g)].map((m) => m[1] ?? (m[2] ? 'closed' : 'open'));
   return parts.length === 0 ? 'all' : parts.join('_');
 }
 
@@ -103,12 +104,18 @@ export class PostgresWaits implements WaitStore {
     return row === undefined ? 'fenced' : waitFromRow(row);
   }
 
-  parkRun(runId: string, epoch: number, wakeAt: number | null, now: number): Promise<'ok' | 'fenced'> {
+  async wakeAt(runId: string): Promise<number | null | undefined> {
+    const row = (await this.access.query<{ status: string; wake_at: string | number | null }>(`cannot read run ${runId}`, 'read', this.sql.wakeOf, [runId]))[0];
+    if (row?.status !== 'waiting') return undefined;
+    return row.wake_at === null ? null : Number(row.wake_at);
+  }
+
+  parkRun(runId: string, epoch: number, wakeAt: number | null, waits: readonly string[], now: number): Promise<'ok' | 'fenced'> {
     return this.access.transaction(`cannot park run ${runId}`, async (client) => {
       const parked = await client.query({ ...this.sql.park, values: [runId, epoch, now] });
       if (parked.rowCount !== 1) return 'fenced';
       // A statement of its own, after the run's row is locked: it sees every resolve that held the lock before.
-      await client.query({ ...this.sql.setWake, values: [runId, now, wakeAt] });
+      await client.query({ ...this.sql.setWake, values: [runId, now, wakeAt, waits] });
       return 'ok';
     });
   }

@@ -252,8 +252,12 @@ class PostgresStore implements RunStore {
     return this.waits.openWait(runId, epoch, wait, now);
   }
 
-  parkRun(runId: string, epoch: number, wakeAt: number | null, now: number): Promise<'ok' | 'fenced'> {
-    return this.waits.parkRun(runId, epoch, wakeAt, now);
+  wakeAt(runId: string): Promise<number | null | undefined> {
+    return this.waits.wakeAt(runId);
+  }
+
+  parkRun(runId: string, epoch: number, wakeAt: number | null, waits: readonly string[], now: number): Promise<'ok' | 'fenced'> {
+    return this.waits.parkRun(runId, epoch, wakeAt, waits, now);
   }
 
   resolveWait(id: string, outcome: WaitOutcome, now: number): Promise<{ readonly wait: StoredWait; readonly first: boolean } | undefined> {

@@ -168,7 +168,7 @@ for _, id in ipairs(ids) do
     redis.call('ZREM', p .. 'open-waits', wid)
     redis.call('DEL', p .. 'wait:' .. wid)
   end
-  redis.call('DEL', p .. 'run-waits:' .. id, p .. 'resolved:' .. id)
+  redis.call('DEL', p .. 'run-waits:' .. id)
   redis.call('ZREM', p .. 'wakes', id)
   redis.call('ZREM', p .. 'runs', id)
   redis.call('ZREM', p .. 'finished', id)

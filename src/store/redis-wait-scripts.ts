@@ -12,7 +12,6 @@ import { script } from './redis-scripts.js';
 //   P run-waits:RUN              sorted set of a run's waits, by seq
 //   P open-waits                 sorted set of the waits not yet resolved, by seq
 //   P open-named:NAME            sorted set of the open waits for the event NAME, by seq
-//   P resolved:RUN               how many of a run's waits are resolved (a park looks at it)
 //   P wakes                      sorted set of parked runs by wake time (none: only on a resolve)
 //   P event:ID, P events         an event (hash); every event by the time it was sent, for prune
 
@@ -35,7 +34,7 @@ redis.call('ZADD', p .. 'open-waits', seq, wid)
 if ARGV[6] ~= '' then redis.call('ZADD', p .. 'open-named:' .. ARGV[6], seq, wid) end
 return answer('1', k)`);
 
-/** ARGV: P, run id, epoch, wake time or '' (none), now → 1 ok, 0 fenced. */
+/** ARGV: P, run id, epoch, wake time or '' (none), now, then the ids of the waits it parks on → 1 ok, 0 fenced. */
 export const PARK = script(`
 local id = ARGV[2]
 local k = p .. 'run:' .. id
@@ -45,7 +44,9 @@ reindex(id, cur[3], cur[4], cur[2], 'waiting')
 redis.call('HSET', k, 'status', 'waiting', 'updated_at', ARGV[5])
 redis.call('HDEL', k, 'owner', 'lease_until')
 local at = ARGV[4]
-if tonumber(redis.call('GET', p .. 'resolved:' .. id) or '0') > 0 then at = ARGV[5] end
+for i = 6, #ARGV do
+  if redis.call('HEXISTS', p .. 'wait:' .. ARGV[i], 'outcome') == 1 then at = ARGV[5] end
+end
 if at == '' then redis.call('ZREM', p .. 'wakes', id) else redis.call('ZADD', p .. 'wakes', at, id) end
 return 1`);
 
@@ -59,7 +60,6 @@ if cur[2] then return answer('0', k) end
 redis.call('HSET', k, 'outcome', ARGV[3], 'resolved_at', now)
 redis.call('ZREM', p .. 'open-waits', wid)
 if cur[3] then redis.call('ZREM', p .. 'open-named:' .. cur[3], wid) end
-redis.call('INCR', p .. 'resolved:' .. cur[1])
 if redis.call('HGET', p .. 'run:' .. cur[1], 'status') == 'waiting' then redis.call('ZADD', p .. 'wakes', now, cur[1]) end
 return answer('1', k)`);
 

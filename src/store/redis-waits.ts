@@ -37,8 +37,16 @@ export class RedisWaits implements WaitStore {
     return answer[0] === 'fenced' ? 'fenced' : waitFromFields(answer, 1)!;
   }
 
-  async parkRun(runId: string, epoch: number, wakeAt: number | null, now: number): Promise<'ok' | 'fenced'> {
-    return (await this.access.eval<number>(`cannot park run ${runId}`, 'write', PARK, [runId, epoch, wakeAt ?? '', now])) === 1 ? 'ok' : 'fenced';
+  async parkRun(runId: string, epoch: number, wakeAt: number | null, waits: readonly string[], now: number): Promise<'ok' | 'fenced'> {
+    return (await this.access.eval<number>(`cannot park run ${runId}`, 'write', PARK, [runId, epoch, wakeAt ?? '', now, ...waits])) === 1 ? 'ok' : 'fenced';
+  }
+
+  wakeAt(runId: string): Promise<number | null | undefined> {
+    return this.access.command(`cannot read run ${runId}`, async (r) => {
+      const [status, at] = await Promise.all([r.hget(`${this.prefix}run:${runId}`, 'status'), r.zscore(`${this.prefix}wakes`, runId)]);
+      if (status !== 'waiting') return undefined;
+      return at === null ? null : Number(at);
+    });
   }
 
   async resolveWait(id: string, outcome: WaitOutcome, now: number): Promise<{ readonly wait: StoredWait; readonly first: boolean } | undefined> {
@@ -50,6 +58,13 @@ export class RedisWaits implements WaitStore {
   listWaits(filter: WaitFilter = {}): Promise<readonly StoredWait[]> {
     const p = this.prefix;
     const limit = waitLimit(filter.limit);
+    if (filter.id !== undefined) {
+      const id = filter.id;
+      return this.access.command('cannot list waits', async (r) => {
+        const wait = waitFromHash(new Map(Object.entries(await r.hgetall(`${p}wait:${id}`))));
+        return wait !== undefined && waitMatches(wait, filter) ? [wait] : [];
+      });
+    }
     const index =
       filter.run_id !== undefined
         ? `${p}run-waits:${filter.run_id}`
