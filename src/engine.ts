@@ -11,6 +11,9 @@ import { runAgent } from './llm/agent/index.js';
 import type { CallTargets, ChainCallOptions } from './llm/call-targets.js';
 import { DurableRuns, type StartOptions } from './runs/durable-runs.js';
 import { Recovery } from './runs/recovery.js';
+import { Waker, type FollowOptions } from './runs/waker.js';
+import { deliverEvent, type SentEvent } from './runs/deliver-event.js';
+import { decideApproval, pendingApprovals, type ApprovalView, type Decision } from './runs/approvals.js';
 import type { RunDetail, RunSummary } from './runs/stored-result.js';
 import { isMemoryStore } from './store/memory.js';
 import { openStore } from './store/open-store.js';
@@ -60,6 +63,19 @@ export interface Engine extends CallTargets {
   metrics(): Promise<string>;
   /** What observes every run, when the engine was made with `observe`. */
   readonly observer: Observer | undefined;
+  /**
+   * Sends an event: kept in the run store (idempotent by `id`), and delivered to every waiting
+   * `wait_for` whose match it meets; their runs are woken by whoever wakes runs (this engine, with
+   * `timers` or a caller awaiting them; serve, worker, watch).
+   */
+  emit(name: string, payload?: unknown, options?: { readonly id?: string }): Promise<SentEvent>;
+  /** Approval requests: `approval` steps and dangerous calls whose approver answered 'wait'. */
+  readonly approvals: {
+    /** The requests waiting for a decision, oldest first. */
+    list(): Promise<ApprovalView[]>;
+    /** Decides one (once: a second decision is APPROVAL_REFUSED); its run goes on when woken. */
+    decide(id: string, decision: Decision): Promise<ApprovalView>;
+  };
   /** The recorded runs. */
   readonly runs: {
     list(filter?: RunFilter): Promise<RunSummary[]>;
@@ -142,8 +158,20 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
     execute: (plan, input, runOptions) => executeChain(host, plan, registry.current(), input, runOptions),
     refuse: (chain, runId, error, input, runOptions) => failedBeforeStart(host, chain, runId, error, input, runOptions),
     checkInput: host.checkInput,
+    onParked: (_runId, wakeAt) => waker.parked(wakeAt),
+    onEnded: (result) => waker.finished(result),
   });
   closers.push(() => durable.close());
+  // Runs that wait: woken here when their time comes (with `timers`: every run on the store;
+  // otherwise those a caller here awaits), resumed from their recorded steps.
+  const waker: Waker = new Waker({
+    store,
+    clock: host.clock,
+    scope: options.timers === true ? 'all' : 'followed',
+    intervalMs: options.wakeIntervalMs ?? 1_000,
+    wake: (run, followed) => durable.resume(run.id, { ...withDefaults((followed ?? {}) as StartOptions), wake: true }),
+  });
+  closers.unshift(() => waker.close());
   const submitter = address ? await QueueSubmitter.open(address, store, host.clock) : undefined;
   if (submitter) closers.unshift(() => submitter.close());
 
@@ -185,6 +213,17 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
     await watcher.ready;
   }
 
+  /** The caller's options with the engine's approver when it brings none, and the observer listening. */
+  function withDefaults(given: StartOptions): StartOptions {
+    return observed(given.approve === undefined && options.approve !== undefined ? { ...given, approve: options.approve } : given);
+  }
+
+  /** A run that parked: awaited to its end unless the caller asked for the parked result. */
+  function followed(promise: Promise<RunResult>, given: StartOptions): Promise<RunResult> {
+    if (given.untilWaiting === true) return promise;
+    return promise.then((result) => (result.status === 'waiting' ? waker.follow(result.run_id, given as FollowOptions) : result));
+  }
+
   /** The caller's options with the observer listening too. */
   function observed<T extends RunOptions>(given: T): T {
     if (!observer) return given;
@@ -208,6 +247,8 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
     const { code, message } = chainNotFound(set, name, suggestionSuffix(suggestion));
     return { code, message };
   }
+
+  if (options.timers === true && submitter === undefined) void waker.start();
 
   if (options.recover === true && submitter === undefined && !isMemoryStore(store)) {
     const recovery = new Recovery({
@@ -234,9 +275,9 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
       }
       if (typeof name !== 'string') return Promise.resolve(failedBeforeStart(host, '', given.runId, { code: 'CHAIN_NOT_FOUND', message: `the chain to run must be named by a string, got ${describeKind(name)}` }, input, given));
       if (queued) return queued.run(name, input, given);
-      const runOptions = observed(given);
+      const runOptions = withDefaults(given);
       const plan = lookup(name);
-      if (plan) return durable.start(plan, input, runOptions);
+      if (plan) return plan.mayWait || runOptions.approve !== undefined ? followed(durable.start(plan, input, runOptions), runOptions) : durable.start(plan, input, runOptions);
       // Not observed: a name that is no chain must not become a metric label.
       return Promise.resolve(failedBeforeStart(host, name, given.runId, unknownChain(name), input, given));
     },
@@ -251,7 +292,8 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
       const plan = lookup(name);
       if (plan === undefined) throw new ToolchainError(unknownChain(name).code, unknownChain(name).message);
       const runId = given.runId ?? host.newRunId();
-      const done = durable.start(plan, input, { ...observed(given), runId });
+      const runOptions = { ...withDefaults(given), runId };
+      const done = followed(durable.start(plan, input, runOptions), runOptions);
       return { runId, result: () => done };
     },
     async callElement(chain, step, element, runId, signal) {
@@ -259,8 +301,27 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
       if (plan === undefined) return { ok: false, error: unknownChain(chain), attempts: 0, started_at: host.clock.now(), duration_ms: 0 };
       return callElement(host, plan, registry.current(), step, element, runId, signal);
     },
-    resume: (runId, runOptions = {}) => (queued ? queued.resume(runId, runOptions) : durable.resume(runId, observed(runOptions))),
-    cancel: async (runId) => (queued ? queued.cancel(runId) : (await durable.cancel(runId))?.status === 'running'),
+    resume: (runId, runOptions = {}) => (queued ? queued.resume(runId, runOptions) : followed(durable.resume(runId, withDefaults(runOptions)), runOptions)),
+    cancel: async (runId) => {
+      if (queued) return queued.cancel(runId);
+      const status = (await durable.cancel(runId))?.status;
+      return status === 'running' || status === 'waiting';
+    },
+    async emit(name, payload, emitOptions = {}) {
+      const sent = await deliverEvent(store, host.clock, name, payload, emitOptions.id);
+      if (sent.delivered.length > 0) waker.poke();
+      return sent;
+    },
+    approvals: {
+      list: () => pendingApprovals(store),
+      async decide(id, decision) {
+        const decided = await decideApproval(store, host.clock, id, decision);
+        waker.poke();
+        const d = decided.decision!;
+        observer?.onEvent({ type: 'approval:decided', run_id: decided.run_id, chain: decided.chain, timestamp: d.at, id, approved: d.approved, by: d.by, ...(d.comment !== undefined ? { comment: d.comment } : {}) });
+        return decided;
+      },
+    },
     runs: { list: (filter) => durable.list(filter), get: (runId) => durable.get(runId) },
     registerTool: (def) => registry.register(def),
     addChain(text, file = '<memory>') {

@@ -96,7 +96,7 @@ export function compileDocument(doc: LoadedYaml, hash: string): CompiledFile {
   const inputNames = new Set(inputs.names);
   const steps: { raw: RawStep; index: number }[] = [];
   raw.steps.forEach((s, index) => {
-    if (isRecord(s) && typeof s.name === 'string' && (typeof s.tool === 'string' || typeof s.chain === 'string' || isWellFormedAgent(s.agent))) {
+    if (isRecord(s) && typeof s.name === 'string' && (typeof s.tool === 'string' || typeof s.chain === 'string' || isWellFormedAgent(s.agent) || isWellFormedWait(s))) {
       steps.push({ raw: s as RawStep, index });
     }
   });
@@ -179,6 +179,7 @@ export function compileDocument(doc: LoadedYaml, hash: string): CompiledFile {
     order: Object.freeze([...graph.order]),
     roots: Object.freeze([...graph.roots]),
     waitCounts: Object.freeze(planSteps.map((s) => s.waitsFor.length)),
+    mayWait: planSteps.some((s) => s.target.kind === 'wait' || s.target.kind === 'chain'),
     ...(outputs ? { outputs } : {}),
     ...(chain.concurrency !== undefined ? { concurrency: chain.concurrency } : {}),
     ...(timeoutMs !== undefined ? { timeoutMs } : {}),
@@ -230,3 +231,7 @@ function unique(names: string[]): string[] {
   return [...new Set(names)];
 }
 
+/** A waiting step the compiler can go on with (what else is wrong in it the schema reports). */
+function isWellFormedWait(s: Record<string, unknown>): boolean {
+  return s.sleep !== undefined || s.sleep_until !== undefined || (isRecord(s.wait_for) && typeof s.wait_for.event === 'string') || isRecord(s.approval);
+}

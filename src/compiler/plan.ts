@@ -113,6 +113,8 @@ export interface ChainPlan {
   readonly roots: readonly number[];
   /** By step index, how many steps each waits for: what a run's countdown per step starts from. */
   readonly waitCounts: readonly number[];
+  /** A run of it may wait: it has a waiting step, or runs sub-chains (which may have one). */
+  readonly mayWait: boolean;
   /** The `outputs` map as an object value; undefined = the output of the last step that ran. */
   readonly outputs?: CompiledValue;
   readonly concurrency?: number;

@@ -4,7 +4,7 @@ import { ToolchainError, type Diagnostic } from '../common/errors.js';
 import type { LogEntry } from '../executor/index.js';
 import type { Observer } from '../observe/index.js';
 import { isolationSettings, type IsolationLevel, type IsolationOptions, type IsolationSettings, type PluginEvent } from '../plugins/index.js';
-import type { LoadMode, Registry, RegistryOptions } from '../registry/types.js';
+import type { ApproveCallback, LoadMode, Registry, RegistryOptions } from '../registry/types.js';
 import type { RecoveryEvent } from '../runs/recovery.js';
 import type { Durability, RunStore } from '../store/types.js';
 
@@ -70,6 +70,20 @@ export interface EngineOptions {
   readonly recoverIntervalMs?: number;
   /** With `recover`: each run it resumed, how that ended, and each it had to leave to an operator (CHAIN_CHANGED). */
   readonly onRecovery?: (event: RecoveryEvent) => void;
+  /**
+   * Wake every waiting run on the store whose wait is over (a sleep's time, an event, a decision):
+   * at start, then every `wakeIntervalMs` (default 1 s) and at once for what happens in this
+   * process. Default false: an engine then wakes only the runs its own callers await
+   * (`engine.run` of a chain that waits resolves when the run ends). serve, worker and watch turn it on.
+   */
+  readonly timers?: boolean;
+  readonly wakeIntervalMs?: number;
+  /**
+   * Asked before every dangerous tool call of a run that brings no `approve` of its own: `true`,
+   * `false`, or `'wait'` (the call becomes an approval request a person decides later). Default:
+   * none (such calls are refused with APPROVAL_DENIED).
+   */
+  readonly approve?: ApproveCallback;
   /** How long a run's owner holds it without renewing (default 30 s): a run whose owner died is resumable after that at the latest. */
   readonly leaseMs?: number;
   /**

@@ -3,6 +3,8 @@ import { ToolchainError, type ErrorCode } from '../common/errors.js';
 import type { ChainPlan } from '../compiler/plan.js';
 import type { StepRecord } from '../executor/step-state.js';
 import type { RunControl, RunOptions, RunResult, StepRecorder, Stoppable } from '../executor/types.js';
+import type { RunEvent } from '../executor/events.js';
+import type { RunWaits } from '../call/index.js';
 import type { CheckInput } from '../executor/run-inputs.js';
 import { isMemoryStore, type MemoryRunStore } from '../store/memory.js';
 import { storedStep } from '../store/stored-step.js';
@@ -12,6 +14,7 @@ import { resumption, withHistory, type Resumption } from './attempt-history.js';
 import { runIdConflict } from './run-id-conflict.js';
 import { newOwnerId, ownerAlive } from './owner.js';
 import { endStatus, runDetail, runSummary, storedResult, type RunDetail, type RunSummary } from './stored-result.js';
+import { StoredRunWaits } from './run-waits.js';
 
 // Runs that outlive a process: every run is created in the run store before it starts
 // and its step results are recorded as they finish. A run id chosen by the caller is the run's
@@ -40,6 +43,9 @@ export interface DurableSettings {
   readonly execute: (plan: ChainPlan, input: unknown, options: RunOptions) => Promise<RunResult>;
   /** The result (and events) of a run that could not start. */
   readonly refuse: (chain: string, runId: string | undefined, error: { code: ErrorCode; message: string }, input: unknown, options: RunOptions) => RunResult;
+  /** A run was parked here until `wakeAt`, or ended: for the waker. */
+  readonly onParked?: (runId: string, wakeAt: number | null) => void;
+  readonly onEnded?: (result: RunResult) => void;
 }
 
 export interface StartOptions extends RunOptions {
@@ -52,6 +58,10 @@ export interface StartOptions extends RunOptions {
   readonly claimLive?: boolean;
   /** The queue whose worker takes the run over, recorded on the run (none: this process executes it on its own). */
   readonly queue?: string;
+  /** A waiting run is woken (its time came, or a wait of it was resolved): continue it rather than refuse RUN_WAITING. */
+  readonly wake?: boolean;
+  /** Resolve as soon as the run parks on a wait (status `waiting`), rather than when it ends. */
+  readonly untilWaiting?: boolean;
 }
 
 /** A run executing here: how to stop it (bound when it starts; a stop asked for before that waits for it). */
@@ -89,7 +99,7 @@ export class DurableRuns {
     if (!checked.ok) return this.refuseInput(plan, given, options, checked.message);
     const input = checked.input;
     const store = this.s.store;
-    if (isMemoryStore(store) && options.runId === undefined) return this.startInMemory(store, plan, input, options);
+    if (isMemoryStore(store) && options.runId === undefined && !mayWait(plan, options)) return this.startInMemory(store, plan, input, options);
     return this.startStored(plan, input, options);
   }
 
@@ -136,7 +146,7 @@ export class DurableRuns {
     const id = this.s.newRunId();
     const now = this.s.clock.now();
     const live = store.begin({ id, chain: plan.name, chain_hash: plan.hash, input, owner: this.owner, lease_until: now + this.s.leaseMs, now });
-    return this.s.execute(plan, input, runOptions(options, id, live, live, undefined, now));
+    return this.s.execute(plan, input, runOptions(options, id, live, live, undefined, undefined, now));
   }
 
   /** Executing in this process now (started here, through the engine or the memory store). */
@@ -154,7 +164,20 @@ export class DurableRuns {
     }
     if (run === undefined) return this.s.refuse('(unknown)', id, { code: 'RUN_NOT_FOUND', message: `no run ${id} in the run store ${this.s.store.url}` }, undefined, options);
     if (run.status === 'succeeded') return storedResult(run, await this.s.store.getSteps(id));
+    if (run.status === 'waiting' && options.wake !== true) {
+      const refusal = await this.notDue(run);
+      if (refusal !== undefined) return this.s.refuse(run.chain, id, { code: 'RUN_WAITING', message: refusal }, run.input, options);
+    }
     return this.takeOver(run, options);
+  }
+
+  /** Why a waiting run cannot go on yet (undefined: a wait of it is over, or its time came). */
+  private async notDue(run: StoredRun): Promise<string | undefined> {
+    const at = await this.s.store.wakeAt(run.id);
+    if (at !== null && at !== undefined && at <= this.s.clock.now()) return undefined;
+    const open = await this.s.store.listWaits({ run_id: run.id, open: true, limit: 5 });
+    const what = open.map((w) => (w.kind === 'event' ? `event '${w.name}'` : w.kind === 'approval' ? `approval ${w.id}` : 'a sleep')).join(', ');
+    return `run ${run.id} is waiting${what ? ` for ${what}` : ''}${at ? ` until ${new Date(at).toISOString()}` : ''}; it goes on by itself once that is over (send the event with 'toolchain emit', decide with 'toolchain approvals')`;
   }
 
   private async takeOver(run: StoredRun, options: StartOptions): Promise<RunResult> {
@@ -177,6 +200,7 @@ export class DurableRuns {
       const restored = new Map<string, StepRecord>();
       const recorded = await this.s.store.getSteps(run.id);
       for (const step of recorded) if (step.status === 'succeeded') restored.set(step.key, step);
+      if (run.status === 'waiting') emitSafely(options, { type: 'run:woken', run_id: run.id, chain: run.chain, timestamp: now });
       return this.execute(plan, claim.run, run.input, options, restored, resumption(now, recorded));
     } catch (error) {
       return refuse(asStoreError(error, this.s.store.url).code, asStoreError(error, this.s.store.url).message);
@@ -186,6 +210,7 @@ export class DurableRuns {
   private async execute(plan: ChainPlan, run: StoredRun, input: unknown, options: StartOptions, restored: ReadonlyMap<string, StepRecord> | undefined, resumed?: Resumption): Promise<RunResult> {
     const { id, epoch } = run;
     const active = new Active(epoch);
+    const waits = new StoredRunWaits({ store: this.s.store, runId: id, chain: plan.name, epoch, clock: this.s.clock, onEvent: options.onEvent });
     this.active.set(id, active);
     this.recorder.begin(id, epoch);
     this.keepLeases();
@@ -197,7 +222,7 @@ export class DurableRuns {
         resumed === undefined
           ? { record: (key: string, record: StepRecord) => this.recorder.record(id, storedStep(key, record)), whenRecorded }
           : { record: (key: string, record: StepRecord) => this.recorder.record(id, withHistory(storedStep(key, record), resumed)), whenRecorded };
-      result = await this.s.execute(plan, input, runOptions(options, id, recorder, active, restored));
+      result = await this.s.execute(plan, input, runOptions(options, id, recorder, active, restored, waits));
     } finally {
       this.active.delete(id);
       this.keepLeases();
@@ -207,6 +232,7 @@ export class DurableRuns {
       await this.recorder.settled(id);
       // Parked at a distributed for_each: still running; its worker resumes it later.
       if (result.error?.code === 'RUN_SUSPENDED') return result;
+      if (result.status === 'waiting') return await this.park(plan, run, waits, result, options);
       const status = endStatus(result);
       const end = { status, outputs: status === 'succeeded' ? result.outputs : null, error: result.error ?? null, finished_at: this.s.clock.now() };
       if ((await this.s.store.finishRun(id, epoch, end)) === 'fenced') throw fenced(id);
@@ -214,6 +240,17 @@ export class DurableRuns {
       const e = asStoreError(error, this.s.store.url);
       if (result.status === 'succeeded' || result.error?.code !== e.code) result = { ...result, status: 'failed', outputs: null, error: { code: e.code, message: e.message } };
     }
+    this.s.onEnded?.(result);
+    return result;
+  }
+
+  /** Parks a run with nothing left but waits: a record in the store that a waker continues. */
+  private async park(plan: ChainPlan, run: StoredRun, waits: StoredRunWaits, result: RunResult, options: RunOptions): Promise<RunResult> {
+    const { waits: open, ids, wakeAt } = waits.parking();
+    const now = this.s.clock.now();
+    if ((await this.s.store.parkRun(run.id, run.epoch, wakeAt, ids, now)) === 'fenced') throw fenced(run.id);
+    emitSafely(options, { type: 'run:waiting', run_id: run.id, chain: plan.name, timestamp: now, waits: open, wake_at: wakeAt });
+    this.s.onParked?.(run.id, wakeAt);
     return result;
   }
 
@@ -225,9 +262,16 @@ export class DurableRuns {
     await this.s.store.finishRun(run.id, claim.run.epoch, { status: 'cancelled', outputs: null, error: { code: 'ABORTED', message: `run ${run.id} was cancelled` }, finished_at: now });
   }
 
-  /** Asks a run to stop: at once if it runs here, through the store wherever it runs. */
+  /** Asks a run to stop: at once if it runs here, through the store wherever it runs; a waiting run ends cancelled now. */
   async cancel(id: string): Promise<StoredRun | undefined> {
     this.active.get(id)?.stop(cancelled(id));
+    const run = await this.s.store.getRun(id);
+    if (run?.status === 'waiting') {
+      await this.endCancelled(run);
+      const ended = await this.s.store.getRun(id);
+      if (ended?.status === 'cancelled') this.s.onEnded?.(storedResult(ended, await this.s.store.getSteps(id)));
+      return run;
+    }
     return this.s.store.requestCancel(id, this.s.clock.now());
   }
 
@@ -276,8 +320,21 @@ export class DurableRuns {
 }
 
 /** The caller's options with the run's own parts: one literal with every key, absent ones undefined (this is on every run's path). */
-function runOptions(o: RunOptions, runId: string, recorder: StepRecorder, control: RunControl, restored: ReadonlyMap<string, StepRecord> | undefined, startedAt?: number): RunOptions {
-  return { signal: o.signal, onEvent: o.onEvent, approve: o.approve, concurrency: o.concurrency, debug: o.debug, onProgress: o.onProgress, runId, startedAt, recorder, restored, control, mocks: o.mocks, distributor: o.distributor };
+function runOptions(o: RunOptions, runId: string, recorder: StepRecorder, control: RunControl, restored: ReadonlyMap<string, StepRecord> | undefined, waits?: RunWaits, startedAt?: number): RunOptions {
+  return { signal: o.signal, onEvent: o.onEvent, approve: o.approve, concurrency: o.concurrency, debug: o.debug, onProgress: o.onProgress, runId, startedAt, recorder, restored, control, mocks: o.mocks, distributor: o.distributor, waits };
+}
+
+/** A run that may wait (a waiting step, a sub-chain, an approver that may answer 'wait') goes through the store's full path in memory too. */
+function mayWait(plan: ChainPlan, options: RunOptions): boolean {
+  return plan.mayWait || options.approve !== undefined;
+}
+
+function emitSafely(options: RunOptions, event: RunEvent): void {
+  try {
+    options.onEvent?.(event);
+  } catch {
+    // a listener's exception is its own problem
+  }
 }
 
 function cancelled(id: string): ToolchainError {
