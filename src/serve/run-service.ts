@@ -24,6 +24,8 @@ export interface ListQuery {
   readonly chain?: string;
   /** At most this many, newest first. */
   readonly limit: number;
+  /** Told about each stored run that cannot be read back (STORE_CORRUPT), which the list leaves out; without it such a run fails the list. */
+  readonly onCorrupt?: (error: { readonly code: string; readonly message: string }) => void;
 }
 
 /** A row of `runs list`. */
