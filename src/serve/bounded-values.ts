@@ -1,5 +1,5 @@
 import type { RunEvent } from '../executor/events.js';
-import type { RunDetail, StepDetail } from './run-service.js';
+import type { RunDetail, StepDetail, Truncated } from './run-service.js';
 
 // What one answer of `toolchain serve` may carry of a run's values (its input, its outputs, each
 // step's input and output): a run with large outputs must not make `GET /api/runs/ID` a 40 MB
@@ -11,13 +11,6 @@ import type { RunDetail, StepDetail } from './run-service.js';
 
 /** Values this small are never left out: a marker would be no shorter. */
 export const SMALL_BYTES = 256;
-
-export interface Truncated {
-  /** The JSON size of the value left out, in bytes. */
-  readonly bytes: number;
-  /** The route that answers it whole. */
-  readonly href: string;
-}
 
 export class Budget {
   private left: number;
@@ -55,16 +48,17 @@ function field(budget: Budget, name: string, value: unknown, href: string): Reco
 }
 
 /** A run's detail with its large values replaced by markers: the run's own first, then its steps in order. */
-export function boundedDetail(detail: RunDetail, budget: Budget): Record<string, unknown> {
+export function boundedDetail(detail: RunDetail, budget: Budget): RunDetail {
   const { input, outputs, steps, ...rest } = detail;
   const id = detail.run_id;
   const head = { ...field(budget, 'input', input, runHref(id, '/input')), ...field(budget, 'outputs', outputs, runHref(id, '/outputs')) };
-  const bounded: Record<string, unknown> = {};
+  const bounded: Record<string, StepDetail> = {};
   for (const [key, step] of Object.entries(steps)) bounded[key] = boundedStep(step, budget, stepHref(id, key));
-  return { ...rest, ...head, steps: bounded };
+  // `input` and `outputs` are always keys of a RunDetail: undefined (left out of the JSON) unless whole.
+  return { ...rest, input: undefined, outputs: undefined, ...head, steps: bounded };
 }
 
-function boundedStep(step: StepDetail, budget: Budget, href: string): Record<string, unknown> {
+function boundedStep(step: StepDetail, budget: Budget, href: string): StepDetail {
   const { input, output, ...rest } = step;
   return { ...rest, ...field(budget, 'input', input, href), ...field(budget, 'output', output, href) };
 }
@@ -72,37 +66,51 @@ function boundedStep(step: StepDetail, budget: Budget, href: string): Record<str
 /**
  * The events of run `runId` with their large values replaced by markers. Sub-chains' events name
  * their own runs: the step keys (`step›substep`) are followed from their run:started events, as
- * the run view does.
+ * the run view does. Not an async generator: a generator's `return` waits for the `next` at work,
+ * which for a quiet run never comes, and the stream's place would never be given back.
  */
-export async function* boundedEvents(runId: string, events: AsyncIterable<RunEvent>, budget: Budget, after = 0): AsyncGenerator<{ readonly type: string }> {
+export function boundedEvents(runId: string, events: AsyncIterable<RunEvent>, budget: Budget, after = 0): AsyncIterable<{ readonly type: string }> {
+  return {
+    [Symbol.asyncIterator]: () => {
+      const inner = events[Symbol.asyncIterator]();
+      const bound = eventBounder(runId, budget, after);
+      return {
+        next: async (): Promise<IteratorResult<{ readonly type: string }>> => {
+          const r = await inner.next();
+          return r.done ? { done: true, value: undefined } : { done: false, value: bound(r.value) };
+        },
+        return: async (): Promise<IteratorResult<{ readonly type: string }>> => {
+          await inner.return?.();
+          return { done: true, value: undefined };
+        },
+      };
+    },
+  };
+}
+
+function eventBounder(runId: string, budget: Budget, after: number): (e: RunEvent) => { readonly type: string } {
   const prefixes = new Map<string, string>([[runId, '']]);
   let position = 0;
-  for await (const e of events) {
+  return (e) => {
     // The first `after` are not sent (the client has them: Last-Event-ID), so they cost no budget.
     const skipped = ++position <= after;
     if (e.type === 'run:started' && e.parent !== undefined) prefixes.set(e.run_id, `${prefixes.get(e.parent.run_id) ?? ''}${e.parent.step}›`);
-    if (skipped) {
-      yield e;
-      continue;
-    }
+    if (skipped) return e;
     if (e.type === 'run:started' || e.type === 'run:finished') {
       const parentKey = e.parent !== undefined ? `${prefixes.get(e.parent.run_id) ?? ''}${e.parent.step}` : undefined;
       // A sub-chain's input and outputs are its step's: that step's route answers them.
       const href = parentKey !== undefined ? stepHref(runId, parentKey) : runHref(runId, e.type === 'run:started' ? '/input' : '/outputs');
       if (e.type === 'run:started') {
         const { input, ...rest } = e;
-        yield { ...rest, ...field(budget, 'input', input, href) };
-      } else {
-        const { outputs, ...rest } = e;
-        yield { ...rest, ...field(budget, 'outputs', outputs, href) };
+        return { ...rest, ...field(budget, 'input', input, href) };
       }
-      continue;
+      const { outputs, ...rest } = e;
+      return { ...rest, ...field(budget, 'outputs', outputs, href) };
     }
     if ((e.type === 'step:succeeded' || e.type === 'step:failed') && e.output !== undefined) {
       const { output, ...rest } = e;
-      yield { ...rest, ...field(budget, 'output', output, stepHref(runId, `${prefixes.get(e.run_id) ?? ''}${e.step}`)) };
-      continue;
+      return { ...rest, ...field(budget, 'output', output, stepHref(runId, `${prefixes.get(e.run_id) ?? ''}${e.step}`)) };
     }
-    yield e;
-  }
+    return e;
+  };
 }

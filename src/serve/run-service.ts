@@ -70,6 +70,15 @@ export interface StepDetail {
   readonly input?: unknown;
   readonly skip_reason?: 'when' | 'dependency';
   readonly timeline: readonly AttemptRecord[];
+  /** Set instead of `input` / `output` when the answer left the value out for its size. */
+  readonly input_truncated?: Truncated;
+  readonly output_truncated?: Truncated;
+}
+
+/** A value an answer left out for its size (bounded-values.ts): its JSON size and the route that answers it whole. */
+export interface Truncated {
+  readonly bytes: number;
+  readonly href: string;
 }
 
 /** `runs show --json` / `GET /api/runs/ID`. Steps of sub-chains are keyed `step›substep`. */
@@ -79,6 +88,9 @@ export interface RunDetail extends RunSummary {
   readonly steps: Readonly<Record<string, StepDetail>>;
   /** When the run was resumed (epoch milliseconds, oldest first); empty for a run that never was. */
   readonly resumes: readonly number[];
+  /** Set instead of `input` / `outputs` when the answer left the value out for its size. */
+  readonly input_truncated?: Truncated;
+  readonly outputs_truncated?: Truncated;
 }
 
 export interface RunService {
