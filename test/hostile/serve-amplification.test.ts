@@ -42,6 +42,7 @@ async function bigEngine(options: Parameters<typeof createEngine>[0] = {}): Prom
   const engine = await createEngine({ cache: 'off', ...options });
   engine.registerTool({ name: 'blob', parameters: { type: 'object', properties: { bytes: { type: 'integer' } } }, handler: (args) => 'x'.repeat(Number(args.bytes)) });
   engine.addChain(CHAIN, 'big.yaml');
+  engine.addChain(`name: outer\nsteps:\n  - { name: inner, chain: big, input_map: { items: [] } }\noutputs: { a: $.inner.a }\n`, 'outer.yaml');
   return engine;
 }
 
@@ -107,6 +108,20 @@ describe('a run with large outputs, over HTTP', () => {
     expect(a.output_truncated).toEqual({ bytes: BIG + 2, href: `/api/runs/${runId}/steps/a` });
     expect(events.find((e) => e.type === 'step:succeeded' && e.step === 'small')!.output).toBe('x'.repeat(10));
     expect(events.at(-1)).toMatchObject({ type: 'run:finished', outputs_truncated: { href: `/api/runs/${runId}/outputs` } });
+  });
+
+  it("a sub-chain's step is keyed parent›step on the route, in the view and in the events", async () => {
+    const res = await inject(server, '/api/runs?wait=true', 'POST', { chain: 'outer' });
+    const id = (res.json() as { run_id: string }).run_id;
+    const key = 'inner›a';
+    const href = `/api/runs/${id}/steps/${encodeURIComponent(key)}`;
+    const run = (await inject(server, `/api/runs/${id}`)).json() as { steps: Record<string, Record<string, unknown>> };
+    expect(run.steps[key]!.output_truncated).toEqual({ bytes: BIG + 2, href });
+    const events = sseEvents((await inject(server, `/api/runs/${id}/events`)).body);
+    expect(events.find((e) => e.type === 'step:succeeded' && e.step === 'a')!.output_truncated).toEqual({ bytes: BIG + 2, href });
+    // The sub-chain's outputs are its parent step's output.
+    expect(events.find((e) => e.type === 'run:finished' && e.parent !== undefined)!.outputs_truncated).toMatchObject({ href: `/api/runs/${id}/steps/inner` });
+    expect(((await inject(server, href)).json() as { output: string }).output.length).toBe(BIG);
   });
 
   it('past answer-bytes, values are left out even when each is under value-bytes', async () => {
