@@ -231,4 +231,20 @@ describe('runs submitted with --queue count against runs-in-flight', () => {
       await worker.exited;
     }
   }, 60_000);
+
+  it('a worker started with --for-each-elements refuses a larger for_each of a run submitted over HTTP', async () => {
+    const worker = startWorker({ queue: redis.url, args: ['--for-each-elements', '5'] });
+    try {
+      await worker.ready;
+      const res = await inject(server, '/api/runs?wait=true', 'POST', { chain: 'spread', input: { n: 6 } });
+      expect(res.statusCode).toBe(200);
+      const result = res.json() as { status: string; error?: { code: string; message: string } };
+      expect(result.error?.code).toBe('FOR_EACH_TOO_LARGE');
+      expect(result.error?.message).toContain("step 'each'");
+      expect(result.error?.message).toContain('6 elements, more than the 5');
+    } finally {
+      worker.kill('SIGKILL');
+      await worker.exited;
+    }
+  }, 60_000);
 });
