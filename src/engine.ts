@@ -137,6 +137,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
     binder: createBinder(),
     checkInput: createInputChecker((schema) => registry.schemas.compile(schema, 'arguments').validate),
     agents: runAgent,
+    ...(options.maxForEachElements !== undefined ? { maxForEachElements: options.maxForEachElements } : {}),
   };
   // With a queue, runs are recorded where the workers record them: by default the queue's Redis.
   const address = options.queue !== undefined ? parseQueueUrl(options.queue) : undefined;

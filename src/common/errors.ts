@@ -75,6 +75,8 @@ export const ERROR_KINDS = {
   VALIDATION_FAILED: 'run',
   RESULT_INVALID: 'run',
   RESULT_TOO_LARGE: 'run',
+  /** A for_each selected more elements than the engine's limit (serve's `for-each-elements`). */
+  FOR_EACH_TOO_LARGE: 'run',
   TOOL_ERROR: 'run',
   TIMEOUT: 'run',
   RUN_TIMEOUT: 'run',

@@ -20,6 +20,8 @@ export interface EngineOptions {
   readonly watch?: boolean;
   /** Steps running at once across every run of this engine (default: unlimited). */
   readonly concurrency?: number;
+  /** Elements one `for_each` of any run of this engine may have; a step over more fails with FOR_EACH_TOO_LARGE (default: unlimited; `toolchain serve` sets its `for-each-elements` limit). */
+  readonly maxForEachElements?: number;
   /** Time source for timestamps, timeouts and backoff; tests inject a fake one. */
   readonly clock?: Clock;
   /** Uniform random in [0, 1) for backoff jitter; tests inject a fixed one. */

@@ -30,6 +30,12 @@ export function startForEach(run: Run, i: number, step: PlanStep): void {
     const message = `for_each ${forEach.items.source} yielded ${describeKind(items)}, not an array`;
     return run.failed(i, { code: 'VALIDATION_FAILED', message }, 0);
   }
+  const max = run.host.maxForEachElements;
+  if (max !== undefined && items.length > max) {
+    // Refused before any element starts: one request's input must not fan out without bound.
+    const message = `step '${step.name}': its for_each ${forEach.items.source} selects ${items.length} elements, more than the ${max} this engine allows (the for-each-elements limit)`;
+    return run.failed(i, { code: 'FOR_EACH_TOO_LARGE', message }, 0);
+  }
   if (items.length === 0) return run.succeeded(i, [], 0, undefined);
   const group = new ForEachGroup(run, i, items, forEach.maxConcurrency ?? run.plan.concurrency ?? DEFAULT_FOR_EACH_CONCURRENCY);
   run.track(i, group);

@@ -143,6 +143,8 @@ export interface ExecutorHost {
   checkInput(plan: ChainPlan, input: unknown): InputResult;
   /** Runs `agent:` steps; without it they fail. */
   readonly agents?: AgentRunner;
+  /** Elements one for_each may have (FOR_EACH_TOO_LARGE past it); undefined = unlimited. */
+  readonly maxForEachElements?: number;
 }
 
 /** Where a run sits: under which parent step, and the prefix its step keys get. */

@@ -12,6 +12,7 @@ import { installErrorHandlers } from './http-errors.js';
 import { builtInspector, inspectorFilesIn } from './inspector-files.js';
 import { createMemoryRunService } from './memory-run-service.js';
 import { registerCatalogueRoutes } from './routes-catalogue.js';
+import { registerRunValueRoutes } from './routes-run-values.js';
 import { registerRunRoutes } from './routes-runs.js';
 import type { RunService } from './run-service.js';
 import { checkLimits, DEFAULT_LIMITS, Gauge, httpServerOptions, type ServeLimits } from './server-limits.js';
@@ -114,7 +115,8 @@ export async function createServer(engine: Engine, options: ServerOptions = {}):
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/metrics', async (_req, reply) => reply.header('content-type', observer.metricsContentType).send(await observer.metrics()));
   registerCatalogueRoutes(app, engine, approvedNow);
-  registerRunRoutes(app, { service, stopping, heartbeatMs: options.heartbeatMs ?? 15_000, streams: new Gauge(limits.maxEventStreams), retryAfterS: limits.retryAfterS });
+  registerRunRoutes(app, { service, stopping, heartbeatMs: options.heartbeatMs ?? 15_000, streams: new Gauge(limits.maxEventStreams), retryAfterS: limits.retryAfterS, valueBytes: limits.valueBytes, answerBytes: limits.answerBytes });
+  registerRunValueRoutes(app, service);
   await registerInspector(app, options.webRoot);
 
   return {

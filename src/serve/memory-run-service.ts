@@ -75,7 +75,10 @@ export function createMemoryRunService(engine: Engine, options: MemoryRunService
   async function start(chain: string, input: unknown, opts: StartOptions, resumeId?: string, resumed?: Resumed): Promise<StartOutcome> {
     if (closing) throw new ServiceError(503, 'SHUTTING_DOWN', 'the server is shutting down and takes no new runs');
     // With a queue the workers execute it; the server reads it from the store like any run elsewhere.
-    if (engine.queued) return resumeId !== undefined ? resumeQueued(engine, resumeId) : submitQueued(engine, chain, input, opts.runId, opts.wait === true);
+    if (engine.queued) {
+      const counted = { gauge: inFlight, retryAfterS: options.retryAfterS ?? 5 };
+      return resumeId !== undefined ? resumeQueued(engine, resumeId, counted) : submitQueued(engine, chain, input, opts.runId, opts.wait === true, counted);
+    }
     const known = opts.runId ?? resumeId;
     if (known !== undefined) {
       const existing = entries.get(known);
@@ -163,7 +166,7 @@ export function createMemoryRunService(engine: Engine, options: MemoryRunService
   return {
     start,
     async list(query: ListQuery): Promise<RunSummary[]> {
-      const stored = await engine.runs.list({ limit: query.limit, ...(query.status ? { status: query.status } : {}), ...(query.chain ? { chain: query.chain } : {}) });
+      const stored = await engine.runs.list({ limit: query.limit, ...(query.status ? { status: query.status } : {}), ...(query.chain ? { chain: query.chain } : {}), ...(query.onCorrupt ? { onCorrupt: query.onCorrupt } : {}) });
       return stored.map((r) => entries.get(r.run_id)?.view.summary() ?? storedSummary(r));
     },
     async get(runId: string): Promise<RunDetail | undefined> {

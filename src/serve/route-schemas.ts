@@ -40,6 +40,10 @@ export const runParamsSchema = {
   params: { type: 'object', required: ['id'], properties: { id: runId } },
 } as const;
 
+export const stepParamsSchema = {
+  params: { type: 'object', required: ['id', 'key'], properties: { id: runId, key: { type: 'string', minLength: 1, maxLength: 1000 } } },
+} as const;
+
 export const chainParamsSchema = {
   params: { type: 'object', required: ['name'], properties: { name: chainName } },
 } as const;

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { boundedDetail, boundedEvents, Budget } from './bounded-values.js';
 import { listRunsSchema, runParamsSchema, startRunSchema, type RUN_STATUSES } from './route-schemas.js';
 import { ServiceError, type RunService } from './run-service.js';
 import type { Gauge } from './server-limits.js';
@@ -15,9 +16,12 @@ export interface RunRoutesOptions {
   /** Open event streams, against their cap. */
   readonly streams: Gauge;
   readonly retryAfterS: number;
+  /** What one answer carries of a run's values (bounded-values.ts). */
+  readonly valueBytes: number;
+  readonly answerBytes: number;
 }
 
-export function registerRunRoutes(app: FastifyInstance, { service, stopping, heartbeatMs, streams, retryAfterS }: RunRoutesOptions): void {
+export function registerRunRoutes(app: FastifyInstance, { service, stopping, heartbeatMs, streams, retryAfterS, valueBytes, answerBytes }: RunRoutesOptions): void {
   app.post<{ Body: { chain: string; input?: Record<string, unknown>; run_id?: string }; Querystring: { wait: boolean } }>(
     '/api/runs',
     { schema: startRunSchema },
@@ -30,14 +34,18 @@ export function registerRunRoutes(app: FastifyInstance, { service, stopping, hea
     },
   );
 
-  app.get<{ Querystring: { status?: (typeof RUN_STATUSES)[number]; chain?: string; limit: number } }>('/api/runs', { schema: listRunsSchema }, async (req) => ({
-    runs: await service.list({ limit: req.query.limit, ...(req.query.status ? { status: req.query.status } : {}), ...(req.query.chain ? { chain: req.query.chain } : {}) }),
-  }));
+  app.get<{ Querystring: { status?: (typeof RUN_STATUSES)[number]; chain?: string; limit: number } }>('/api/runs', { schema: listRunsSchema }, async (req) => {
+    // A stored run that cannot be read back is reported next to the others, not a failed list.
+    const unreadable: Unreadable[] = [];
+    const onCorrupt = (e: { code: string; message: string }): void => void unreadable.push(unreadableRun(e));
+    const runs = await service.list({ limit: req.query.limit, onCorrupt, ...(req.query.status ? { status: req.query.status } : {}), ...(req.query.chain ? { chain: req.query.chain } : {}) });
+    return { runs, unreadable };
+  });
 
   app.get<{ Params: { id: string } }>('/api/runs/:id', { schema: runParamsSchema }, async (req) => {
     const run = await service.get(req.params.id);
     if (!run) throw notFound(req.params.id);
-    return run;
+    return boundedDetail(run, new Budget(valueBytes, answerBytes));
   });
 
   app.get<{ Params: { id: string } }>('/api/runs/:id/events', { schema: runParamsSchema }, async (req, reply) => {
@@ -47,8 +55,9 @@ export function registerRunRoutes(app: FastifyInstance, { service, stopping, hea
       const events = await service.events(req.params.id);
       if (!events) throw notFound(req.params.id);
       const last = Number(req.headers['last-event-id']);
+      const after = Number.isInteger(last) && last > 0 ? last : 0;
       reply.hijack();
-      await streamEvents(reply.raw, events, { after: Number.isInteger(last) && last > 0 ? last : 0, heartbeatMs, stop: stopping });
+      await streamEvents(reply.raw, boundedEvents(req.params.id, events, new Budget(valueBytes, answerBytes), after), { after, heartbeatMs, stop: stopping });
     } finally {
       streams.give();
     }
@@ -60,6 +69,18 @@ export function registerRunRoutes(app: FastifyInstance, { service, stopping, hea
     const outcome = await service.resume(req.params.id);
     return reply.code(202).send({ run_id: outcome.run_id });
   });
+}
+
+interface Unreadable {
+  readonly id?: string;
+  readonly code: string;
+  readonly message: string;
+}
+
+/** The run's id and what is wrong with it; the store's address (which may hold a password) is left out. */
+function unreadableRun(e: { code: string; message: string }): Unreadable {
+  const m = /(?:^|: )(run (\S+) cannot be read: [\s\S]*)$/.exec(e.message);
+  return m ? { id: m[2]!, code: e.code, message: m[1]! } : { code: e.code, message: e.message };
 }
 
 function notFound(id: string): ServiceError {

@@ -25,6 +25,8 @@ export interface ListQuery {
   readonly chain?: string;
   /** At most this many, newest first. */
   readonly limit: number;
+  /** Told about each stored run that cannot be read back (STORE_CORRUPT), which the list leaves out; without it such a run fails the list. */
+  readonly onCorrupt?: (error: { readonly code: string; readonly message: string }) => void;
 }
 
 /** A row of `runs list`. */
@@ -72,6 +74,15 @@ export interface StepDetail {
   readonly input?: unknown;
   readonly skip_reason?: 'when' | 'dependency';
   readonly timeline: readonly AttemptRecord[];
+  /** Set instead of `input` / `output` when the answer left the value out for its size. */
+  readonly input_truncated?: Truncated;
+  readonly output_truncated?: Truncated;
+}
+
+/** A value an answer left out for its size (bounded-values.ts): its JSON size and the route that answers it whole. */
+export interface Truncated {
+  readonly bytes: number;
+  readonly href: string;
 }
 
 /** `runs show --json` / `GET /api/runs/ID`. Steps of sub-chains are keyed `step›substep`. */
@@ -81,6 +92,9 @@ export interface RunDetail extends RunSummary {
   readonly steps: Readonly<Record<string, StepDetail>>;
   /** When the run was resumed (epoch milliseconds, oldest first); empty for a run that never was. */
   readonly resumes: readonly number[];
+  /** Set instead of `input` / `outputs` when the answer left the value out for its size. */
+  readonly input_truncated?: Truncated;
+  readonly outputs_truncated?: Truncated;
 }
 
 export interface RunService {

@@ -2,7 +2,8 @@ import { ToolchainError } from '../common/errors.js';
 import { parseDuration } from '../expr/duration.js';
 
 // What one client can hold of `toolchain serve`: sockets, the time a request may take to arrive,
-// open event streams, runs in flight and the size of a request. The defaults are ones a laptop
+// open event streams, runs in flight, the size of a request, and what one request can make the
+// server do (the size of one answer's run values, the elements a run started over HTTP fans out to). The defaults are ones a laptop
 // survives under a flood; each can be set with `serve --limit NAME=VALUE` or the
 // TOOLCHAIN_SERVE_LIMITS variable (`NAME=VALUE,NAME=VALUE`), and by `createServer({ limits })`.
 
@@ -23,6 +24,12 @@ export interface ServeLimits {
   readonly bodyBytes: number;
   /** The seconds a 429 or 503 tells the client to wait before it tries again. */
   readonly retryAfterS: number;
+  /** A run value (input, outputs, a step's input or output) larger than this, as JSON, is left out of a run's view and its events, with a marker naming its route. */
+  readonly valueBytes: number;
+  /** The run values one answer (a run's view, one event stream) carries in all; past it, values are left out the same way. */
+  readonly answerBytes: number;
+  /** The elements one `for_each` of a run started over HTTP may have (FOR_EACH_TOO_LARGE past it). */
+  readonly forEachElements: number;
 }
 
 export const DEFAULT_LIMITS: ServeLimits = {
@@ -34,6 +41,9 @@ export const DEFAULT_LIMITS: ServeLimits = {
   maxRunsInFlight: 256,
   bodyBytes: 256 * 1024,
   retryAfterS: 5,
+  valueBytes: 64 * 1024,
+  answerBytes: 4 * 1024 * 1024,
+  forEachElements: 10_000,
 };
 
 type Kind = 'duration' | 'count' | 'bytes';
@@ -48,6 +58,9 @@ const NAMES: Readonly<Record<string, readonly [keyof ServeLimits, Kind]>> = {
   'runs-in-flight': ['maxRunsInFlight', 'count'],
   'body-bytes': ['bodyBytes', 'bytes'],
   'retry-after': ['retryAfterS', 'count'],
+  'value-bytes': ['valueBytes', 'bytes'],
+  'answer-bytes': ['answerBytes', 'bytes'],
+  'for-each-elements': ['forEachElements', 'count'],
 };
 
 export const LIMIT_NAMES: readonly string[] = Object.keys(NAMES);

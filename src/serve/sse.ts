@@ -1,5 +1,4 @@
 import type { ServerResponse } from 'node:http';
-import type { RunEvent } from '../executor/events.js';
 
 // Server-Sent Events over a raw response: `id` (the event's position in the run, so a client
 // that reconnects with Last-Event-ID gets only what it missed), `event` (the event type) and the
@@ -14,7 +13,7 @@ export interface SseOptions {
   readonly stop: Promise<void>;
 }
 
-export async function streamEvents(res: ServerResponse, events: AsyncIterable<RunEvent>, options: SseOptions): Promise<void> {
+export async function streamEvents(res: ServerResponse, events: AsyncIterable<{ readonly type: string }>, options: SseOptions): Promise<void> {
   res.writeHead(200, {
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache, no-transform',

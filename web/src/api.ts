@@ -60,6 +60,8 @@ export const api = {
     return call<{ runs: RunSummary[] }>('GET', `api/runs?${params}`).then((r) => r.runs);
   },
   run: (id: string) => call<RunDetail>('GET', `api/runs/${encodeURIComponent(id)}`),
+  /** The run's input whole (the run's view leaves a large one out). */
+  input: (id: string) => call<{ input: unknown }>('GET', `api/runs/${encodeURIComponent(id)}/input`).then((r) => r.input),
   start: (chain: string, input: unknown) => call<{ run_id: string }>('POST', 'api/runs', { chain, input }),
   cancel: (id: string) => call<RunSummary>('POST', `api/runs/${encodeURIComponent(id)}/cancel`),
   resume: (id: string) => call<{ run_id: string }>('POST', `api/runs/${encodeURIComponent(id)}/resume`),

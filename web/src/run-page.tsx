@@ -85,7 +85,8 @@ export function RunPage({ id }: { id: string }) {
         if (run_id === id) setGeneration((n) => n + 1);
         else location.hash = `#/runs/${encodeURIComponent(run_id)}`;
       } else {
-        const { run_id } = await api.start(shown.chain, shown.input ?? {});
+        const input = shown.input_truncated !== undefined ? await api.input(shown.run_id) : shown.input;
+        const { run_id } = await api.start(shown.chain, input ?? {});
         location.hash = `#/runs/${encodeURIComponent(run_id)}`;
       }
     } catch (e) {

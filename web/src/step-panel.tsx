@@ -1,4 +1,5 @@
 import { formatDuration, formatTime, type RunDetail } from './api.js';
+import type { Truncated } from '../../src/serve/run-service.js';
 import { StatusBadge } from './status.js';
 
 // The selected step: status, attempts, timing, error, input, output and each attempt.
@@ -10,6 +11,15 @@ function Json({ value }: { value: unknown }) {
   return <pre class="json">{text.length > LIMIT ? `${text.slice(0, LIMIT)}\n… (${text.length - LIMIT} more characters)` : text}</pre>;
 }
 
+/** A value the server left out of the run's view for its size: how large, and where to read it whole. */
+function LeftOut({ value }: { value: Truncated }) {
+  return (
+    <p class="muted left-out">
+      Left out for its size ({value.bytes.toLocaleString()} bytes of JSON): <a href={value.href.replace(/^\//, '')} target="_blank" rel="noopener">open it whole</a>
+    </p>
+  );
+}
+
 export function StepPanel({ run, stepKey }: { run: RunDetail; stepKey: string | undefined }) {
   if (stepKey === undefined) {
     return (
@@ -17,11 +27,11 @@ export function StepPanel({ run, stepKey }: { run: RunDetail; stepKey: string | 
         <h2>Run</h2>
         <p class="muted">Select a step in the graph or the timeline to see its input, output, error and attempts.</p>
         <h3>Input</h3>
-        <Json value={run.input} />
+        {run.input_truncated ? <LeftOut value={run.input_truncated} /> : <Json value={run.input} />}
         {run.status === 'succeeded' && (
           <>
             <h3>Outputs</h3>
-            <Json value={run.outputs} />
+            {run.outputs_truncated ? <LeftOut value={run.outputs_truncated} /> : <Json value={run.outputs} />}
           </>
         )}
       </>
@@ -57,16 +67,16 @@ export function StepPanel({ run, stepKey }: { run: RunDetail; stepKey: string | 
           <code>{step.error.code}</code> {step.error.message}
         </div>
       )}
-      {step.input !== undefined && (
+      {(step.input !== undefined || step.input_truncated) && (
         <>
           <h3>Input</h3>
-          <Json value={step.input} />
+          {step.input_truncated ? <LeftOut value={step.input_truncated} /> : <Json value={step.input} />}
         </>
       )}
-      {step.output !== undefined && (
+      {(step.output !== undefined || step.output_truncated) && (
         <>
           <h3>Output</h3>
-          <Json value={step.output} />
+          {step.output_truncated ? <LeftOut value={step.output_truncated} /> : <Json value={step.output} />}
         </>
       )}
       {step.timeline.length > 0 && (

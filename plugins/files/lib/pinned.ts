@@ -69,3 +69,35 @@ export async function statPinned(where: InRoot): Promise<import('node:fs').Stats
     return info;
   });
 }
+
+/** A folder held open: `path` reaches the folder that was opened and checked, whatever happens to its name meanwhile. */
+export interface PinnedFolder {
+  readonly path: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the folder at `absolute` (a real path inside `root`) without following a link, and checks
+ * the folder actually opened is inside the root. On Linux `path` goes through the descriptor
+ * (`/proc/self/fd/N`: a child process started with it as its cwd inherits the descriptor until it
+ * starts its program, so it changes into the checked folder); elsewhere it is the real path,
+ * checked again after the open. `shown` names the folder in errors.
+ */
+export async function openPinnedFolder(root: string, absolute: string, shown: string): Promise<PinnedFolder> {
+  let dir: fs.FileHandle;
+  try {
+    dir = await fs.open(absolute, constants.O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+  } catch (error) {
+    // The checked path is real: a link at its end now is a swap.
+    if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw swapped(shown);
+    throw fsError(error, shown);
+  }
+  try {
+    const real = HAS_PROC_FD ? await fs.readlink(`${PROC_FD}/${dir.fd}`) : await fs.realpath(absolute);
+    if (!isInside(root, real)) throw swapped(shown);
+    return { path: HAS_PROC_FD ? `${PROC_FD}/${dir.fd}` : real, close: () => dir.close() };
+  } catch (error) {
+    await dir.close();
+    throw error;
+  }
+}

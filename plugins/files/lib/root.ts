@@ -12,7 +12,8 @@ import { type ToolContext, toolError } from './tool-context.js';
 //   path that does not exist yet (write_file), its nearest existing ancestor is checked.
 // read_file, write_file, file_stats and word_stats then open what was checked through a
 // descriptor of its folder (pinned.ts), so a folder swapped for a link between the check and the
-// access is refused instead of followed. list_files and run_command's cwd use the checked path.
+// access is refused instead of followed. list_files reads each folder, and run_command starts its
+// program, through a descriptor of the checked folder (pinned.ts openPinnedFolder).
 
 export const ROOT_VARIABLE = 'TOOLCHAIN_FILES_ROOT';
 

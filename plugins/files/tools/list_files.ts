@@ -1,6 +1,7 @@
 import { type Dirent, promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import { checkComplexity, compileGlob, staticBase } from '../lib/glob.js';
+import { openPinnedFolder, type PinnedFolder } from '../lib/pinned.js';
 import { filesRoot, isInside, resolveInRoot } from '../lib/root.js';
 import { type ToolContext, toolError } from '../lib/tool-context.js';
 
@@ -8,6 +9,9 @@ import { type ToolContext, toolError } from '../lib/tool-context.js';
 // syntax and the complexity limits), sorted by path, with sizes and the totals a report needs. Directories are walked
 // without following symbolic links; a linked file is listed when its target is a file inside
 // the root. An `ignore` pattern ending in `/**` prunes whole directories (node_modules by default).
+// Each folder is read through a descriptor of the folder checked (pinned.ts), and each subfolder
+// opened through its parent's without following a link: a folder swapped for a link to outside
+// the root during the walk fails the call with PATH_ESCAPE instead of being listed.
 
 interface Args {
   readonly patterns?: readonly string[];
@@ -49,11 +53,11 @@ export default async function listFiles(args: Args, ctx?: ToolContext): Promise<
   const found: FileEntry[] = [];
   let visited = 0;
   let truncated = false;
-  const walk = async (dir: string, rel: string): Promise<void> => {
+  const walk = async (dir: PinnedFolder, rel: string): Promise<void> => {
     ctx?.signal.throwIfAborted();
     let entries: Dirent[];
     try {
-      entries = await fs.readdir(dir, { withFileTypes: true });
+      entries = await fs.readdir(dir.path, { withFileTypes: true });
     } catch {
       ctx?.log('list_files: skipped an unreadable directory', { path: rel || '.' });
       return;
@@ -66,9 +70,9 @@ export default async function listFiles(args: Args, ctx?: ToolContext): Promise<
         return;
       }
       const childRel = rel ? `${rel}/${entry.name}` : entry.name;
-      const childAbs = join(dir, entry.name);
+      const childAbs = join(dir.path, entry.name);
       if (entry.isDirectory()) {
-        if (!prune.some((m) => m(childRel))) await walk(childAbs, childRel);
+        if (!prune.some((m) => m(childRel))) await within(root, childAbs, childRel, (sub) => walk(sub, childRel));
         continue;
       }
       if (!matches(childRel)) continue;
@@ -83,12 +87,28 @@ export default async function listFiles(args: Args, ctx?: ToolContext): Promise<
   };
   for (const base of bases(patterns)) {
     const start = await resolveInRoot(root, base);
-    if (start.exists) await walk(start.absolute, start.relative === '.' ? '' : start.relative);
+    if (start.exists) await within(root, start.absolute, start.relative, (folder) => walk(folder, start.relative === '.' ? '' : start.relative));
   }
   const unique = [...new Map(found.map((f) => [f.path, f])).values()].sort((a, b) => (a.path < b.path ? -1 : 1));
   let largest: FileEntry | null = null;
   for (const f of unique) if (!largest || f.size > largest.size) largest = f;
   return { files: unique, count: unique.length, total_bytes: unique.reduce((n, f) => n + f.size, 0), largest, truncated };
+}
+
+/** `use` with the folder opened and checked; a folder that is gone or no folder (any more) is skipped, one that became a link out is PATH_ESCAPE. */
+async function within(root: string, absolute: string, rel: string, use: (folder: PinnedFolder) => Promise<void>): Promise<void> {
+  let folder: PinnedFolder;
+  try {
+    folder = await openPinnedFolder(root, absolute, rel);
+  } catch (error) {
+    if ((error as { code?: unknown }).code === 'PATH_ESCAPE') throw error;
+    return;
+  }
+  try {
+    await use(folder);
+  } finally {
+    await folder.close();
+  }
 }
 
 function normalise(pattern: string): string {
@@ -116,8 +136,12 @@ async function fileInfo(path: string, entry: Dirent, root: string): Promise<{ si
     if (entry.isSymbolicLink()) {
       const real = await fs.realpath(path);
       if (!isInside(root, real)) return undefined;
-    } else if (!entry.isFile()) return undefined;
-    const info = await fs.stat(path);
+      const info = await fs.stat(real);
+      return info.isFile() ? info : undefined;
+    }
+    if (!entry.isFile()) return undefined;
+    // Not followed: a file swapped for a link since the folder was read is not one of the root's files.
+    const info = await fs.lstat(path);
     return info.isFile() ? info : undefined;
   } catch {
     return undefined;

@@ -1,4 +1,5 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { openPinnedFolder } from '../../files/lib/pinned.js';
 import { filesRoot, resolveInRoot } from '../../files/lib/root.js';
 import { type ToolContext, toolError } from '../lib/tool-context.js';
 
@@ -6,7 +7,9 @@ import { type ToolContext, toolError } from '../lib/tool-context.js';
 // never through a shell, so nothing in `command` or `args` is interpreted (no pipes, globs,
 // variables or `;`).
 // - The working directory is `cwd`, relative to the files root and held to the files plugin's
-//   rules (PATH_ESCAPE outside it).
+//   rules (PATH_ESCAPE outside it). The checked folder is held open and the program starts in the
+//   folder that descriptor names (pinned.ts), so a folder on the path swapped for a link between
+//   the check and the start cannot send it elsewhere.
 // - The child's environment is PATH, HOME and LANG as the engine sees them (the manifest's
 //   `env`), plus `env` from the call: nothing else of the engine's environment leaks into it.
 // - The program runs in its own process group (POSIX); when it exits, anything it left running
@@ -50,6 +53,7 @@ export default async function runCommand(args: Args, ctx?: ToolContext): Promise
   const dir = await resolveInRoot(root, cwd);
   if (!dir.exists) throw toolError('NOT_FOUND', `the working directory "${dir.relative}" does not exist under the files root`);
   ctx?.signal.throwIfAborted();
+  const folder = await openPinnedFolder(root, dir.absolute, dir.relative);
 
   const childEnv: Record<string, string> = {};
   for (const name of INHERITED) {
@@ -62,7 +66,13 @@ export default async function runCommand(args: Args, ctx?: ToolContext): Promise
     const started = performance.now();
     // Its own process group (POSIX), so stopping it also stops whatever it started.
     const group = process.platform !== 'win32';
-    const child = spawn(command, [...argv], { cwd: dir.absolute, env: childEnv, shell: false, stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true, detached: group });
+    let child: ChildProcessWithoutNullStreams;
+    try {
+      // The child changes into the folder before it starts its program: the descriptor may go once spawn returned.
+      child = spawn(command, [...argv], { cwd: folder.path, env: childEnv, shell: false, stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true, detached: group });
+    } finally {
+      void folder.close();
+    }
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     let size = 0;

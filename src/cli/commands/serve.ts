@@ -101,6 +101,8 @@ async function serve(ctx: CommandContext, flags: ServeFlags): Promise<number> {
     pluginsDir: globals.plugins,
     watch: flags.watch,
     isolation,
+    // What one request can make the server do: a for_each over an input it sent is bounded here.
+    maxForEachElements: limits.forEachElements,
     store: flags.queue !== undefined && flags.store === undefined && io.env.TOOLCHAIN_STORE === undefined ? undefined : storeUrl(flags.store, io),
     ...(flags.queue !== undefined ? { queue: flags.queue } : {}),
     observe: observer,

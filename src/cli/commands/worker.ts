@@ -24,6 +24,7 @@ interface WorkerFlags {
   readonly watch: boolean;
   readonly isolation: string;
   readonly recover: boolean;
+  readonly forEachElements?: string;
 }
 
 export function registerWorker(program: Command, ctx: CommandContext): void {
@@ -32,6 +33,7 @@ export function registerWorker(program: Command, ctx: CommandContext): void {
     .description('execute the runs of a queue (BullMQ on Redis) with this folder\'s chains and plugins')
     .requiredOption('--queue <url>', 'the queue: redis://HOST:PORT[/DB][?queue=NAME]')
     .option('--concurrency <n>', 'runs executing at once in this worker', '8')
+    .option('--for-each-elements <n>', 'the most elements one for_each may have; a step over more fails FOR_EACH_TOO_LARGE (default: no limit; set it when others submit the inputs, as serve does)')
     .option('--store <url>', 'the shared run store (default: TOOLCHAIN_STORE, else the queue\'s Redis; postgres://… outlives Redis)')
     .option('--grace <duration>', 'on SIGTERM/SIGINT, how long runs executing may take before they are released to other workers', '30s')
     .option('--stalled-interval <duration>', 'how soon a dead worker\'s runs are taken over (its lock\'s lifetime and the check\'s period)', '30s')
@@ -49,6 +51,8 @@ async function work(ctx: CommandContext, flags: WorkerFlags): Promise<number> {
   const globals = ctx.globals();
   const concurrency = Number(flags.concurrency);
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new ToolchainError('USAGE', `--concurrency must be a whole number of at least 1, got '${flags.concurrency}'`);
+  const forEach = flags.forEachElements === undefined ? undefined : Number(flags.forEachElements);
+  if (forEach !== undefined && (!Number.isInteger(forEach) || forEach < 1)) throw new ToolchainError('USAGE', `--for-each-elements must be a whole number of at least 1, got '${flags.forEachElements}'`);
   const graceMs = duration('grace', flags.grace, true);
   const say = (line: string): void => void io.stderr.write(`toolchain worker: ${line}\n`);
   // The real exit: while the worker runs plugin code, process.exit is guarded (process-guard.ts).
@@ -63,6 +67,7 @@ async function work(ctx: CommandContext, flags: WorkerFlags): Promise<number> {
     isolation: isolationFlag(flags.isolation),
     cache: ctx.diskCache(),
     concurrency,
+    ...(forEach !== undefined ? { maxForEachElements: forEach } : {}),
     stalledIntervalMs: duration('stalled-interval', flags.stalledInterval, false),
     reconcileIntervalMs: duration('reconcile-interval', flags.reconcileInterval, false),
     recover: flags.recover,
