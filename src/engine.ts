@@ -222,7 +222,17 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
   /** A run that parked: awaited to its end unless the caller asked for the parked result. */
   function followed(promise: Promise<RunResult>, given: StartOptions): Promise<RunResult> {
     if (given.untilWaiting === true) return promise;
-    return promise.then((result) => (result.status === 'waiting' ? waker.follow(result.run_id, given as FollowOptions) : result));
+    return promise.then((result) => {
+      if (result.status !== 'waiting') return result;
+      const follow = waker.follow(result.run_id, given as FollowOptions);
+      // The caller's signal still cancels the run while it waits: there is nothing at work to abort, so it ends cancelled.
+      const signal = given.signal;
+      if (signal === undefined) return follow;
+      const stop = (): void => void durable.cancel(result.run_id).catch(() => undefined);
+      if (signal.aborted) stop();
+      else signal.addEventListener('abort', stop, { once: true });
+      return follow.finally(() => signal.removeEventListener('abort', stop));
+    });
   }
 
   /** The caller's options with the observer listening too. */
