@@ -1,3 +1,13 @@
+// createEngine wires the stages together: chain files → compiled plans, plugins and
+// code → the tool registry, and the executor, which walks a plan with the tools of the moment.
+//
+// Linking choice: chains are compiled WITHOUT the tool catalogue, and a run resolves its tools
+// when it starts (executor/call-sites.ts, cached per plan and ToolSet). So a chain whose tool is
+// registered after the engine started becomes runnable at once, a plugin reload never leaves a
+// chain "broken" until the chains are reloaded too, and a missing tool fails the run that needs
+// it with TOOL_NOT_FOUND (naming the tool and the plugin that used to provide it). The static
+// check against installed tools is `toolchain validate`'s job.
+
 import { resolve } from 'node:path';
 import { runIdSource } from './common/run-ids.js';
 import type { Callee } from './call/index.js';
@@ -28,16 +38,6 @@ import { QueueSubmitter, type Submission } from './queue/submit.js';
 import { createPluginHost, watchFiles, type PluginHost, type PluginStatus } from './plugins/index.js';
 import { createRegistry, createSchemaCompiler } from './registry/index.js';
 import type { Tool, ToolDefinition, ToolSet } from './registry/types.js';
-
-// createEngine wires the stages together: chain files → compiled plans, plugins and
-// code → the tool registry, and the executor, which walks a plan with the tools of the moment.
-//
-// Linking choice: chains are compiled WITHOUT the tool catalogue, and a run resolves its tools
-// when it starts (executor/call-sites.ts, cached per plan and ToolSet). So a chain whose tool is
-// registered after the engine started becomes runnable at once, a plugin reload never leaves a
-// chain "broken" until the chains are reloaded too, and a missing tool fails the run that needs
-// it with TOOL_NOT_FOUND (naming the tool and the plugin that used to provide it). The static
-// check against installed tools is `toolchain validate`'s job.
 
 export interface Engine extends CallTargets {
   /**
