@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createEngine, type Engine, type RunEvent } from '../src/index.js';
+import { agentChain } from './fixtures/llm-agent/chains.js';
+import { closeServed, serve } from './fixtures/llm-agent/openai-server.js';
 
 // Runs that wait, through the library with a real SQLite store: sleeps, events, approvals and
 // dangerous calls decided later. Each behaviour is checked on what the store and the events
@@ -15,6 +17,7 @@ afterEach(async () => {
   for (const e of engines.splice(0)) await e.close();
 });
 afterAll(() => rmSync(root, { recursive: true, force: true }));
+afterEach(closeServed);
 
 async function engineOn(store: string, extra: Parameters<typeof createEngine>[0] = {}): Promise<Engine & { calls: string[] }> {
   const engine = await createEngine({ cache: 'off', store, wakeIntervalMs: 50, ...extra });
@@ -288,5 +291,27 @@ steps:
     const result = await engine.resume(parked.run_id);
     expect(result.status).toBe('succeeded');
     expect(engine.calls).toEqual(['inner-one', 'inner-two', 'outer-last']);
+  });
+});
+
+describe("an agent's dangerous calls", () => {
+  it("wait for the decision within the turn while the model's other calls go on", async () => {
+    const fake = await serve((body, n) =>
+      n === 0
+        ? { content: null, tool_calls: [{ id: 'call_ship', name: 'ship', arguments: { order: 5 } }, { id: 'call_note', name: 'note', arguments: { text: 'meanwhile' } }] }
+        : { content: `done: ${body.messages.filter((m) => m.role === 'tool').map((m) => m.content).join(' | ')}` },
+    );
+    const engine = await engineOn(newStore(), { approve: () => 'wait' });
+    engine.addChain(agentChain(fake.baseUrl, { tools: ['ship', 'note'] }));
+    const running = engine.run('ask', { question: 'Ship order 5' });
+    const request = await pendingApproval(engine);
+    expect(request).toMatchObject({ tool: 'ship', args: { order: 5 }, step: 'agent›call_ship' });
+    // The other call of the turn went on while this one waits.
+    expect(engine.calls).toEqual(['meanwhile']);
+    await engine.approvals.decide(request.id, { approved: true, by: 'ada' });
+    const result = await running;
+    expect(result.status).toBe('succeeded');
+    expect(engine.calls).toEqual(['meanwhile', 'ship 5']);
+    expect((result.outputs as { text: string }).text).toContain('shipped');
   });
 });
