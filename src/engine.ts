@@ -22,6 +22,7 @@ import type { CallTargets, ChainCallOptions } from './llm/call-targets.js';
 import { DurableRuns, type StartOptions } from './runs/durable-runs.js';
 import { Recovery } from './runs/recovery.js';
 import { Waker, type FollowOptions } from './runs/waker.js';
+import { registerWaitMetrics } from './observe/wait-metrics.js';
 import { deliverEvent, type SentEvent } from './runs/deliver-event.js';
 import { decideApproval, pendingApprovals, type ApprovalView, type Decision } from './runs/approvals.js';
 import type { RunDetail, RunSummary } from './runs/stored-result.js';
@@ -148,6 +149,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
           throw address !== undefined && options.store === undefined ? queueStoreFailure(address, error) : error;
         });
   if (typeof options.store !== 'object') closers.push(() => store.close());
+  if (observer) registerWaitMetrics(observer.registry, store);
   const durable = new DurableRuns({
     store,
     inProcess: isMemoryStore(store),
