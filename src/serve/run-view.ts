@@ -118,6 +118,11 @@ export class RunView {
           delete step.error;
           delete step.skip_reason;
         }
+        if (step.status === 'waiting') {
+          // Its wait lasted until now.
+          const waited = step.timeline.findLastIndex((a) => a.status === 'waiting');
+          if (waited >= 0) step.timeline[waited] = { ...step.timeline[waited]!, duration_ms: Math.max(0, e.timestamp - step.timeline[waited]!.started_at) };
+        }
         step.status = 'running';
         step.started_at = e.timestamp;
         step.attempts = step.base + 1;
