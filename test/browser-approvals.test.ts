@@ -67,6 +67,7 @@ describe('approvals in the inspector', () => {
     await card.getByPlaceholder('Comment (optional)').fill('north door is fine');
     await card.getByRole('button', { name: 'Approve' }).click();
     await list.locator('.notice.info').filter({ hasText: 'Approved' }).waitFor({ timeout: 10_000 });
+    expect(await list.locator('.notice.info').textContent()).toContain('by local');
     await card.waitFor({ state: 'detached', timeout: 10_000 });
 
     // The run page, left open, follows the woken run to its end.
