@@ -17,8 +17,7 @@ import { decideApproval, pendingApprovals, type ApprovalView, type Decision } fr
 import type { RunDetail, RunSummary } from './runs/stored-result.js';
 import { isMemoryStore } from './store/memory.js';
 import { openStore } from './store/open-store.js';
-import type { RunFilter } from './store/types.js';
-import type { StoredWait, WaitFilter } from './store/wait-types.js';
+import type { RunFilter, RunStore } from './store/types.js';
 import type { Observer } from './observe/index.js';
 import { checkConcurrency, checkLoadOptions, type EngineOptions } from './engine/options.js';
 import { keepLastGood } from './engine/keep-last-good.js';
@@ -82,8 +81,8 @@ export interface Engine extends CallTargets {
     list(filter?: RunFilter): Promise<RunSummary[]>;
     get(runId: string): Promise<RunDetail | undefined>;
     /** Waits by run, kind and openness (the store's records), and when a waiting run is looked at again. */
-    waits(filter: WaitFilter): Promise<readonly StoredWait[]>;
-    wakeAt(runId: string): Promise<number | null | undefined>;
+    waits: RunStore['listWaits'];
+    wakeAt: RunStore['wakeAt'];
   };
   /** Adds a tool from code; chains that use it can run at once. */
   registerTool<A extends object = Record<string, unknown>>(def: ToolDefinition<A>): Tool;

@@ -152,7 +152,8 @@ describe('approvals over HTTP', () => {
   it('refuses a cross-site POST to decide, even with the token, and the request stays pending', async () => {
     await start('vault', { door: 'front' }, 'vault-csrf');
     const [request] = await until(() => pending('vault-csrf'), (list) => list.length === 1, 'the approval request');
-    for (const headers of [{ origin: 'https://evil.example' }, { 'sec-fetch-site': 'cross-site' }]) {
+    const foreign: Record<string, string>[] = [{ origin: 'https://evil.example' }, { 'sec-fetch-site': 'cross-site' }];
+    for (const headers of foreign) {
       const refused = await api('POST', `/api/approvals/${request!.id}`, { decision: 'approve' }, headers);
       expect(refused.status).toBe(403);
       expect(refused.body.error.code).toBe('CROSS_SITE_REQUEST');
