@@ -143,6 +143,20 @@ describe('approvals over HTTP', () => {
     expect(done.steps.open.output).toBeUndefined();
   });
 
+  it('cancels a waiting run at once; resuming one is 409 RUN_WAITING', async () => {
+    await start('ship', { order: 'o-c' }, 'ship-cancel');
+    await until(() => pending('ship-cancel'), (list) => list.length === 1, 'the approval request');
+    const resumed = await api('POST', '/api/runs/ship-cancel/resume');
+    expect(resumed.status).toBe(409);
+    expect(resumed.body.error.code).toBe('RUN_WAITING');
+    const cancelled = await api('POST', '/api/runs/ship-cancel/cancel');
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.body.status).toBe('cancelled');
+    expect((await run('ship-cancel')).status).toBe('cancelled');
+    expect(await pending('ship-cancel')).toEqual([]);
+    expect((await api('GET', '/api/runs?status=cancelled')).body.runs.map((r: { run_id: string }) => r.run_id)).toContain('ship-cancel');
+  });
+
   it('answers 404 APPROVAL_NOT_FOUND for an unknown request', async () => {
     const missing = await api('POST', '/api/approvals/ap_nothing_here', { decision: 'approve' });
     expect(missing.status).toBe(404);

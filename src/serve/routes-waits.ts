@@ -35,9 +35,9 @@ export function registerWaitRoutes(app: FastifyInstance, engine: Engine, { decid
   });
 
   app.get<{ Querystring: { run?: string } }>('/api/approvals', { schema: listApprovalsSchema }, async (req): Promise<{ approvals: ApprovalView[] }> => {
-    const pending = await engine.approvals.list();
     const run = req.query.run;
-    return { approvals: run === undefined ? pending : pending.filter((a) => a.run_id === run) };
+    const pending = (await engine.approvals.list()).filter((a) => run === undefined || a.run_id === run);
+    return { approvals: await ofLiveRuns(engine, pending) };
   });
 
   app.post<{ Params: { id: string }; Body: { decision: 'approve' | 'deny'; comment?: string } }>('/api/approvals/:id', { schema: decideApprovalSchema }, async (req) => {
@@ -48,4 +48,20 @@ export function registerWaitRoutes(app: FastifyInstance, engine: Engine, { decid
       return asServiceError(error);
     }
   });
+}
+
+/**
+ * The requests whose run can still go on (waiting, or at work on other steps). A run that ended
+ * otherwise — cancelled while it waited — may leave its request open in the store; no decision
+ * would make a difference to it, so it is not offered to anyone.
+ */
+async function ofLiveRuns(engine: Engine, approvals: readonly ApprovalView[]): Promise<ApprovalView[]> {
+  const live = new Map<string, Promise<boolean>>();
+  const isLive = async (runId: string): Promise<boolean> => {
+    if ((await engine.runs.wakeAt(runId)) !== undefined) return true;
+    return (await engine.runs.get(runId))?.status === 'running';
+  };
+  for (const a of approvals) if (!live.has(a.run_id)) live.set(a.run_id, isLive(a.run_id));
+  const keep = await Promise.all(approvals.map((a) => live.get(a.run_id)!));
+  return approvals.filter((_, i) => keep[i]);
 }
