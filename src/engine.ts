@@ -28,7 +28,7 @@ import { decideApproval, pendingApprovals, type ApprovalView, type Decision } fr
 import type { RunDetail, RunSummary } from './runs/stored-result.js';
 import { isMemoryStore } from './store/memory.js';
 import { openStore } from './store/open-store.js';
-import type { RunFilter } from './store/types.js';
+import type { RunFilter, RunStore } from './store/types.js';
 import type { Observer } from './observe/index.js';
 import { checkConcurrency, checkLoadOptions, type EngineOptions } from './engine/options.js';
 import { keepLastGood } from './engine/keep-last-good.js';
@@ -81,6 +81,9 @@ export interface Engine extends CallTargets {
   readonly runs: {
     list(filter?: RunFilter): Promise<RunSummary[]>;
     get(runId: string): Promise<RunDetail | undefined>;
+    /** Waits by run, kind and openness (the store's records), and when a waiting run is looked at again. */
+    waits: RunStore['listWaits'];
+    wakeAt: RunStore['wakeAt'];
   };
   /** Adds a tool from code; chains that use it can run at once. */
   registerTool<A extends object = Record<string, unknown>>(def: ToolDefinition<A>): Tool;
@@ -335,7 +338,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
         return decided;
       },
     },
-    runs: { list: (filter) => durable.list(filter), get: (runId) => durable.get(runId) },
+    runs: { list: (filter) => durable.list(filter), get: (runId) => durable.get(runId), waits: (filter) => store.listWaits(filter), wakeAt: (runId) => store.wakeAt(runId) },
     registerTool: (def) => registry.register(def),
     addChain(text, file = '<memory>') {
       const catalogue = { has: (n: string) => lookup(n) !== undefined, names: () => [...added.keys(), ...set.plans.keys()] };
