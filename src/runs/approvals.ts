@@ -54,7 +54,7 @@ export function approvalView(wait: StoredWait): ApprovalView {
     ...(d.approvers !== undefined ? { approvers: d.approvers } : {}),
     requested_at: wait.created_at,
     ...(wait.until !== null ? { until: wait.until } : {}),
-    ...(o !== null ? { decision: { approved: o.ok, by: o.by ?? 'timeout', ...(o.comment !== undefined ? { comment: o.comment } : {}), at: wait.resolved_at ?? wait.created_at } } : {}),
+    ...(o !== null ? { decision: { approved: o.ok, by: o.by ?? (o.ok ? 'unknown' : o.code === 'ABORTED' ? 'its run ended' : 'timeout'), ...(o.comment !== undefined ? { comment: o.comment } : {}), at: wait.resolved_at ?? wait.created_at } } : {}),
   };
 }
 

@@ -1,5 +1,6 @@
 import type { RunStore, StoredRun } from '../store/types.js';
 import { newOwnerId } from './owner.js';
+import { closeWaits } from './run-waits.js';
 
 // Cancelling a run through the store: a running one is asked to stop (its owner stops it within a
 // second, wherever it runs); a waiting one has no owner to ask, so it is claimed — compare-and-set
@@ -17,5 +18,7 @@ export async function cancelRun(store: RunStore, id: string, now: number, owner 
 export async function endCancelled(store: RunStore, run: StoredRun, now: number, owner: string): Promise<boolean> {
   const claim = await store.claimRun(run.id, { owner, lease_until: now + 30_000, now, expected_epoch: run.epoch });
   if (!claim.claimed) return false;
-  return (await store.finishRun(run.id, claim.run.epoch, { status: 'cancelled', outputs: null, error: { code: 'ABORTED', message: `run ${run.id} was cancelled` }, finished_at: now })) === 'ok';
+  const ended = (await store.finishRun(run.id, claim.run.epoch, { status: 'cancelled', outputs: null, error: { code: 'ABORTED', message: `run ${run.id} was cancelled` }, finished_at: now })) === 'ok';
+  if (ended) await closeWaits(store, run.id, now, `run ${run.id} was cancelled`);
+  return ended;
 }

@@ -14,7 +14,7 @@ import { resumption, withHistory, type Resumption } from './attempt-history.js';
 import { runIdConflict } from './run-id-conflict.js';
 import { newOwnerId, ownerAlive } from './owner.js';
 import { endStatus, runDetail, runSummary, storedResult, type RunDetail, type RunSummary } from './stored-result.js';
-import { StoredRunWaits } from './run-waits.js';
+import { closeWaits, StoredRunWaits } from './run-waits.js';
 import { cancelRun, endCancelled } from './cancel-run.js';
 
 // Runs that outlive a process: every run is created in the run store before it starts
@@ -237,6 +237,7 @@ export class DurableRuns {
       const status = endStatus(result);
       const end = { status, outputs: status === 'succeeded' ? result.outputs : null, error: result.error ?? null, finished_at: this.s.clock.now() };
       if ((await this.s.store.finishRun(id, epoch, end)) === 'fenced') throw fenced(id);
+      if (mayWait(plan, options) && status !== 'succeeded') await closeWaits(this.s.store, id, end.finished_at, `run ${id} ended ${status}`);
     } catch (error) {
       const e = asStoreError(error, this.s.store.url);
       if (result.status === 'succeeded' || result.error?.code !== e.code) result = { ...result, status: 'failed', outputs: null, error: { code: e.code, message: e.message } };

@@ -140,3 +140,14 @@ export function describe(wait: StoredWait): string {
       return `approval ${wait.id}${until ? ` (until ${until})` : ''}`;
   }
 }
+
+/**
+ * Ends what a run that has ended still had open (a cancelled run's waits, a failed run's approval
+ * request): no one is asked to decide for a run that will not go on, and no event is delivered
+ * to it.
+ */
+export async function closeWaits(store: RunStore, runId: string, now: number, why: string): Promise<void> {
+  for (const wait of await store.listWaits({ run_id: runId, open: true })) {
+    await store.resolveWait(wait.id, { ok: false, code: 'ABORTED', message: why }, now);
+  }
+}

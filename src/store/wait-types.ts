@@ -30,7 +30,7 @@ export interface WaitRequest {
 /** How a wait ended. */
 export type WaitOutcome =
   | { readonly ok: true; readonly value: unknown; readonly by?: string; readonly comment?: string }
-  | { readonly ok: false; readonly code: 'WAIT_TIMEOUT' | 'APPROVAL_DENIED'; readonly message: string; readonly by?: string; readonly comment?: string };
+  | { readonly ok: false; readonly code: 'WAIT_TIMEOUT' | 'APPROVAL_DENIED' | 'ABORTED'; readonly message: string; readonly by?: string; readonly comment?: string };
 
 export interface StoredWait extends WaitRequest {
   readonly run_id: string;
