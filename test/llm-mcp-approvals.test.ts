@@ -107,6 +107,18 @@ async function connect(name: string, answer?: Answer): Promise<{ client: Client;
 
 const text = (result: CallToolResult): string => (result.content as { type: string; text: string }[])[0]!.text;
 
+/** toolchain_run_result once the run has ended (the mcp process wakes it within its waker's second). */
+async function outcome(client: Client, runId: string): Promise<CallToolResult> {
+  return waitFor<CallToolResult | undefined>(
+    async () => {
+      const r = (await client.callTool({ name: 'toolchain_run_result', arguments: { run_id: runId } })) as CallToolResult;
+      return /^RUN_(WAITING|IN_PROGRESS): /.test(text(r)) ? undefined : r;
+    },
+    20_000,
+    200,
+  ) as Promise<CallToolResult>;
+}
+
 async function wiped(): Promise<string[]> {
   const file = join(root, 'marks', 'wiped.txt');
   return existsSync(file) ? (await readFile(file, 'utf8')).split('\n').filter(Boolean) : [];
@@ -192,16 +204,28 @@ describe('dangerous calls over MCP, with a client that cannot answer', () => {
       await engine.close();
     }
     // The `mcp` process wakes the run and the tool runs there.
-    const after = await waitFor(
-      async () => {
-        const r = (await client.callTool({ name: 'toolchain_run_result', arguments: { run_id: runId } })) as CallToolResult;
-        return r.isError ? false : r;
-      },
-      20_000,
-      200,
-    );
+    const after = await outcome(client, runId!);
+    expect(after.isError).toBeFalsy();
     expect(after.structuredContent).toEqual({ wiped: 'disk-d', force: true });
     expect(await wiped()).toContain('disk-d');
+  }, 40_000);
+
+  it('a call left waiting by an mcp process that has gone completes in the next one', async () => {
+    const first = await connect('plain-client');
+    const said = text((await first.client.callTool({ name: 'wipe', arguments: { target: 'disk-f' } })) as CallToolResult);
+    const [, approvalId] = /approval request (\S+):/.exec(said)!;
+    const [, runId] = /"run_id": "([^"]+)"/.exec(said)!;
+    await first.client.close();
+    const engine = await createEngine({ store });
+    try {
+      await engine.approvals.decide(approvalId!, { approved: true, by: 'test' });
+    } finally {
+      await engine.close();
+    }
+    const { client } = await connect('plain-client');
+    const after = await outcome(client, runId!);
+    expect(after.structuredContent).toEqual({ wiped: 'disk-f', force: false });
+    expect(await wiped()).toContain('disk-f');
   }, 40_000);
 
   it('a denial from elsewhere ends the call with APPROVAL_DENIED', async () => {
@@ -215,16 +239,26 @@ describe('dangerous calls over MCP, with a client that cannot answer', () => {
     } finally {
       await engine.close();
     }
-    const after = await waitFor(
-      async () => {
-        const r = text((await client.callTool({ name: 'toolchain_run_result', arguments: { run_id: runId } })) as CallToolResult);
-        return r.startsWith('RUN_WAITING') || r.startsWith('RUN_IN_PROGRESS') ? false : r;
-      },
-      20_000,
-      200,
-    );
-    expect(after).toMatch(/^APPROVAL_DENIED: /);
+    const after = await outcome(client, runId!);
+    expect(after.isError).toBe(true);
+    expect(text(after)).toMatch(/^APPROVAL_DENIED: /);
     expect(await wiped()).not.toContain('disk-e');
+  }, 40_000);
+
+  it("leaves a chain's approval step for a person the same way", async () => {
+    const { client } = await connect('plain-client');
+    const said = text((await client.callTool({ name: 'ship', arguments: { order: 'B-1' } })) as CallToolResult);
+    expect(said).toMatch(/^RUN_WAITING: /);
+    expect(said).toContain('Ship order B-1?');
+    const [, approvalId] = /approval request (\S+):/.exec(said)!;
+    const [, runId] = /"run_id": "([^"]+)"/.exec(said)!;
+    const engine = await createEngine({ store });
+    try {
+      await engine.approvals.decide(approvalId!, { approved: true, by: 'test' });
+    } finally {
+      await engine.close();
+    }
+    expect((await outcome(client, runId!)).structuredContent).toEqual({ said: 'shipped B-1' });
   }, 40_000);
 
   it('toolchain_run_result answers only runs of calls made over MCP', async () => {

@@ -3,7 +3,7 @@ import { printableJson } from '../../common/printable.js';
 import type { Command } from 'commander';
 import { createEngine } from '../../engine.js';
 import type { Diagnostic } from '../../common/errors.js';
-import { createMcpServer, serveStdio } from '../../llm/mcp/index.js';
+import { createMcpServer, isToolRun, serveStdio } from '../../llm/mcp/index.js';
 import { createRegistry, createSchemaCompiler } from '../../registry/index.js';
 import { EXIT_OK } from '../io.js';
 import { approvedBy } from '../../call/index.js';
@@ -97,7 +97,7 @@ async function serveMcp(ctx: CommandContext, flags: McpFlags): Promise<number> {
         log,
       });
       refresh = () => void mcp.refresh().catch((error: unknown) => say(`could not notify the client: ${(error as Error).message}`));
-      say(`serving ${engine.tools().tools().length} tools and ${engine.chains().length} chains`);
+      say(`serving ${engine.tools().tools().length} tools and ${engine.chains().filter((c) => !isToolRun(c.name)).length} chains`);
       await serveStdio(mcp, io.stdin, protocol.out);
     } finally {
       await engine.close();

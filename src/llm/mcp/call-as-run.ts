@@ -10,10 +10,10 @@ import type { ToolRunTargets } from './tool-runs.js';
 // An MCP call that may wait for a person, made a durable run (a chain's run, or a dangerous tool's
 // one-step run, tool-runs.ts). Each approval the run asks for is put to the client when it can
 // answer (elicitation) and decided with its answer, recorded as the client's; the call then goes
-// on and ends with the run. When the run parks on something no one here decides — no elicitation,
-// no answer, an approval step for named approvers, a sleep, an event — the call ends at once with
-// the run's waits, and the run goes on when they are over (the `mcp` process wakes runs), its
-// outcome kept in the run store under its id.
+// on and ends with the run, as it does after a sleep of at most 20 s. When the run parks on
+// anything else — no elicitation, no answer, an approval step for named approvers, a longer sleep,
+// an event — the call ends at once with the run's waits, and the run goes on when they are over
+// (the `mcp` process wakes runs), its outcome kept in the run store under its id.
 
 /** What the MCP server needs of an engine to make calls durable runs. */
 export interface McpRunTargets extends CallTargets, ToolRunTargets {
@@ -46,6 +46,9 @@ export interface PendingWait {
   readonly name?: string;
   readonly until?: number;
 }
+
+/** A run that parks on nothing but sleeps ending this soon keeps the call open. */
+export const SHORT_SLEEP_MS = 20_000;
 
 export type CallEnd = { readonly kind: 'ended'; readonly result: RunResult } | { readonly kind: 'waiting'; readonly runId: string; readonly waits: readonly PendingWait[] };
 
@@ -102,6 +105,8 @@ export function callAsRun(targets: McpRunTargets, chain: string, input: Record<s
   }
 
   async function parked(waits: readonly PendingWait[]): Promise<void> {
+    // A short sleep is waited out: the call answers when the run ends.
+    if (waits.length > 0 && waits.every((w) => w.kind === 'sleep' && w.until !== undefined && w.until - Date.now() <= SHORT_SLEEP_MS)) return;
     const answers = waits.map((w) => (w.kind === 'approval' ? asked.get(w.id) : undefined));
     // Every wait is an approval the client is deciding: the run goes on once it has.
     if (answers.every((a) => a !== undefined) && (await Promise.all(answers)).every(Boolean)) return;

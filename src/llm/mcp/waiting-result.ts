@@ -9,6 +9,9 @@ import type { PendingWait } from './call-as-run.js';
 
 export const RUN_RESULT_TOOL = 'toolchain_run_result';
 
+/** A tool's arguments in the text, at most (all of them are in the structured content). */
+const MAX_ARGS_CHARS = 500;
+
 export function waitingResult(runId: string, waits: readonly PendingWait[], hasOutputSchema: boolean): CallToolResult {
   const message = waitingMessage(runId, waits);
   return {
@@ -20,7 +23,7 @@ export function waitingResult(runId: string, waits: readonly PendingWait[], hasO
 
 function waitingMessage(runId: string, waits: readonly PendingWait[]): string {
   const approvals = waits.filter((w) => w.kind === 'approval');
-  const lines = waits.length > 0 ? waits.map((w) => `- ${line(w)}`) : ['- a sleep or an event'];
+  const lines = waits.length > 0 ? waits.map((w) => `- ${line(w)}`) : ['- nothing left for a person to decide: a sleep or an event, or it goes on in a moment'];
   const decide =
     approvals.length === 0
       ? ''
@@ -30,9 +33,16 @@ function waitingMessage(runId: string, waits: readonly PendingWait[]): string {
 }
 
 function line(w: PendingWait): string {
-  if (w.kind === 'approval') return `approval request ${w.id}: ${w.prompt ?? `step '${w.step}'`}${w.until !== undefined ? ` (denied unless decided by ${new Date(w.until).toISOString()})` : ''}`;
+  if (w.kind === 'approval') {
+    return `approval request ${w.id}: ${w.prompt ?? `step '${w.step}'`}${w.tool !== undefined ? ` Arguments: ${shortJson(w.args ?? {})}` : ''}${w.until !== undefined ? ` (denied unless decided by ${new Date(w.until).toISOString()})` : ''}`;
+  }
   if (w.kind === 'event') return `event '${w.name ?? '?'}' (step '${w.step}')${w.until !== undefined ? `, until ${new Date(w.until).toISOString()}` : ''}`;
   return `a sleep (step '${w.step}')${w.until !== undefined ? ` until ${new Date(w.until).toISOString()}` : ''}`;
+}
+
+function shortJson(value: unknown): string {
+  const json = JSON.stringify(value);
+  return json.length <= MAX_ARGS_CHARS ? json : `${json.slice(0, MAX_ARGS_CHARS)}…`;
 }
 
 function describeWait(w: PendingWait): Record<string, unknown> {
