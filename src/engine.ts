@@ -1,3 +1,13 @@
+// createEngine wires the stages together: chain files → compiled plans, plugins and
+// code → the tool registry, and the executor, which walks a plan with the tools of the moment.
+//
+// Linking choice: chains are compiled WITHOUT the tool catalogue, and a run resolves its tools
+// when it starts (executor/call-sites.ts, cached per plan and ToolSet). So a chain whose tool is
+// registered after the engine started becomes runnable at once, a plugin reload never leaves a
+// chain "broken" until the chains are reloaded too, and a missing tool fails the run that needs
+// it with TOOL_NOT_FOUND (naming the tool and the plugin that used to provide it). The static
+// check against installed tools is `toolchain validate`'s job.
+
 import { resolve } from 'node:path';
 import { runIdSource } from './common/run-ids.js';
 import type { Callee } from './call/index.js';
@@ -28,16 +38,6 @@ import { QueueSubmitter, type Submission } from './queue/submit.js';
 import { createPluginHost, watchFiles, type PluginHost, type PluginStatus } from './plugins/index.js';
 import { createRegistry, createSchemaCompiler } from './registry/index.js';
 import type { Tool, ToolDefinition, ToolSet } from './registry/types.js';
-
-// createEngine wires the stages together: chain files → compiled plans, plugins and
-// code → the tool registry, and the executor, which walks a plan with the tools of the moment.
-//
-// Linking choice: chains are compiled WITHOUT the tool catalogue, and a run resolves its tools
-// when it starts (executor/call-sites.ts, cached per plan and ToolSet). So a chain whose tool is
-// registered after the engine started becomes runnable at once, a plugin reload never leaves a
-// chain "broken" until the chains are reloaded too, and a missing tool fails the run that needs
-// it with TOOL_NOT_FOUND (naming the tool and the plugin that used to provide it). The static
-// check against installed tools is `toolchain validate`'s job.
 
 export interface Engine extends CallTargets {
   /**
@@ -222,7 +222,17 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
   /** A run that parked: awaited to its end unless the caller asked for the parked result. */
   function followed(promise: Promise<RunResult>, given: StartOptions): Promise<RunResult> {
     if (given.untilWaiting === true) return promise;
-    return promise.then((result) => (result.status === 'waiting' ? waker.follow(result.run_id, given as FollowOptions) : result));
+    return promise.then((result) => {
+      if (result.status !== 'waiting') return result;
+      const follow = waker.follow(result.run_id, given as FollowOptions);
+      // The caller's signal still cancels the run while it waits: there is nothing at work to abort, so it ends cancelled.
+      const signal = given.signal;
+      if (signal === undefined) return follow;
+      const stop = (): void => void durable.cancel(result.run_id).catch(() => undefined);
+      if (signal.aborted) stop();
+      else signal.addEventListener('abort', stop, { once: true });
+      return follow.finally(() => signal.removeEventListener('abort', stop));
+    });
   }
 
   /** The caller's options with the observer listening too. */

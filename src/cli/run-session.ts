@@ -24,6 +24,8 @@ import { reportStalls } from './stall-report.js';
 export interface SessionFlags {
   readonly json: boolean;
   readonly approve: readonly string[];
+  /** Without a terminal: a dangerous call becomes an approval request (decided with `toolchain approvals`) and the run waits for it. */
+  readonly waitApprovals?: boolean;
   readonly verbose?: boolean;
   readonly isolation: string;
 }
@@ -65,6 +67,8 @@ export function openSession(io: CliIO, flags: SessionFlags, globals: { readonly 
       const waiting = queue === undefined ? undefined : queueWaitNotice(parseQueueUrl(queue).display, (line) => (live ? live.log(line) : void io.stderr.write(`${line}\n`)));
       checkApprovals(flags.approve, engine.tools());
       const approved = approvedBy(flags.approve);
+      const interactive = io.stdin.isTTY === true && io.stderr.isTTY === true;
+      const say = (line: string): void => (live ? live.log(printable(line)) : void io.stderr.write(`${printable(line)}\n`));
       const abort = new AbortController();
       const onInterrupt = (): void => abort.abort();
       process.once('SIGINT', onInterrupt);
@@ -74,8 +78,14 @@ export function openSession(io: CliIO, flags: SessionFlags, globals: { readonly 
         result = await start({
           signal: abort.signal,
           debug: globals.debug,
-          approve: (req) => approved(req) || (live ? live.pause(() => askApproval(io, req)) : askApproval(io, req)),
+          approve: (req) => {
+            if (approved(req)) return true;
+            if (interactive) return live ? live.pause(() => askApproval(io, req)) : askApproval(io, req);
+            return flags.waitApprovals === true ? 'wait' : false;
+          },
           onEvent: (e: RunEvent): void => {
+            if (e.type === 'approval:requested') say(`approval ${e.id}: ${e.tool !== undefined ? `step '${e.step}' wants to call dangerous tool '${e.tool}'` : e.prompt}; decide with 'toolchain approvals approve ${e.id}' (or deny)`);
+            else if (e.type === 'run:waiting' && e.parent === undefined) say(`run ${e.run_id} waits for ${e.waits.map((w) => (w.kind === 'event' ? `event '${w.name}'` : w.kind === 'approval' ? `approval ${w.id}` : `a sleep until ${new Date(w.until ?? 0).toISOString()}`)).join(', ')}; this process waits with it (Ctrl-C cancels the run)`);
             waiting?.onEvent(e);
             stalls.onEvent(e);
             live?.onEvent(e);
@@ -103,7 +113,7 @@ export function printResult(io: CliIO, result: RunResult, json: boolean, debug =
   const step = error.step !== undefined && !error.message.includes(`step '${error.step}'`) ? ` (step '${error.step}')` : '';
   io.stderr.write(`${printable(`error: ${error.code} ${error.message}${step}`)}\n`);
   const tool = error.code === 'APPROVAL_DENIED' ? /dangerous tool '([^']+)'/.exec(error.message)?.[1] : undefined;
-  if (tool !== undefined) io.stderr.write(`${printable(`hint: allow it with --approve ${tool} (or answer y when asked, on a terminal)`)}\n`);
+  if (tool !== undefined) io.stderr.write(`${printable(`hint: allow it with --approve ${tool}, answer y when asked on a terminal, or pass --wait-approvals and decide with 'toolchain approvals'`)}\n`);
   if (debug && error.stack !== undefined) io.stderr.write(`${error.stack.split('\n').map(printable).join('\n')}\n`);
   return exitCodeFor(error.code);
 }

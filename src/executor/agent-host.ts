@@ -1,4 +1,5 @@
-import type { CallContext, CallOutcome } from '../call/index.js';
+import type { CallContext, CallOutcome, RunWaits } from '../call/index.js';
+import { sleep } from '../common/clock.js';
 import type { PlanStep } from '../compiler/plan.js';
 import type { AgentHost, AgentTarget, ToolCallProgress } from './agent-step.js';
 import type { RunEvent } from './events.js';
@@ -26,6 +27,8 @@ export function agentHost(run: Run, step: PlanStep, ctx: CallContext): AgentHost
     runId: run.runId,
     step: step.name,
     approve: run.approve,
+    ...(run.waits !== undefined ? { waits: heldWaits(run.waits, run, ctx) } : {}),
+    waitKey: (callId) => `${run.waitKey(step.name, item)}›${callId}`,
     clock: run.clock,
     random: run.random,
     env: (name) => process.env[name],
@@ -44,6 +47,27 @@ export function agentHost(run: Run, step: PlanStep, ctx: CallContext): AgentHost
     onTurn: (turn) => emit({ type: 'agent:turn', ...base(), ...turn }),
     onToolCall: (call) => emit({ type: 'agent:tool_call', ...base(), ...call }),
     toolCall: (call) => toolCallProgress(run, step, item, call, emit),
+  };
+}
+
+/** How often a turn's call that waits for a decision looks at its request. */
+const DECISION_POLL_MS = 500;
+
+/**
+ * An agent's turn cannot be parked and resumed half-way (its model calls are not recorded one by
+ * one), so a call of it that needs a person's decision waits here, in the process, looking at its
+ * request in the store until it is decided — while the turn's other calls go on. If the process
+ * dies meanwhile, the agent step runs again from its first turn, as any step that did not finish.
+ */
+function heldWaits(waits: RunWaits, run: Run, ctx: CallContext): RunWaits {
+  return {
+    async wait(ask) {
+      for (;;) {
+        const answer = await waits.wait(ask);
+        if (answer.over) return answer;
+        await sleep(run.clock, DECISION_POLL_MS, ctx.signal);
+      }
+    },
   };
 }
 

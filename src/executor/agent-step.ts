@@ -1,4 +1,4 @@
-import type { Callee, CallOutcome, RetryReport } from '../call/index.js';
+import type { Callee, CallOutcome, RetryReport, RunWaits } from '../call/index.js';
 import type { Clock } from '../common/clock.js';
 import type { AgentPlan, ChainPlan } from '../compiler/plan.js';
 import type { ApproveCallback, PrepareResult, Tool } from '../registry/types.js';
@@ -46,6 +46,12 @@ export interface AgentHost {
   readonly runId: string;
   readonly step: string;
   readonly approve: ApproveCallback | undefined;
+  /**
+   * Where a call's approval request is kept when the approver answers 'wait': the turn waits for
+   * the decision (the model's other calls go on), and `waitKey` names a call's request.
+   */
+  readonly waits?: RunWaits;
+  waitKey(callId: string): string;
   /** The run's clock and random source: tool calls retry and time out on them. */
   readonly clock: Clock;
   readonly random: () => number;

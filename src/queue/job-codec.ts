@@ -9,7 +9,9 @@ export type JobKind =
   /** A new run (or its redelivery): a finished run is left as it is. */
   | 'run'
   /** `resume`: a run cut short or failed is continued (redriven). */
-  | 'resume';
+  | 'resume'
+  /** A waiting run whose wait is over: continued, unless another worker has already taken it. */
+  | 'wake';
 
 export interface RunJob {
   readonly v: 1;
@@ -29,8 +31,8 @@ export function encodeJob(job: Omit<RunJob, 'v'>): RunJob {
 /** A job's data as this version reads it; anything else (a newer toolchain's job) is refused with what was expected. */
 export function decodeJob(data: unknown, jobId: string): RunJob {
   const d = (typeof data === 'object' && data !== null ? data : {}) as Partial<Record<keyof RunJob, unknown>>;
-  if (d.v !== 1 || (d.kind !== 'run' && d.kind !== 'resume') || typeof d.chain !== 'string' || typeof d.hash !== 'string') {
-    throw new ToolchainError('QUEUE_JOB_FAILED', `job ${jobId}: expected { v: 1, kind: 'run' | 'resume', chain, hash }, got ${JSON.stringify(data)?.slice(0, 200)}`);
+  if (d.v !== 1 || (d.kind !== 'run' && d.kind !== 'resume' && d.kind !== 'wake') || typeof d.chain !== 'string' || typeof d.hash !== 'string') {
+    throw new ToolchainError('QUEUE_JOB_FAILED', `job ${jobId}: expected { v: 1, kind: 'run' | 'resume' | 'wake', chain, hash }, got ${JSON.stringify(data)?.slice(0, 200)}`);
   }
   return { v: 1, kind: d.kind, chain: d.chain, hash: d.hash, ...(d.allowChanged === true ? { allowChanged: true } : {}), ...(d.events === true ? { events: true } : {}) };
 }

@@ -195,7 +195,8 @@ export class QueueSubmitter {
       return; // the store is away: the next poll tries again
     }
     let result: RunResult | undefined;
-    const finishedEpoch = run !== undefined && run.status !== 'running' ? run.epoch : undefined;
+    // A run parked on a wait has not finished: its waiters wait on (a worker continues it when woken).
+    const finishedEpoch = run !== undefined && run.status !== 'running' && run.status !== 'waiting' ? run.epoch : undefined;
     if (run !== undefined && finishedEpoch !== undefined) result = storedResult(run, await this.store.getSteps(runId).catch(() => []));
     else if (failedReason !== undefined) result = jobFailed(runId, run, 'QUEUE_JOB_FAILED', `run ${runId}'s job failed on the workers after ${JOB_OPTIONS.attempts} tries: ${failedReason}; resume it with 'toolchain resume ${runId} --queue URL'`);
     if (result === undefined) return;

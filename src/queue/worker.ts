@@ -9,11 +9,12 @@ import type { StartOptions } from '../runs/durable-runs.js';
 import type { RunStore, StoredRun } from '../store/types.js';
 import { subscribeCancel } from './cancel-channel.js';
 import { importBullMQ, parseQueueUrl, workerConnection } from './connection.js';
-import { decodeJob, type RunJob } from './job-codec.js';
+import { decodeJob, encodeJob, JOB_OPTIONS, type RunJob } from './job-codec.js';
 import { memoryPolicyWarning } from './memory-policy.js';
 import { reconcile } from './reconciler.js';
 import { newsReporter } from './run-news.js';
 import { QUEUED_OWNER } from './submit.js';
+import { Waker } from '../runs/waker.js';
 
 // The executing side of the queue: a BullMQ worker whose processor executes a job's run with the
 // normal engine, taking the run over in the shared store (a new epoch, which fences any earlier
@@ -36,6 +37,8 @@ export interface QueueWorkerOptions {
   readonly reconcileIntervalMs?: number;
   /** False: no reconciler (runs whose job was lost wait for `resume`); a dead worker's jobs still go to live workers. */
   readonly recover?: boolean;
+  /** How often to look for waiting runs of the queue whose wait is over (default 1 s). */
+  readonly wakeIntervalMs?: number;
   /** Warnings and notes (a Redis that may evict, runs enqueued again). */
   readonly onNotice?: (line: string) => void;
 }
@@ -113,6 +116,8 @@ export async function startQueueWorker(engine: WorkerEngine, store: RunStore, cl
     // The store forgot the run (a Redis store flushed with its queue): nothing to execute.
     if (run === undefined) return { status: 'missing' };
     if (run.status === 'succeeded' || (data.kind === 'run' && run.status !== 'running')) return { status: run.status };
+    // Woken already by another worker's job (or cancelled meanwhile): nothing to do.
+    if (data.kind === 'wake' && run.status !== 'waiting') return { status: run.status };
     const refused = refusal(data, run);
     if (refused !== undefined) return { status: await refuse(run, 'failed', refused) };
     if (run.status === 'running' && run.cancel_requested) return { status: await refuse(run, 'cancelled', { code: 'ABORTED', message: `run ${runId} was cancelled` }) };
@@ -120,7 +125,9 @@ export async function startQueueWorker(engine: WorkerEngine, store: RunStore, cl
     try {
       const { distributor, batch } = await parentDistributor(job);
       const news = data.events === true ? newsReporter(job) : undefined;
-      const result = await engine.resume(runId, { claimLive: true, queue: address.name, distributor, ...news, ...(data.allowChanged ? { allowChanged: true } : {}) });
+      const wake = data.kind === 'wake' ? { wake: true, claimLive: false } : {};
+      // untilWaiting: a run that parks on a wait frees this worker's slot; a waker puts it back on the queue.
+      const result = await engine.resume(runId, { claimLive: true, queue: address.name, distributor, untilWaiting: true, ...wake, ...news, ...(data.allowChanged ? { allowChanged: true } : {}) });
       const parked = batch();
       if (result.error?.code === 'RUN_SUSPENDED' && parked !== undefined) {
         const now = await store.getRun(runId);
@@ -171,10 +178,33 @@ export async function startQueueWorker(engine: WorkerEngine, store: RunStore, cl
   const timer = setInterval(() => void (recover && pass()), options.reconcileIntervalMs ?? 30_000);
   timer.unref();
 
+  // Waiting runs of this queue whose wait is over go back on the queue, so that any worker
+  // continues them: a job of kind 'wake' (its id the run's, as every job of a run).
+  const waker = new Waker({
+    store,
+    clock,
+    scope: 'all',
+    intervalMs: options.wakeIntervalMs ?? 1_000,
+    async wake(run) {
+      if (run.queue !== address.name) return parkedStill(run);
+      const old = await queue.getJob(run.id);
+      if (old !== undefined) {
+        const state = await old.getState();
+        if (state !== 'completed' && state !== 'failed' && state !== 'unknown') return parkedStill(run); // its wake job is on its way
+        await old.remove().catch(() => undefined);
+      }
+      await queue.add('run', encodeJob({ kind: 'wake', chain: run.chain, hash: run.chain_hash }), { ...JOB_OPTIONS, jobId: run.id });
+      return parkedStill(run);
+    },
+    onError: () => undefined, // Redis or the store is away: the next look tries again
+  });
+  await waker.start();
+
   return {
     active: () => running,
     async close(graceMs = 30_000) {
       clearInterval(timer);
+      waker.close();
       let grace: ReturnType<typeof setTimeout> | undefined;
       const inTime = await Promise.race([worker.close().then(() => true), new Promise<boolean>((r) => (grace = setTimeout(() => r(false), graceMs)))]);
       clearTimeout(grace);
@@ -186,4 +216,9 @@ export async function startQueueWorker(engine: WorkerEngine, store: RunStore, cl
       return inTime;
     },
   };
+}
+
+/** What the waker hears of a run it handed to the queue (or left to another): still waiting, as far as this process knows. */
+function parkedStill(run: StoredRun): RunResult {
+  return { run_id: run.id, chain: run.chain, status: 'waiting', outputs: null, error: { code: 'RUN_WAITING', message: `run ${run.id} goes back to its queue` }, steps: {}, duration_ms: 0 };
 }

@@ -15,6 +15,7 @@ import { runIdConflict } from './run-id-conflict.js';
 import { newOwnerId, ownerAlive } from './owner.js';
 import { endStatus, runDetail, runSummary, storedResult, type RunDetail, type RunSummary } from './stored-result.js';
 import { StoredRunWaits } from './run-waits.js';
+import { cancelRun, endCancelled } from './cancel-run.js';
 
 // Runs that outlive a process: every run is created in the run store before it starts
 // and its step results are recorded as they finish. A run id chosen by the caller is the run's
@@ -256,23 +257,18 @@ export class DurableRuns {
 
   /** Ends as cancelled a run that was asked to stop and whose owner died before it could. */
   async endCancelled(run: StoredRun): Promise<void> {
-    const now = this.s.clock.now();
-    const claim = await this.s.store.claimRun(run.id, { owner: this.owner, lease_until: now + this.s.leaseMs, now, expected_epoch: run.epoch });
-    if (!claim.claimed) return;
-    await this.s.store.finishRun(run.id, claim.run.epoch, { status: 'cancelled', outputs: null, error: { code: 'ABORTED', message: `run ${run.id} was cancelled` }, finished_at: now });
+    await endCancelled(this.s.store, run, this.s.clock.now(), this.owner);
   }
 
   /** Asks a run to stop: at once if it runs here, through the store wherever it runs; a waiting run ends cancelled now. */
   async cancel(id: string): Promise<StoredRun | undefined> {
     this.active.get(id)?.stop(cancelled(id));
-    const run = await this.s.store.getRun(id);
+    const run = await cancelRun(this.s.store, id, this.s.clock.now(), this.owner);
     if (run?.status === 'waiting') {
-      await this.endCancelled(run);
       const ended = await this.s.store.getRun(id);
       if (ended?.status === 'cancelled') this.s.onEnded?.(storedResult(ended, await this.s.store.getSteps(id)));
-      return run;
     }
-    return this.s.store.requestCancel(id, this.s.clock.now());
+    return run;
   }
 
   async list(filter: RunFilter = {}): Promise<RunSummary[]> {

@@ -49,12 +49,16 @@ export class StoredRunWaits implements RunWaits {
     };
     let wait: StoredWait | 'fenced';
     try {
-      wait = await store.openWait(runId, epoch, request, now);
+      // Asked again (an agent's call waiting for a decision looks again): a read, not another open.
+      const known = this.open.get(request.id);
+      wait = known !== undefined ? ((await store.listWaits({ id: known.id, limit: 1 }))[0] ?? known) : await store.openWait(runId, epoch, request, now);
     } catch (error) {
       const e = asStoreError(error, store.url);
       throw new CallFailure({ code: e.code, message: e.message });
     }
     if (wait === 'fenced') throw new CallFailure({ code: 'STORE_FENCED', message: `run ${runId} was taken over by another owner` });
+    // Open until answered: what is over is not what the run parks on.
+    this.open.delete(wait.id);
     if (wait.outcome !== null) return answerOf(wait);
     if (wait.kind === 'sleep' && wait.until !== null && wait.until <= now) return { over: true, value: { slept_until: new Date(wait.until).toISOString() } };
     if (wait.until !== null && wait.until <= now) {

@@ -1,5 +1,7 @@
 import type { Command } from 'commander';
 import type { CommandContext } from '../main.js';
+import { registerApprovals } from './approvals.js';
+import { registerEmit } from './emit.js';
 import { registerGraph } from './graph.js';
 import { addHelpTexts } from './help-text.js';
 import { registerInit } from './init.js';
@@ -24,6 +26,8 @@ export function registerCommands(program: Command, ctx: CommandContext): void {
   registerRun(program, ctx);
   registerResume(program, ctx);
   registerRuns(program, ctx);
+  registerEmit(program, ctx);
+  registerApprovals(program, ctx);
   registerTools(program, ctx);
   registerInit(program, ctx);
   registerWatch(program, ctx);

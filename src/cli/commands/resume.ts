@@ -22,6 +22,7 @@ export function registerResume(program: Command, ctx: CommandContext): void {
     .option('--allow-changed', 'continue even if the chain file changed since the run started', false)
     .option('--json', 'print the whole result as one JSON object', false)
     .option('--approve <tool>', 'allow calls of this dangerous tool (repeatable)', collect, [])
+    .option('--wait-approvals', "without a terminal: make other dangerous calls approval requests and wait for 'toolchain approvals' to decide them", false)
     .option('--store <url>', 'the run store (default: TOOLCHAIN_STORE, else sqlite:.toolchain/runs.db)')
     .option('--queue <url>', 'let the workers of this queue continue it (the store then defaults to that Redis)')
     .option('--verbose', "show tools' ctx.log lines on stderr", false)

@@ -41,6 +41,7 @@ export function registerRun(program: Command, ctx: CommandContext): void {
     .option('--input-file <file>', 'inputs from a JSON file, or - for standard input')
     .option('--json', 'print the whole result as one JSON object', false)
     .option('--approve <tool>', 'allow calls of this dangerous tool (repeatable)', collect, [])
+    .option('--wait-approvals', "without a terminal: make other dangerous calls approval requests and wait for 'toolchain approvals' to decide them", false)
     .option('--concurrency <n>', 'at most this many steps at once')
     .option('--run-id <id>', 'the run\'s id: its idempotency key (a finished run with this id is answered from the store)')
     .option('--store <url>', 'where runs are recorded: sqlite:FILE, postgres://…, redis://…, memory: (default: TOOLCHAIN_STORE, else sqlite:.toolchain/runs.db)')

@@ -4,26 +4,22 @@ import type { Command } from 'commander';
 import { ToolchainError } from '../../common/errors.js';
 import { loadChainSet } from '../../compiler/index.js';
 import { runDetail, runSummary } from '../../runs/stored-result.js';
-import { openStore } from '../../store/open-store.js';
-import type { RunStatus, RunStore } from '../../store/types.js';
+import type { RunStatus } from '../../store/types.js';
+import { cancelRun } from '../../runs/cancel-run.js';
 import { EXIT_OK, EXIT_RUN_FAILED, exitCodeFor } from '../io.js';
 import type { CommandContext } from '../main.js';
 import { runsTable, runTable } from '../runs-table.js';
-import { storeUrl } from '../store-url.js';
+import { withOpenStore, withStoreOption, type StoreFlag } from '../with-store.js';
 
 // `toolchain runs`: the runs the store keeps — list, show one, cancel one wherever
 // it runs, prune old ones. These read the store alone: no plugin is loaded.
 
-const STATUSES: readonly RunStatus[] = ['running', 'succeeded', 'failed', 'cancelled'];
+const STATUSES: readonly RunStatus[] = ['running', 'waiting', 'succeeded', 'failed', 'cancelled'];
 const UNITS: Readonly<Record<string, number>> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
-
-interface StoreFlag {
-  readonly store?: string;
-}
 
 export function registerRuns(program: Command, ctx: CommandContext): void {
   const runs = program.command('runs').description('list, show, cancel and prune recorded runs');
-  const withStore = <T extends Command>(c: T): T => c.option('--store <url>', 'the run store (default: TOOLCHAIN_STORE, else sqlite:.toolchain/runs.db)') as T;
+  const withStore = withStoreOption;
 
   withStore(runs.command('list', { isDefault: true }).description('the newest runs first'))
     .option('--status <status>', `only runs with this status: ${STATUSES.join(', ')}`)
@@ -67,8 +63,12 @@ export function registerRuns(program: Command, ctx: CommandContext): void {
     .argument('<run-id>', 'the run')
     .action((runId: string, flags: StoreFlag) =>
       withOpenStore(ctx, flags, async (store) => {
-        const run = await store.requestCancel(runId, Date.now());
+        const run = await cancelRun(store, runId, Date.now());
         if (run === undefined) throw new ToolchainError('RUN_NOT_FOUND', `no run ${runId} in the run store ${store.url}`);
+        if (run.status === 'waiting') {
+          ctx.io.stdout.write(`run ${runId} was waiting; it is cancelled\n`);
+          return EXIT_OK;
+        }
         if (run.status !== 'running') {
           ctx.io.stderr.write(`run ${runId} is not running (it ${run.status})\n`);
           return EXIT_RUN_FAILED;
@@ -91,11 +91,4 @@ export function registerRuns(program: Command, ctx: CommandContext): void {
     );
 }
 
-async function withOpenStore(ctx: CommandContext, flags: StoreFlag, work: (store: RunStore) => Promise<number>): Promise<void> {
-  const store = await openStore(storeUrl(flags.store, ctx.io));
-  try {
-    ctx.exit(await work(store));
-  } finally {
-    await store.close();
-  }
-}
+

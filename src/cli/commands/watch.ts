@@ -12,14 +12,16 @@ import { describeRecovery, RECOVER_HELP } from '../shared-options.js';
 import { DEFAULT_STORE, storeUrl } from '../store-url.js';
 
 // `toolchain watch`: an engine that stays up and reloads plugins and chains as their files
-// change, printing one line per reload and one per problem, until interrupted.
+// change, printing one line per reload and one per problem, until interrupted. On its store it
+// resumes interrupted runs and wakes waiting runs whose wait is over (not with --no-recover,
+// which leaves the store alone).
 
 export function registerWatch(program: Command, ctx: CommandContext): void {
   program
     .command('watch')
     .description('keep an engine running, reload plugins and chains as they change, and print each reload and error')
     .option('--verbose', "show tools' ctx.log lines", false)
-    .option('--store <url>', `the run store whose interrupted runs it resumes (default: env TOOLCHAIN_STORE, else ${DEFAULT_STORE})`)
+    .option('--store <url>', `the run store whose interrupted runs it resumes and whose waiting runs it wakes (default: env TOOLCHAIN_STORE, else ${DEFAULT_STORE})`)
     .option('--no-recover', RECOVER_HELP)
     .action(async (flags: { verbose: boolean; store?: string; recover: boolean }) => {
       const { io } = ctx;
@@ -32,6 +34,8 @@ export function registerWatch(program: Command, ctx: CommandContext): void {
         chainsDir: globals.chains,
         pluginsDir: globals.plugins,
         watch: true,
+        // Waiting runs on its store whose wait is over are continued here.
+        timers: true,
         cache: ctx.diskCache(),
         ...(flags.recover ? { store: storeUrl(flags.store, io), recover: true, onRecovery: (e: RecoveryEvent) => say(printable(describeRecovery(e))) } : {}),
         ...(flags.verbose ? { logger: (e: LogEntry) => say(printable(`[${e.step}${e.item !== undefined ? `[${e.item}]` : ''}] ${e.message}${e.fields ? ` ${JSON.stringify(e.fields)}` : ''}`)) } : {}),

@@ -18,6 +18,7 @@ export async function callOffered(call: WireToolCall, turn: number, offered: Off
   const [message] = await executeToolCalls(offered.targets, [{ id: call.id, name: call.function.name, arguments: call.function.arguments }], {
     signal: host.signal,
     ...(host.approve ? { approve: host.approve } : {}),
+    ...(host.waits ? { waits: host.waits, waitKey: host.waitKey } : {}),
     runId: host.runId,
     clock: host.clock,
     random: host.random,

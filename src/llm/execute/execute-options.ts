@@ -1,3 +1,4 @@
+import type { RunWaits } from '../../call/index.js';
 import type { CallOutcome, RetryPolicy, RetryReport } from '../../call/index.js';
 import type { Clock } from '../../common/clock.js';
 import { failureCode, ToolchainError } from '../../common/errors.js';
@@ -48,6 +49,12 @@ export interface ExecuteOptions {
   readonly concurrency?: number;
   /** The run id tools see in `ctx.run_id` and approval requests (default: a new UUID per batch). */
   readonly runId?: string;
+  /**
+   * Where an approver's 'wait' becomes an approval request (an agent step's run keeps them), and
+   * the key of a call's request (`label`: the call's id). Without them, 'wait' refuses the call.
+   */
+  readonly waits?: RunWaits;
+  readonly waitKey?: (label: string) => string;
   /** Where tools' `ctx.log()` lines go. */
   readonly log?: (entry: LogEntry) => void;
   /** Events of the chain runs that calls start. */

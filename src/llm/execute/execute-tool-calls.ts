@@ -47,6 +47,7 @@ export async function executeToolCalls(targets: CallTargets, calls: readonly Too
     clock,
     random: options.random ?? Math.random,
     approve: options.approve,
+    ...(options.waits !== undefined && options.waitKey !== undefined ? { waits: options.waits, waitKey: options.waitKey } : {}),
     observed: options.watch !== undefined,
     idempotencyKey: (label) => `${runId}:${label}`,
     log: (label, attempt, message, fields) => log?.({ timestamp: clock.now(), run_id: runId, step: label, attempt, message, ...(fields ? { fields } : {}) }),
