@@ -1,6 +1,8 @@
+import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema, type CallToolResult, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
@@ -38,6 +40,7 @@ tools:
 
 const WIPE = `import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 export default function wipe({ target, force }) {
   appendFileSync(join(process.env.MARKS, 'wiped.txt'), target + '\\n');
   return { wiped: target, force };
@@ -103,6 +106,12 @@ async function connect(name: string, answer?: Answer): Promise<{ client: Client;
   await client.connect(transport);
   clients.push(client);
   return { client, asked, stderr: () => stderr };
+}
+
+/** `node bin/toolchain.js ARGS --store <the test's store>`: its stdout. */
+async function cli(...args: string[]): Promise<string> {
+  const { stdout } = await promisify(execFile)(process.execPath, [join(REPO, 'bin', 'toolchain.js'), ...args, '--store', store], { cwd: root });
+  return stdout;
 }
 
 const text = (result: CallToolResult): string => (result.content as { type: string; text: string }[])[0]!.text;
@@ -173,6 +182,13 @@ describe('dangerous calls over MCP, with a client that can answer (elicitation)'
     expect(result.structuredContent).toEqual({ said: 'shipped A-7' });
     expect((asked[0]!.params as { message: string }).message).toContain('Ship order A-7?');
   });
+
+  it("a chain whose approval step the client declines fails with APPROVAL_DENIED at that step", async () => {
+    const { client } = await connect('declining-client', () => ({ action: 'decline' }));
+    const result = (await client.callTool({ name: 'ship', arguments: { order: 'A-8' } })) as CallToolResult;
+    expect(result.isError).toBe(true);
+    expect(text(result)).toMatch(/^APPROVAL_DENIED: chain 'ship' failed at step 'ok'/);
+  });
 });
 
 describe('dangerous calls over MCP, with a client that cannot answer', () => {
@@ -199,10 +215,10 @@ describe('dangerous calls over MCP, with a client that cannot answer', () => {
     try {
       const pending = await engine.approvals.list();
       expect(pending.find((a) => a.id === approvalId)).toMatchObject({ tool: 'demo/wipe', args: { target: 'disk-d', force: true } });
-      await engine.approvals.decide(approvalId!, { approved: true, by: 'test' });
     } finally {
       await engine.close();
     }
+    expect(await cli('approvals', 'approve', approvalId!, '--by', 'ada')).toContain(`${approvalId} approved by ada`);
     // The `mcp` process wakes the run and the tool runs there.
     const after = await outcome(client, runId!);
     expect(after.isError).toBeFalsy();
@@ -233,12 +249,7 @@ describe('dangerous calls over MCP, with a client that cannot answer', () => {
     const said = text((await client.callTool({ name: 'wipe', arguments: { target: 'disk-e' } })) as CallToolResult);
     const [, approvalId] = /approval request (\S+):/.exec(said)!;
     const [, runId] = /"run_id": "([^"]+)"/.exec(said)!;
-    const engine = await createEngine({ store });
-    try {
-      await engine.approvals.decide(approvalId!, { approved: false, by: 'test' });
-    } finally {
-      await engine.close();
-    }
+    await cli('approvals', 'deny', approvalId!, '--comment', 'not today');
     const after = await outcome(client, runId!);
     expect(after.isError).toBe(true);
     expect(text(after)).toMatch(/^APPROVAL_DENIED: /);

@@ -5,7 +5,7 @@ import type { RunFilter } from '../../store/types.js';
 import type { ApproveCallback } from '../../registry/types.js';
 import type { CallTargets } from '../call-targets.js';
 import type { ApprovalQuestion, ClientAnswer } from './elicit-approval.js';
-import type { ToolRunTargets } from './tool-runs.js';
+import { isToolRun, type ToolRunTargets } from './tool-runs.js';
 
 // An MCP call that may wait for a person, made a durable run (a chain's run, or a dangerous tool's
 // one-step run, tool-runs.ts). Each approval the run asks for is put to the client when it can
@@ -117,7 +117,7 @@ export function callAsRun(targets: McpRunTargets, chain: string, input: Record<s
   const onEvent = (e: RunEvent): void => {
     if (settled) return;
     if (e.type === 'approval:requested') {
-      const q = { id: e.id, chain: e.chain, step: e.step, prompt: e.prompt, ...(e.tool !== undefined ? { tool: e.tool, args: e.args ?? {} } : {}) };
+      const q = { id: e.id, chain: isToolRun(e.chain) ? '' : e.chain, step: e.step, prompt: e.prompt, ...(e.tool !== undefined ? { tool: e.tool, args: e.args ?? {} } : {}) };
       requested.set(e.id, { id: e.id, kind: 'approval', step: e.step, prompt: e.prompt, ...(e.tool !== undefined ? { tool: e.tool, args: e.args ?? {} } : {}), ...(e.until !== undefined ? { until: e.until } : {}) });
       if (ask !== undefined && !asked.has(e.id)) asked.set(e.id, decideByClient(q));
     } else if (e.type === 'run:waiting' && e.run_id === runId) {

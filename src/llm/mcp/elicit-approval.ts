@@ -10,6 +10,7 @@ import { importModule } from '../../common/import-module.js';
 // nothing: the request stays open for a person to decide some other way.
 
 export interface ApprovalQuestion {
+  /** The chain whose step asks; '' for a tool called over MCP. */
   readonly chain: string;
   readonly step: string;
   readonly prompt: string;
@@ -40,7 +41,7 @@ export function clientDecider(server: Server): string {
 }
 
 export function approvalMessage(q: ApprovalQuestion): string {
-  const where = q.chain === '' ? `step '${q.step}'` : `step '${q.step}' of chain '${q.chain}'`;
+  const where = q.chain === '' ? `called over MCP, step '${q.step}'` : `step '${q.step}' of chain '${q.chain}'`;
   if (q.tool === undefined) return `${q.prompt}\n\n(${where} waits for this approval.)`;
   let args = JSON.stringify(q.args ?? {}, null, 2);
   if (args.length > MAX_ARGS_CHARS) args = `${args.slice(0, MAX_ARGS_CHARS)}…`;

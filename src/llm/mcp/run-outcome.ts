@@ -5,6 +5,7 @@ import { DEFAULT_MAX_RESULT_CHARS, errorMessage, successMessage } from '../execu
 import type { McpTool } from '../export/to-mcp.js';
 import { toCallToolResult } from './call-result.js';
 import type { McpRunTargets, PendingWait } from './call-as-run.js';
+import { isToolRun } from './tool-runs.js';
 import { RUN_RESULT_TOOL, waitingResult } from './waiting-result.js';
 
 // What a call made a durable run answers once the run has ended (its outputs: a tool's result, a
@@ -14,10 +15,12 @@ import { RUN_RESULT_TOOL, waitingResult } from './waiting-result.js';
 
 export const MCP_RUN_PREFIX = 'mcp-';
 
-export function endedResult(result: { readonly status: string; readonly outputs: unknown; readonly error?: RunResult['error'] }, hasOutputSchema: boolean): CallToolResult {
+/** A chain's failure is worded as a chain call's is (`chain 'x' failed at step 'y': …`); a tool run's is the tool's own. */
+export function endedResult(result: { readonly chain: string; readonly status: string; readonly outputs: unknown; readonly error?: RunResult['error'] }, hasOutputSchema: boolean): CallToolResult {
   if (result.status === 'succeeded') return toCallToolResult(successMessage('', result.outputs, DEFAULT_MAX_RESULT_CHARS), hasOutputSchema);
   const error = result.error ?? { code: result.status === 'cancelled' ? 'ABORTED' : 'TOOL_ERROR', message: `the run ${result.status === 'cancelled' ? 'was cancelled' : 'failed'}` };
-  return toCallToolResult(errorMessage('', error.code, error.message, DEFAULT_MAX_RESULT_CHARS), hasOutputSchema);
+  const message = isToolRun(result.chain) ? error.message : `chain '${result.chain}' failed${error.step !== undefined ? ` at step '${error.step}'` : ''}: ${error.message}`;
+  return toCallToolResult(errorMessage('', error.code, message, DEFAULT_MAX_RESULT_CHARS), hasOutputSchema);
 }
 
 const INPUT: JsonSchema = {
