@@ -21,6 +21,7 @@ export const BENCHES: readonly { readonly name: string; readonly title: string }
   { name: 'serve', title: 'The HTTP server' },
   { name: 'store', title: 'Run stores' },
   { name: 'durable', title: 'Durable runs' },
+  { name: 'waits', title: 'Runs that wait' },
   { name: 'queue', title: 'Workers on one Redis' },
 ];
 

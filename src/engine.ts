@@ -22,12 +22,13 @@ import type { CallTargets, ChainCallOptions } from './llm/call-targets.js';
 import { DurableRuns, type StartOptions } from './runs/durable-runs.js';
 import { Recovery } from './runs/recovery.js';
 import { Waker, type FollowOptions } from './runs/waker.js';
+import { registerWaitMetrics } from './observe/wait-metrics.js';
 import { deliverEvent, type SentEvent } from './runs/deliver-event.js';
 import { decideApproval, pendingApprovals, type ApprovalView, type Decision } from './runs/approvals.js';
 import type { RunDetail, RunSummary } from './runs/stored-result.js';
 import { isMemoryStore } from './store/memory.js';
 import { openStore } from './store/open-store.js';
-import type { RunFilter } from './store/types.js';
+import type { RunFilter, RunStore } from './store/types.js';
 import type { Observer } from './observe/index.js';
 import { checkConcurrency, checkLoadOptions, type EngineOptions } from './engine/options.js';
 import { keepLastGood } from './engine/keep-last-good.js';
@@ -80,6 +81,9 @@ export interface Engine extends CallTargets {
   readonly runs: {
     list(filter?: RunFilter): Promise<RunSummary[]>;
     get(runId: string): Promise<RunDetail | undefined>;
+    /** Waits by run, kind and openness (the store's records), and when a waiting run is looked at again. */
+    waits: RunStore['listWaits'];
+    wakeAt: RunStore['wakeAt'];
   };
   /** Adds a tool from code; chains that use it can run at once. */
   registerTool<A extends object = Record<string, unknown>>(def: ToolDefinition<A>): Tool;
@@ -148,6 +152,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
           throw address !== undefined && options.store === undefined ? queueStoreFailure(address, error) : error;
         });
   if (typeof options.store !== 'object') closers.push(() => store.close());
+  if (observer) registerWaitMetrics(observer.registry, store);
   const durable = new DurableRuns({
     store,
     inProcess: isMemoryStore(store),
@@ -333,7 +338,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
         return decided;
       },
     },
-    runs: { list: (filter) => durable.list(filter), get: (runId) => durable.get(runId) },
+    runs: { list: (filter) => durable.list(filter), get: (runId) => durable.get(runId), waits: (filter) => store.listWaits(filter), wakeAt: (runId) => store.wakeAt(runId) },
     registerTool: (def) => registry.register(def),
     addChain(text, file = '<memory>') {
       const catalogue = { has: (n: string) => lookup(n) !== undefined, names: () => [...added.keys(), ...set.plans.keys()] };

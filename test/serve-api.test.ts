@@ -180,12 +180,15 @@ describe('runs', () => {
     }
   });
 
-  it('dangerous tools run only when approved at start', async () => {
+  it('dangerous tools run at once with a standing approval, and otherwise wait for a decision', async () => {
     expect((await inject('POST', '/api/runs?wait=true', { chain: 'danger' })).json()).toMatchObject({ status: 'succeeded', outputs: { wiped: true } });
     const strict = await createServer(engine);
     try {
       const res = await strict.app.inject({ method: 'POST', url: '/api/runs?wait=true', payload: { chain: 'danger' }, headers: { host: 'localhost' } });
-      expect(res.json()).toMatchObject({ status: 'failed', error: { code: 'APPROVAL_DENIED', step: 'wipe' } });
+      const parked = res.json() as { run_id: string; status: string };
+      expect(parked.status).toBe('waiting');
+      const listed = await strict.app.inject({ method: 'GET', url: `/api/approvals?run=${parked.run_id}`, headers: { host: 'localhost' } });
+      expect(listed.json()).toEqual({ approvals: [expect.objectContaining({ run_id: parked.run_id, step: 'wipe', tool: expect.stringMatching(/wipe$/) })] });
     } finally {
       await strict.close();
     }
@@ -231,7 +234,7 @@ describe('bad requests', () => {
   it('bad list queries', async () => {
     const res = await inject('GET', '/api/runs?status=done&limit=0');
     expect(res.statusCode).toBe(400);
-    expect((res.json() as { error: { message: string } }).error.message).toMatch(/querystring\.status must be one of "running", "succeeded", "failed", "cancelled"/);
+    expect((res.json() as { error: { message: string } }).error.message).toMatch(/querystring\.status must be one of "running", "waiting", "succeeded", "failed", "cancelled"/);
   });
 });
 

@@ -206,6 +206,23 @@ outputs: { decision: $.ok }
     expect(await engine.approvals.list()).toEqual([]);
   });
 
+  it('is counted in the metrics while it waits: runs waiting by chain and reason, approvals pending', async () => {
+    const engine = await engineOn(newStore(), { observe: true });
+    engine.addChain(CHAIN);
+    const parked = await engine.run('release', { version: '1.0' }, { untilWaiting: true });
+    expect(parked.status).toBe('waiting');
+    const text = await engine.metrics();
+    expect(text).toContain('toolchain_runs_waiting{chain="release",reason="approval"} 1');
+    expect(text).toContain('toolchain_approvals_pending 1');
+    expect(text).toContain('toolchain_runs_in_flight 0');
+    const [request] = await engine.approvals.list();
+    await engine.approvals.decide(request!.id, { approved: true, by: 'ada' });
+    expect((await engine.resume(parked.run_id)).status).toBe('succeeded');
+    const after = await engine.metrics();
+    expect(after).toContain('toolchain_approvals_pending 0');
+    expect(after).not.toContain('toolchain_runs_waiting{');
+  });
+
   it('a denial fails the step with APPROVAL_DENIED, naming who denied it (on_error applies)', async () => {
     const engine = await engineOn(newStore());
     engine.addChain(CHAIN);

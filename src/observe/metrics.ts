@@ -111,6 +111,10 @@ export function createRunMetrics(plans: PlanSource, registry: Registry = new (pr
       case 'run:started':
         if (e.parent === undefined) inFlight.inc();
         return;
+      case 'run:waiting':
+        // Parked: no longer in flight here; woken, it starts again (run:started).
+        if (e.parent === undefined) inFlight.dec();
+        return;
       case 'run:finished':
         if (e.parent !== undefined) return;
         inFlight.dec();

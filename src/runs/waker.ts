@@ -99,20 +99,31 @@ export class Waker {
       this.soonAt = Infinity;
       void this.look();
     }, Math.max(0, at - this.s.clock.now()));
-    // A process that wakes every run stays up for its own reasons (a server, a worker); one that
-    // only follows stays up while someone awaits a run.
-    if (this.s.scope === 'all') this.soon.unref();
+    if (!this.holdsProcess()) this.soon.unref();
+  }
+
+  /**
+   * A process that wakes every run stays up for its own reasons (a server, a worker): its timers
+   * do not hold it. Someone here awaiting a run does: the process stays up until the run ends.
+   */
+  private holdsProcess(): boolean {
+    return this.followers.size > 0;
   }
 
   private keepTicking(): void {
     if (this.closed) return;
     const needed = this.s.scope === 'all' || this.followers.size > 0;
-    if (needed && this.tick === undefined) {
-      this.tick = setInterval(() => void this.look(), this.s.intervalMs);
-      if (this.s.scope === 'all') this.tick.unref();
-    } else if (!needed && this.tick !== undefined) {
+    if (needed && this.tick === undefined) this.tick = setInterval(() => void this.look(), this.s.intervalMs);
+    else if (!needed && this.tick !== undefined) {
       clearInterval(this.tick);
       this.tick = undefined;
+    }
+    if (this.holdsProcess()) {
+      this.tick?.ref();
+      this.soon?.ref();
+    } else {
+      this.tick?.unref();
+      this.soon?.unref();
     }
   }
 
@@ -138,7 +149,11 @@ export class Waker {
     const { store, clock } = this.s;
     const now = clock.now();
     if (this.s.scope === 'all') {
-      for (const run of await store.dueRuns(now, BATCH)) this.wake(run);
+      const due = await store.dueRuns(now, BATCH);
+      let started = 0;
+      for (const run of due) if (this.wake(run)) started++;
+      // A full batch with new runs in it: more may be due; look again as soon as this one is under way.
+      if (due.length === BATCH && started > 0) this.again = true;
     }
     for (const runId of [...this.followers.keys()]) {
       if (this.waking.has(runId)) continue;
@@ -151,8 +166,9 @@ export class Waker {
     }
   }
 
-  private wake(run: StoredRun): void {
-    if (this.waking.has(run.id) || this.closed) return;
+  /** Starts waking `run`; false when it is being woken here already. */
+  private wake(run: StoredRun): boolean {
+    if (this.waking.has(run.id) || this.closed) return false;
     this.waking.add(run.id);
     const followed = this.followers.get(run.id)?.[0]?.options;
     this.s.wake(run, followed).then(
@@ -165,5 +181,6 @@ export class Waker {
         this.s.onError?.(error);
       },
     );
+    return true;
   }
 }

@@ -7,6 +7,7 @@ import type { Engine } from '../engine.js';
 import { ToolchainError } from '../common/errors.js';
 import { createObserver, type Observer } from '../observe/observe.js';
 import type { ApprovalRequest, ApproveCallback } from '../registry/types.js';
+import { serveApprover } from './approver.js';
 import { checkListenHost, installAuth } from './auth.js';
 import { installErrorHandlers } from './http-errors.js';
 import { builtInspector, inspectorFilesIn } from './inspector-files.js';
@@ -14,6 +15,8 @@ import { createMemoryRunService } from './memory-run-service.js';
 import { registerCatalogueRoutes } from './routes-catalogue.js';
 import { registerRunValueRoutes } from './routes-run-values.js';
 import { registerRunRoutes } from './routes-runs.js';
+import { registerWaitRoutes } from './routes-waits.js';
+import { tapOf } from './observer-tap.js';
 import type { RunService } from './run-service.js';
 import { checkLimits, DEFAULT_LIMITS, Gauge, httpServerOptions, type ServeLimits } from './server-limits.js';
 
@@ -24,7 +27,10 @@ import { checkLimits, DEFAULT_LIMITS, Gauge, httpServerOptions, type ServeLimits
 export interface ServerOptions {
   /** Bearer token every route but /healthz requires. Without one, only loopback. */
   readonly token?: string;
-  /** Dangerous tools runs started over HTTP may call: names (bare or `plugin/tool`) or a callback. Default: none. */
+  /**
+   * Dangerous tools: names (bare or `plugin/tool`) are standing approvals, and any other dangerous
+   * call of a run started over HTTP waits for a person's decision (approver.ts); or a callback. Default: no standing approval.
+   */
   readonly approve?: readonly string[] | ApproveCallback;
   /** Where runs live (default: in memory, the last `maxRuns`). */
   readonly service?: RunService;
@@ -66,14 +72,16 @@ export async function createServer(engine: Engine, options: ServerOptions = {}):
   // An engine made with `observe` already counts every run it makes; the service must not count them twice.
   const observer = options.observer ?? engine.observer ?? createObserver(engine, { logger });
   const engineObserves = engine.observer !== undefined && observer === engine.observer;
-  const approve: ApproveCallback = typeof options.approve === 'function' ? options.approve : approvedBy(options.approve ?? []);
+  const approve: ApproveCallback = typeof options.approve === 'function' ? options.approve : serveApprover(options.approve ?? []);
   const approvedNow = (req: ApprovalRequest): boolean => (typeof options.approve === 'function' ? false : approvedBy(options.approve ?? [])(req));
   const limits: ServeLimits = checkLimits({ ...DEFAULT_LIMITS, ...options.limits });
+  const tap = tapOf(engine.observer);
   const service =
     options.service ??
     createMemoryRunService(engine, {
       ...(engineObserves ? {} : { onEvent: observer.onEvent }),
       approve,
+      ...(tap !== undefined ? { tap } : {}),
       ...(options.maxRuns !== undefined ? { maxRuns: options.maxRuns } : {}),
       maxRunsInFlight: limits.maxRunsInFlight,
       retryAfterS: limits.retryAfterS,
@@ -117,6 +125,8 @@ export async function createServer(engine: Engine, options: ServerOptions = {}):
   registerCatalogueRoutes(app, engine, approvedNow);
   registerRunRoutes(app, { service, stopping, heartbeatMs: options.heartbeatMs ?? 15_000, streams: new Gauge(limits.maxEventStreams), retryAfterS: limits.retryAfterS, valueBytes: limits.valueBytes, answerBytes: limits.answerBytes });
   registerRunValueRoutes(app, service);
+  // Without a token only loopback reaches the server: whoever decides is a local user.
+  registerWaitRoutes(app, engine, { decider: options.token !== undefined ? 'token' : 'local' });
   await registerInspector(app, options.webRoot);
 
   return {

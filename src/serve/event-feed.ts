@@ -23,6 +23,14 @@ export class EventFeed {
     }
   }
 
+  /** No more events will come here (the run is left to the store): readers end after what they have. */
+  end(): void {
+    if (this.ended) return;
+    this.ended = true;
+    for (const reader of this.readers) reader.end();
+    this.readers.clear();
+  }
+
   read(): AsyncIterable<RunEvent> {
     return {
       [Symbol.asyncIterator]: () => {

@@ -3,12 +3,13 @@ import type { Engine } from '../engine.js';
 import type { RunEvent, RunOptions, RunResult } from '../executor/index.js';
 import type { ApproveCallback } from '../registry/types.js';
 import { EventFeed } from './event-feed.js';
+import type { TappedObserver } from './observer-tap.js';
 import { RunView } from './run-view.js';
 import { Gauge } from './server-limits.js';
 import { jsonEqual } from '../expr/json-equal.js';
 import { ServiceError, type ListQuery, type RunDetail, type RunService, type RunSummary, type StartOptions, type StartOutcome, type StepDetail } from './run-service.js';
 import { resumeQueued, submitQueued } from './queued-starts.js';
-import { storedEvents, storedEventStream, storedRunDetail } from './stored-events.js';
+import { storedEvents, storedEventStream, storedRunDetail, waitingEvents } from './stored-events.js';
 import type { RunDetail as StoredDetail, RunSummary as StoredSummary } from '../runs/stored-result.js';
 
 // The RunService of a server over one engine. The runs this server starts (and resumes) are
@@ -16,12 +17,18 @@ import type { RunDetail as StoredDetail, RunSummary as StoredSummary } from '../
 // first; running ones never): their views have every attempt and their event streams are live.
 // Every other run — older, or started by the CLI, another server or a worker — comes from the
 // engine's run store (stored-events.ts), as do the list and cancellations of runs elsewhere.
+// A run that waits (a sleep, an event, a decision) is started to hold nothing while it waits: its
+// execution here ends when it parks, and the engine's waker continues it later with the engine's
+// own options. Its later events then come through the engine's tapped observer (observer-tap.ts)
+// to the same view and event stream; without a tap, a parked run is left to the store.
 
 export interface MemoryRunServiceOptions {
   /** Every event of every run goes here too (metrics, logs, traces). */
   readonly onEvent?: (event: RunEvent) => void;
-  /** Dangerous tools: anything but `true` refuses the call (APPROVAL_DENIED). */
+  /** Dangerous tools: `true` allows the call, 'wait' makes it an approval request, anything else refuses it (APPROVAL_DENIED). */
   readonly approve?: ApproveCallback;
+  /** Every event of the engine's runs, those its waker continues included: how a woken run's events reach its view. */
+  readonly tap?: TappedObserver;
   /** Finished runs kept (default 1,000). */
   readonly maxRuns?: number;
   /** Runs this service executes that have not finished, at most (default: no cap); more are refused with 429. */
@@ -51,6 +58,9 @@ interface Entry {
   readonly feed: EventFeed;
   readonly abort: AbortController;
   readonly done: Promise<RunResult>;
+  /** The execution this service started is at work (not parked, not ended). */
+  live: boolean;
+  /** What that execution resolved with: the run's end, or its parking (status `waiting`). */
   result?: RunResult;
 }
 
@@ -64,12 +74,34 @@ export function createMemoryRunService(engine: Engine, options: MemoryRunService
 
   function prune(): void {
     if (entries.size <= maxRuns) return;
-    // A Map iterates in insertion order: oldest first.
+    // A Map iterates in insertion order: oldest first. A parked run dropped here is read from the store.
     for (const [id, entry] of entries) {
       if (entries.size <= maxRuns) break;
-      if (entry.result !== undefined) entries.delete(id);
+      if (!entry.live && entry.view.status !== 'running') drop(id);
     }
   }
+
+  /** Sub-chain run id → the run this service keeps it under. */
+  const owners = new Map<string, string>();
+  const ownerOf = (e: RunEvent): string => {
+    if (e.parent === undefined) return e.run_id;
+    const top = owners.get(e.run_id) ?? owners.get(e.parent.run_id) ?? e.parent.run_id;
+    if (e.type === 'run:started') owners.set(e.run_id, top);
+    return top;
+  };
+  function drop(id: string): void {
+    entries.delete(id);
+    for (const [child, top] of owners) if (top === id) owners.delete(child);
+  }
+
+  // Events of a kept run that its own execution here does not send: the run woken by the engine's
+  // waker, and decisions on its approval requests (told only to the engine's observer).
+  options.tap?.listen((e) => {
+    const entry = entries.get(ownerOf(e));
+    if (entry === undefined || (entry.live && e.type !== 'approval:decided')) return;
+    entry.view.apply(e);
+    entry.feed.push(e);
+  });
 
   /** `resumed`: the run taken up again, with what the store knows of it (its steps' events, its first start, its earlier resumes). */
   async function start(chain: string, input: unknown, opts: StartOptions, resumeId?: string, resumed?: Resumed): Promise<StartOutcome> {
@@ -83,12 +115,12 @@ export function createMemoryRunService(engine: Engine, options: MemoryRunService
     if (known !== undefined) {
       const existing = entries.get(known);
       // A run id is an idempotency key.
-      if (existing?.result === undefined && existing !== undefined) throw new ServiceError(409, 'RUN_IN_PROGRESS', `run '${known}' is still running`);
+      if (existing?.live === true) throw new ServiceError(409, 'RUN_IN_PROGRESS', `run '${known}' is still running`);
       const stored = existing ? undefined : await engine.runs.get(known);
       if (resumeId === undefined && (existing?.result !== undefined || (stored !== undefined && stored.status !== 'running'))) {
         // The run kept here answers only the same request; any other goes to the store, which refuses it.
         const same = existing?.result !== undefined && existing.view.chain === chain && jsonEqual(existing.view.input ?? {}, input ?? {});
-        const result = same ? existing.result! : await engine.run(chain, input, { runId: known });
+        const result = same ? existing.result! : await engine.run(chain, input, { runId: known, untilWaiting: true });
         if (result.error?.code === 'RUN_ID_CONFLICT') throw new ServiceError(409, result.error.code, result.error.message);
         return opts.wait ? { run_id: known, result } : { run_id: known };
       }
@@ -105,7 +137,7 @@ export function createMemoryRunService(engine: Engine, options: MemoryRunService
     for (const at of resumed?.resumes ?? []) view.resumedAt(at);
     if (resumed !== undefined) view.resumedAt(Date.now());
     let follow!: (run: Promise<RunResult>) => void;
-    const entry: Entry = { view, feed: new EventFeed(id), abort, done: new Promise<RunResult>((resolve) => (follow = resolve)) };
+    const entry: Entry = { view, feed: new EventFeed(id), abort, live: true, done: new Promise<RunResult>((resolve) => (follow = resolve)) };
     // Events wait until the run is known to be a run: its first step moved, or it ended. A
     // request refused before any step (an unknown chain, bad input, a run id in use) leaves no
     // trace — in the list, or in the metrics (an unknown chain name must not become a label).
@@ -119,6 +151,7 @@ export function createMemoryRunService(engine: Engine, options: MemoryRunService
     const decided = new Promise<ServiceError | undefined>((resolve) => (decide = resolve));
     const deliver = (e: RunEvent): void => {
       observe?.(e);
+      ownerOf(e);
       view.apply(e);
       entry.feed.push(e);
     };
@@ -139,7 +172,8 @@ export function createMemoryRunService(engine: Engine, options: MemoryRunService
       refused = true;
       decide(new ServiceError(status, e.error!.code, e.error!.message));
     };
-    const runOptions: RunOptions = { signal: abort.signal, onEvent, approve, runId: id };
+    // Until it parks: a waiting run holds no slot, no promise, no request here while it waits.
+    const runOptions: RunOptions & { untilWaiting: true } = { signal: abort.signal, onEvent, approve, runId: id, untilWaiting: true };
     const done = resumeId !== undefined ? engine.resume(resumeId, runOptions) : engine.run(chain, input, runOptions);
     follow(done);
     void done.then(
@@ -152,6 +186,12 @@ export function createMemoryRunService(engine: Engine, options: MemoryRunService
     if (refusal) throw refusal;
     const settled = done.then((result) => {
       entry.result = result;
+      entry.live = false;
+      // Nothing here hears a woken run without a tap: the store answers for it from now on.
+      if (result.status === 'waiting' && options.tap === undefined && entries.get(id) === entry) {
+        drop(id);
+        entry.feed.end();
+      }
       prune();
       return result;
     });
@@ -167,7 +207,7 @@ export function createMemoryRunService(engine: Engine, options: MemoryRunService
     start,
     async list(query: ListQuery): Promise<RunSummary[]> {
       const stored = await engine.runs.list({ limit: query.limit, ...(query.status ? { status: query.status } : {}), ...(query.chain ? { chain: query.chain } : {}), ...(query.onCorrupt ? { onCorrupt: query.onCorrupt } : {}) });
-      return stored.map((r) => entries.get(r.run_id)?.view.summary() ?? storedSummary(r));
+      return Promise.all(stored.map(async (r) => entries.get(r.run_id)?.view.summary() ?? withWaits(storedSummary(r), await waitingEvents(engine, r))));
     },
     async get(runId: string): Promise<RunDetail | undefined> {
       const entry = entries.get(runId);
@@ -183,19 +223,33 @@ export function createMemoryRunService(engine: Engine, options: MemoryRunService
         // A run elsewhere: asked to stop through the store; its owner stops it.
         const before = await storedRunDetail(engine, runId);
         if (before === undefined) throw new ServiceError(404, 'RUN_NOT_FOUND', `no run with id '${runId}'`);
-        if (before.status !== 'running') throw new ServiceError(409, 'RUN_FINISHED', `run '${runId}' has already finished (${before.status})`);
+        if (before.status !== 'running' && before.status !== 'waiting') throw new ServiceError(409, 'RUN_FINISHED', `run '${runId}' has already finished (${before.status})`);
         await engine.cancel(runId);
-        return { ...before, status: 'running' };
+        // A waiting run ends cancelled at once; one at work elsewhere stops when its owner sees the request.
+        return before.status === 'waiting' ? ((await storedRunDetail(engine, runId)) ?? before) : { ...before, status: 'running' };
       }
-      if (entry.view.status !== 'running') throw new ServiceError(409, 'RUN_FINISHED', `run '${runId}' has already finished (${entry.view.status})`);
+      const status = entry.view.status;
+      if (status !== 'running' && status !== 'waiting') throw new ServiceError(409, 'RUN_FINISHED', `run '${runId}' has already finished (${status})`);
       entry.view.cancelRequested = true;
-      entry.abort.abort();
-      await entry.done;
+      if (entry.live) {
+        entry.abort.abort();
+        await entry.done;
+        return entry.view.summary();
+      }
+      // Parked, or woken by the engine's waker: stopped through the engine (a parked run ends cancelled at once, telling no one).
+      await engine.cancel(runId);
+      if (status === 'waiting' && entry.view.status === 'waiting') {
+        const now = Date.now();
+        const ended: RunEvent = { type: 'run:finished', run_id: runId, chain: entry.view.chain, timestamp: now, status: 'failed', duration_ms: now - entry.view.started_at, outputs: null, error: { code: 'ABORTED', message: `run ${runId} was cancelled` } };
+        entry.view.apply(ended);
+        entry.feed.push(ended);
+      }
       return entry.view.summary();
     },
     async resume(runId: string): Promise<StartOutcome> {
       const stored = await engine.runs.get(runId);
       if (stored === undefined) throw new ServiceError(404, 'RUN_NOT_FOUND', `no run with id '${runId}'`);
+      if (stored.status === 'waiting') throw new ServiceError(409, 'RUN_WAITING', `run '${runId}' is waiting; it goes on by itself when its wait is over (an event, a decision, its time)`);
       // Steps at work when the run stopped have no record: they start again, from nothing.
       const seed = storedEvents(stored, engine.chain(stored.chain)).filter((e) => 'step' in e && stored.steps[e.step]?.status !== 'running' && stored.steps[e.step]?.status !== 'interrupted');
       entries.delete(runId);
@@ -203,7 +257,7 @@ export function createMemoryRunService(engine: Engine, options: MemoryRunService
     },
     async close(graceMs = 10_000): Promise<void> {
       closing = true;
-      const running = [...entries.values()].filter((e) => e.result === undefined);
+      const running = [...entries.values()].filter((e) => e.live);
       if (running.length === 0) return;
       let timer: NodeJS.Timeout | undefined;
       const grace = new Promise<void>((resolve) => {
@@ -229,6 +283,12 @@ function storedSummary(r: StoredSummary): RunSummary {
     interrupted: r.interrupted,
     ...(r.error ? { error: r.error } : {}),
   };
+}
+
+/** A stored waiting run's row with what it waits for and until when (from its open waits, as waitingEvents tells them). */
+function withWaits(summary: RunSummary, events: readonly RunEvent[]): RunSummary {
+  const parked = events.find((e) => e.type === 'run:waiting');
+  return parked?.type === 'run:waiting' ? { ...summary, waiting_for: parked.waits, wake_at: parked.wake_at } : summary;
 }
 
 /**

@@ -4,7 +4,7 @@
 const runId = { type: 'string', minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9][A-Za-z0-9_.:-]*$' } as const;
 const chainName = { type: 'string', minLength: 1, maxLength: 200 } as const;
 
-export const RUN_STATUSES = ['running', 'succeeded', 'failed', 'cancelled'] as const;
+export const RUN_STATUSES = ['running', 'waiting', 'succeeded', 'failed', 'cancelled'] as const;
 
 export const startRunSchema = {
   body: {
@@ -46,6 +46,39 @@ export const stepParamsSchema = {
 
 export const chainParamsSchema = {
   params: { type: 'object', required: ['name'], properties: { name: chainName } },
+} as const;
+
+/** An approval request's id (`ap_…`), or any wait's. */
+const waitId = { type: 'string', minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9][A-Za-z0-9_.:-]*$' } as const;
+
+export const sendEventSchema = {
+  body: {
+    type: 'object',
+    required: ['name'],
+    additionalProperties: false,
+    properties: {
+      name: { type: 'string', minLength: 1, maxLength: 200 },
+      payload: {},
+      id: { type: 'string', minLength: 1, maxLength: 200 },
+    },
+  },
+} as const;
+
+export const listApprovalsSchema = {
+  querystring: { type: 'object', additionalProperties: false, properties: { run: runId } },
+} as const;
+
+export const decideApprovalSchema = {
+  params: { type: 'object', required: ['id'], properties: { id: waitId } },
+  body: {
+    type: 'object',
+    required: ['decision'],
+    additionalProperties: false,
+    properties: {
+      decision: { type: 'string', enum: ['approve', 'deny'] },
+      comment: { type: 'string', maxLength: 2000 },
+    },
+  },
 } as const;
 
 /** Keys a body may have, for did-you-mean on an unknown one. */

@@ -39,6 +39,10 @@ export class RunView {
   private wakeAt: number | null | undefined;
   /** Running, with its owner gone (a stored run): it ended, unfinished, this long after its start. */
   private interruptedMs: number | undefined;
+  /** Its first run:started was seen; a woken run starts again with each wake. */
+  private begun = false;
+  /** It waited and was woken: its time counts from its first start. */
+  private woken = false;
   /** When the run was resumed, oldest first. */
   private readonly resumes: number[] = [];
   private readonly steps = new Map<string, MutableStep>();
@@ -65,7 +69,8 @@ export class RunView {
     if (e.type === 'run:started') {
       if (e.parent === undefined) {
         // The view is made before the run is created in the store; the run began here.
-        if (this.resumes.length === 0) this.started_at = e.timestamp;
+        if (this.resumes.length === 0 && !this.begun) this.started_at = e.timestamp;
+        this.begun = true;
         return;
       }
       const prefix = `${this.prefixes.get(e.parent.run_id) ?? ''}${e.parent.step}›`;
@@ -78,7 +83,7 @@ export class RunView {
       if (e.parent !== undefined) return;
       this.finished_at = e.timestamp;
       // A resumed run's time counts from its first start, not from the last resume.
-      this.duration_ms = this.resumes.length > 0 ? Math.max(0, e.timestamp - this.started_at) : e.duration_ms;
+      this.duration_ms = this.resumes.length > 0 || this.woken ? Math.max(0, e.timestamp - this.started_at) : e.duration_ms;
       this.outputs = e.outputs;
       this.error = e.error;
       this.status = e.status === 'failed' && this.cancelRequested ? 'cancelled' : e.status;
@@ -92,7 +97,9 @@ export class RunView {
       return;
     }
     if (e.type === 'run:woken') {
+      if (e.parent !== undefined) return;
       this.status = 'running';
+      this.woken = true;
       this.waits = undefined;
       return;
     }
@@ -105,10 +112,16 @@ export class RunView {
       case 'step:started':
         // A step that ended before and starts again runs in a resumed execution: its earlier attempts stay.
         // (An agent's calls of one tool share a key, each call a start of its own: not that.)
-        if (step.status !== 'pending' && step.status !== 'running' && e.call === undefined) {
+        // A step that waited and goes on is the same attempt, taken up again: a bar of its own, no new attempt.
+        if (step.status !== 'pending' && step.status !== 'running' && step.status !== 'waiting' && e.call === undefined) {
           step.base = step.attempts;
           delete step.error;
           delete step.skip_reason;
+        }
+        if (step.status === 'waiting') {
+          // Its wait lasted until now.
+          const waited = step.timeline.findLastIndex((a) => a.status === 'waiting');
+          if (waited >= 0) step.timeline[waited] = { ...step.timeline[waited]!, duration_ms: Math.max(0, e.timestamp - step.timeline[waited]!.started_at) };
         }
         step.status = 'running';
         step.started_at = e.timestamp;

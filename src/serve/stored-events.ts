@@ -1,6 +1,7 @@
 import type { ChainPlan } from '../compiler/plan.js';
 import type { Engine } from '../engine.js';
-import type { RunEvent } from '../executor/events.js';
+import type { RunEvent, WaitSummary } from '../executor/events.js';
+import type { StoredWait } from '../store/wait-types.js';
 import type { RunDetail as StoredDetail } from '../runs/stored-result.js';
 import { RunView } from './run-view.js';
 import type { RunDetail } from './run-service.js';
@@ -45,7 +46,8 @@ export function storedEvents(detail: StoredDetail, plan?: ChainPlan): RunEvent[]
     if (s.status === 'succeeded') events.push({ type: 'step:succeeded', ...end, status: 'succeeded', attempt: end.attempts, output: s.output });
     else events.push({ type: 'step:failed', ...end, status: 'failed', attempt: Math.max(1, end.attempts), error: s.error ?? { code: 'TOOL_ERROR', message: '' }, ...(s.output !== undefined ? { output: s.output } : {}) });
   }
-  if (detail.status !== 'running') {
+  // A waiting run has not finished: what it waits for comes from its open waits (waitingEvents).
+  if (detail.status !== 'running' && detail.status !== 'waiting') {
     events.push({
       type: 'run:finished',
       ...base,
@@ -59,19 +61,53 @@ export function storedEvents(detail: StoredDetail, plan?: ChainPlan): RunEvent[]
   return events;
 }
 
+/** The step key a wait belongs to: its key without the attempt (`#N`) and the dangerous call's mark (`!`). */
+export function waitStep(key: string): string {
+  return key.replace(/!$/, '').replace(/#\d+$/, '');
+}
+
+/** A stored run's open waits as a run's events: each waiting step started when its wait opened, then `step:waiting`, then `run:waiting`. */
+export async function waitingEvents(engine: Engine, detail: Pick<StoredDetail, 'run_id' | 'chain' | 'status'>, plan?: ChainPlan): Promise<RunEvent[]> {
+  if (detail.status !== 'waiting') return [];
+  const [waits, wakeAt] = await Promise.all([engine.runs.waits({ run_id: detail.run_id, open: true }), engine.runs.wakeAt(detail.run_id)]);
+  const base = { run_id: detail.run_id, chain: detail.chain };
+  const indexOf = new Map(plan?.steps.map((s) => [s.name, s.index]));
+  const events: RunEvent[] = [];
+  const summaries: WaitSummary[] = [];
+  for (const w of waits) {
+    const step = waitStep(w.key);
+    const index = indexOf.get(step) ?? -1;
+    events.push({ type: 'step:started', ...base, timestamp: w.created_at, step, index, attempt: 1 });
+    events.push({ type: 'step:waiting', ...base, timestamp: w.created_at, step, index, waiting_for: describeWait(w) });
+    summaries.push({ id: w.id, kind: w.kind, step: w.key, ...(w.name !== null ? { name: w.name } : {}), ...(w.until !== null ? { until: w.until } : {}) });
+  }
+  const last = waits.reduce((at, w) => Math.max(at, w.created_at), 0);
+  events.push({ type: 'run:waiting', ...base, timestamp: last, waits: summaries, wake_at: wakeAt ?? null });
+  return events;
+}
+
+/** What a wait is, for people (as the `step:waiting` event says it). */
+function describeWait(w: StoredWait): string {
+  const until = w.until !== null ? new Date(w.until).toISOString() : undefined;
+  if (w.kind === 'sleep') return `sleep until ${until}`;
+  if (w.kind === 'event') return `event ${w.name}${until ? ` (until ${until})` : ''}`;
+  return `approval ${w.id}${until ? ` (until ${until})` : ''}`;
+}
+
 /** `GET /api/runs/ID` for a stored run: its records folded by the same RunView as live events. */
 export async function storedRunDetail(engine: Engine, runId: string): Promise<RunDetail | undefined> {
   const stored = await engine.runs.get(runId);
   if (stored === undefined) return undefined;
+  const plan = engine.chain(stored.chain);
   const view = new RunView(stored.run_id, stored.chain, stored.input, stored.started_at, (name) => engine.chain(name));
-  for (const e of storedEvents(stored, engine.chain(stored.chain))) view.apply(e);
+  for (const e of [...storedEvents(stored, plan), ...(await waitingEvents(engine, stored, plan))]) view.apply(e);
   if (stored.status === 'cancelled') view.status = 'cancelled';
   if (stored.interrupted) view.interruptedAfter(stored.duration_ms);
   for (const at of stored.resumes) view.resumedAt(at);
   return view.detail();
 }
 
-/** The events of a stored run: the past ones, then — while it runs elsewhere — new ones as the store records them. */
+/** The events of a stored run: the past ones, then — while it runs elsewhere, or waits — new ones as the store records them. */
 export async function storedEventStream(engine: Engine, runId: string): Promise<AsyncIterable<RunEvent> | undefined> {
   const first = await engine.runs.get(runId);
   if (first === undefined) return undefined;
@@ -81,9 +117,18 @@ export async function storedEventStream(engine: Engine, runId: string): Promise<
       // before it (a resumed step starts again): between two reads a step at work may end, and
       // one recorded after another that started later moves ahead of it in the records.
       const sent = new Set<string>();
+      let waited = false;
       for (let detail: StoredDetail | undefined = first; detail !== undefined; ) {
+        // Seen waiting, now not: it was woken (here or elsewhere) since the last read.
+        if (waited && detail.status !== 'waiting') {
+          yield { type: 'run:woken', run_id: detail.run_id, chain: detail.chain, timestamp: Date.now() };
+          // When it parks again, that is news again.
+          for (const identity of sent) if (identity.startsWith('run:waiting') || identity.startsWith('step:waiting')) sent.delete(identity);
+        }
+        waited = detail.status === 'waiting';
         const seen = new Map<string, number>();
-        for (const e of storedEvents(detail, engine.chain(detail.chain))) {
+        const plan = engine.chain(detail.chain);
+        for (const e of [...storedEvents(detail, plan), ...(await waitingEvents(engine, detail, plan))]) {
           const kind = 'step' in e ? `${e.type} ${e.step}` : e.type;
           const nth = (seen.get(kind) ?? 0) + 1;
           seen.set(kind, nth);
@@ -92,7 +137,7 @@ export async function storedEventStream(engine: Engine, runId: string): Promise<
           sent.add(identity);
           yield e;
         }
-        if (detail.status !== 'running') return;
+        if (detail.status !== 'running' && detail.status !== 'waiting') return;
         await new Promise((resolve) => setTimeout(resolve, POLL_MS).unref());
         detail = await engine.runs.get(runId);
       }

@@ -1,11 +1,12 @@
 import type { ChainGraph } from '../../src/graph/chain-graph.js';
 import type { RunEvent } from '../../src/executor/events.js';
 import type { RunDetail, RunSummary } from '../../src/serve/run-service.js';
+import type { ApprovalView } from '../../src/runs/approvals.js';
 
 // The server's API as the page uses it. Same origin; with a token the browser carries the
 // cookie that /?token= set, so neither fetch nor EventSource needs a header.
 
-export type { ChainGraph, RunDetail, RunEvent, RunSummary };
+export type { ApprovalView, ChainGraph, RunDetail, RunEvent, RunSummary };
 
 export interface JsonSchema {
   type?: string;
@@ -65,7 +66,21 @@ export const api = {
   start: (chain: string, input: unknown) => call<{ run_id: string }>('POST', 'api/runs', { chain, input }),
   cancel: (id: string) => call<RunSummary>('POST', `api/runs/${encodeURIComponent(id)}/cancel`),
   resume: (id: string) => call<{ run_id: string }>('POST', `api/runs/${encodeURIComponent(id)}/resume`),
+  /** Pending approval requests, oldest first; of one run with `run`. */
+  approvals: (run?: string) => call<{ approvals: ApprovalView[] }>('GET', `api/approvals${run !== undefined ? `?run=${encodeURIComponent(run)}` : ''}`).then((r) => r.approvals),
+  decide: (id: string, decision: 'approve' | 'deny', comment: string) =>
+    call<ApprovalView>('POST', `api/approvals/${encodeURIComponent(id)}`, { decision, ...(comment.trim() !== '' ? { comment: comment.trim() } : {}) }),
 };
+
+/** What a wait is, for people: `approval of vault/open_vault`, `event payment.settled`, `sleep`. */
+export function describeWaits(waits: RunSummary['waiting_for']): string {
+  return (waits ?? []).map((w) => (w.kind === 'event' ? `event ${w.name ?? ''}` : w.kind === 'sleep' ? 'sleep' : `approval (step ${stepOf(w.step)})`)).join(', ');
+}
+
+/** The step a wait belongs to: its key without the attempt (`#N`) and a dangerous call's mark (`!`). */
+export function stepOf(key: string): string {
+  return key.replace(/!$/, '').replace(/#\d+$/, '');
+}
 
 /** Every event of a run (past, then live) until its run:finished; returns a function that stops listening. */
 export function followRun(id: string, onEvent: (e: RunEvent) => void, onEnd: () => void): () => void {
@@ -83,7 +98,7 @@ export function followRun(id: string, onEvent: (e: RunEvent) => void, onEnd: () 
       onEnd();
     }
   };
-  for (const type of ['run:started', 'run:finished', 'step:started', 'step:retrying', 'step:succeeded', 'step:failed', 'step:skipped', 'agent:turn', 'agent:tool_call']) {
+  for (const type of ['run:started', 'run:finished', 'step:started', 'step:retrying', 'step:succeeded', 'step:failed', 'step:skipped', 'agent:turn', 'agent:tool_call', 'step:waiting', 'run:waiting', 'run:woken', 'approval:requested', 'approval:decided']) {
     source.addEventListener(type, handle as EventListener);
   }
   // The stream ends after run:finished; without this EventSource would reconnect (and replay).

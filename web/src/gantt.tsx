@@ -2,7 +2,8 @@ import { formatDuration, type RunDetail } from './api.js';
 
 // The timeline: one row per step that started (in start order), one bar per attempt, placed on
 // the run's time axis. Failed attempts are red, the wait before a retry is the gap between bars,
-// a fallback's bar is striped, a for_each element's failed attempt is a thin red mark.
+// a fallback's bar is striped, a for_each element's failed attempt is a thin red mark, and the time
+// a step waited (a sleep, an event, a decision) is a bar of the waiting colour.
 
 export function Gantt({ run, now, selected, onSelect }: { run: RunDetail; now: number; selected: string | undefined; onSelect: (step: string) => void }) {
   const start = run.started_at;
@@ -39,7 +40,8 @@ export function Gantt({ run, now, selected, onSelect }: { run: RunDetail; now: n
               {marks}
               {step.status === 'skipped' && <span class="bar skipped" style={{ left: pct(step.started_at!), width: '2px' }} title="skipped" />}
               {step.timeline.map((a) => {
-                const to = a.duration_ms !== undefined ? a.started_at + a.duration_ms : stop;
+                // A wait not over yet lasts until now.
+                const to = a.duration_ms !== undefined && !(a.status === 'waiting' && step.status === 'waiting') ? a.started_at + a.duration_ms : stop;
                 const label = `${key} attempt ${a.attempt}${a.fallback ? ` (fallback: ${a.fallback})` : ''}${a.item !== undefined ? ` item ${a.item}` : ''}: ${a.status}, ${formatDuration(to - a.started_at)}${a.error ? `, ${a.error.code}` : ''}`;
                 return (
                   <span

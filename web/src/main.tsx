@@ -1,18 +1,21 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
+import { ApprovalsPage } from './approvals-page.js';
 import { RunPage } from './run-page.js';
 import { RunsPage } from './runs-page.js';
 import { StartPage } from './start-page.js';
 import './style.css';
 
-// The run inspector: three pages behind hash routes, so the server needs no fallback route:
-// #/ (runs), #/runs/ID (one run), #/start/CHAIN (the form to start a run).
+// The run inspector: four pages behind hash routes, so the server needs no fallback route:
+// #/ (runs), #/runs/ID (one run), #/start/CHAIN (the form to start a run), #/approvals (the
+// approval requests waiting for a person).
 
-type Route = { page: 'runs' } | { page: 'run'; id: string } | { page: 'start'; chain?: string };
+type Route = { page: 'runs' } | { page: 'run'; id: string } | { page: 'start'; chain?: string } | { page: 'approvals' };
 
 function parse(hash: string): Route {
   const parts = hash.replace(/^#\/?/, '').split('/').map(decodeURIComponent);
   if (parts[0] === 'runs' && parts[1]) return { page: 'run', id: parts[1] };
+  if (parts[0] === 'approvals') return { page: 'approvals' };
   if (parts[0] === 'start') return parts[1] ? { page: 'start', chain: parts[1] } : { page: 'start' };
   return { page: 'runs' };
 }
@@ -34,6 +37,7 @@ function App() {
         <a class="brand" href="#/">toolchain</a>
         <nav aria-label="Main">
           <a href="#/" aria-current={route.page === 'runs' ? 'page' : undefined}>Runs</a>
+          <a href="#/approvals" aria-current={route.page === 'approvals' ? 'page' : undefined}>Approvals</a>
           <a href="#/start" aria-current={route.page === 'start' ? 'page' : undefined}>Start a run</a>
           <a href="metrics">Metrics</a>
         </nav>
@@ -41,6 +45,7 @@ function App() {
       <main>
         {route.page === 'runs' && <RunsPage />}
         {route.page === 'run' && <RunPage key={route.id} id={route.id} />}
+        {route.page === 'approvals' && <ApprovalsPage />}
         {route.page === 'start' && <StartPage key={route.chain ?? ''} chain={route.chain} />}
       </main>
     </>

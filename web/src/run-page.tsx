@@ -1,6 +1,8 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { RunView } from '../../src/serve/run-view.js';
-import { ApiError, api, followRun, formatDuration, formatTime, type ChainDetail, type RunDetail } from './api.js';
+import { ApiError, api, followRun, formatDuration, formatTime, type ApprovalView, type ChainDetail, type RunDetail } from './api.js';
+import { ApprovalCard } from './approval-card.js';
+import { WaitingFor } from './runs-page.js';
 import { DagView } from './dag-view.js';
 import { Gantt } from './gantt.js';
 import { StatusBadge } from './status.js';
@@ -10,6 +12,9 @@ import { StepPanel } from './step-panel.js';
 // and the selected step's details. A running run is followed over SSE: its events are folded by
 // the same RunView the server uses, redrawn at most once per animation frame, and when the run
 // finishes the server's full record (with each step's resolved input) replaces the live one.
+// A waiting run is followed too (its stream goes on when it is woken); what it waits for is said
+// above the graph, and its pending approval requests can be decided here. They are fetched again
+// whenever the run's stream says something about its waits, and after a decision made here.
 
 export function RunPage({ id }: { id: string }) {
   const [detail, setDetail] = useState<RunDetail | undefined>();
@@ -21,6 +26,17 @@ export function RunPage({ id }: { id: string }) {
   /** Bumped when the run is resumed under the same id: follow it again. */
   const [generation, setGeneration] = useState(0);
   const live = useRef<RunView | undefined>();
+  const [approvals, setApprovals] = useState<ApprovalView[]>([]);
+  /** Bumped to fetch the run's approval requests again. */
+  const [askAgain, setAskAgain] = useState(0);
+
+  useEffect(() => {
+    let stopped = false;
+    api.approvals(id).then((list) => !stopped && setApprovals(list), () => undefined);
+    return () => {
+      stopped = true;
+    };
+  }, [id, askAgain]);
 
   useEffect(() => {
     let stopped = false;
@@ -36,10 +52,12 @@ export function RunPage({ id }: { id: string }) {
         setDetail(run);
         api.chain(run.chain).then((c) => !stopped && setChain(c), () => !stopped && setChain('gone'));
         // An interrupted run has no owner to send events: nothing to follow until it is resumed.
-        if (run.status === 'running' && !run.interrupted && !stopFollowing) {
+        if (((run.status === 'running' && !run.interrupted) || run.status === 'waiting') && !stopFollowing) {
           const view = new RunView(run.run_id, run.chain, run.input, run.started_at, () => undefined);
           live.current = view;
-          stopFollowing = followRun(id, (e) => (view.apply(e), redraw()), () => {
+          const aboutWaits = new Set(['approval:requested', 'approval:decided', 'run:waiting', 'run:woken']);
+          stopFollowing = followRun(id, (e) => (view.apply(e), redraw(), aboutWaits.has(e.type) && setAskAgain((n) => n + 1)), () => {
+            setAskAgain((n) => n + 1);
             void api.run(id).then((final) => {
               if (stopped) return;
               live.current = undefined;
@@ -60,7 +78,8 @@ export function RunPage({ id }: { id: string }) {
   }, [id, generation]);
 
   // While running, the clock moves the running bars.
-  const running = (live.current?.status ?? detail?.status) === 'running' && detail?.interrupted !== true;
+  const liveStatus = live.current?.status ?? detail?.status;
+  const running = (liveStatus === 'running' || liveStatus === 'waiting') && detail?.interrupted !== true;
   const [now, setNow] = useState(Date.now());
   useEffect(() => {
     if (!running) return;
@@ -107,8 +126,8 @@ export function RunPage({ id }: { id: string }) {
           <span>{formatDuration(shown.duration_ms ?? end - shown.started_at)}</span>
         </div>
         <div class="actions">
-          <button type="button" onClick={() => void act('cancel')} disabled={shown.status !== 'running' || shown.interrupted}>Cancel</button>
-          <button type="button" onClick={() => void act('resume')} disabled={(shown.status === 'running' && !shown.interrupted) || shown.status === 'succeeded'}>Resume</button>
+          <button type="button" onClick={() => void act('cancel')} disabled={(shown.status !== 'running' && shown.status !== 'waiting') || shown.interrupted}>Cancel</button>
+          <button type="button" onClick={() => void act('resume')} disabled={(shown.status === 'running' && !shown.interrupted) || shown.status === 'succeeded' || shown.status === 'waiting'}>Resume</button>
           <button type="button" onClick={() => void act('rerun')}>Re-run with same input</button>
         </div>
       </div>
@@ -116,6 +135,29 @@ export function RunPage({ id }: { id: string }) {
         <p class="notice interrupted" role="status">
           Interrupted: the process that ran it is gone, and nothing finishes it until it is resumed. Resume continues it from its recorded steps (or run <code>toolchain resume {shown.run_id}</code>).
         </p>
+      )}
+      {shown.status === 'waiting' && (
+        <p class="notice waiting" role="status">
+          Waiting: this run holds nothing while it <WaitingFor run={shown} />. It goes on by itself when its wait is over.
+        </p>
+      )}
+      {approvals.length > 0 && (
+        <div class="panel approvals-panel">
+          <h2>Waiting for a decision</h2>
+          <div class="approvals">
+            {approvals.map((a) => (
+              <ApprovalCard
+                key={a.id}
+                approval={a}
+                showRun={false}
+                onDecided={(d) => {
+                  if (d?.decision !== undefined) setNotice({ kind: 'info', text: `${d.decision.approved ? 'Approved' : 'Denied'} by ${d.decision.by}; the run goes on by itself.` });
+                  setAskAgain((n) => n + 1);
+                }}
+              />
+            ))}
+          </div>
+        </div>
       )}
       {notice && <p class={`notice ${notice.kind}`} role={notice.kind === 'error' ? 'alert' : 'status'}>{notice.text}</p>}
       {shown.error && (

@@ -1,11 +1,11 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, formatDuration, formatTime, type ChainListItem, type RunSummary } from './api.js';
+import { api, describeWaits, formatDuration, formatTime, type ChainListItem, type RunSummary } from './api.js';
 import { StatusBadge } from './status.js';
 
 // The runs list: newest first, filtered by status and chain, refreshed every 1.5 s while the tab
-// is visible (and at once when it becomes visible again).
+// is visible (and at once when it becomes visible again). A waiting run says what it waits for.
 
-const STATUSES = ['', 'running', 'succeeded', 'failed', 'cancelled'];
+const STATUSES = ['', 'running', 'waiting', 'succeeded', 'failed', 'cancelled'];
 const REFRESH_MS = 1500;
 
 export function RunsPage() {
@@ -83,7 +83,7 @@ export function RunsPage() {
         <table class="runs">
           <caption class="sr-only">Runs, newest first</caption>
           <thead>
-            <tr><th scope="col">Status</th><th scope="col">Chain</th><th scope="col">Run</th><th scope="col">Started</th><th scope="col" class="num">Duration</th><th scope="col">Error</th></tr>
+            <tr><th scope="col">Status</th><th scope="col">Chain</th><th scope="col">Run</th><th scope="col">Started</th><th scope="col" class="num">Duration</th><th scope="col">Error or wait</th></tr>
           </thead>
           <tbody>
             {runs.map((r) => (
@@ -92,13 +92,23 @@ export function RunsPage() {
                 <td>{r.chain}</td>
                 <td><a href={`#/runs/${encodeURIComponent(r.run_id)}`} class="mono">{r.run_id.slice(0, 13)}</a></td>
                 <td>{formatTime(r.started_at)}</td>
-                <td class="num">{formatDuration(r.duration_ms ?? (r.status === 'running' && !r.interrupted ? now - r.started_at : undefined))}</td>
-                <td class="error-cell">{r.error ? <><code>{r.error.code}</code> {r.error.message}</> : ''}</td>
+                <td class="num">{formatDuration(r.duration_ms ?? ((r.status === 'running' && !r.interrupted) || r.status === 'waiting' ? now - r.started_at : undefined))}</td>
+                <td class="error-cell">{r.status === 'waiting' ? <WaitingFor run={r} /> : r.error ? <><code>{r.error.code}</code> {r.error.message}</> : ''}</td>
               </tr>
             ))}
           </tbody>
         </table>
       )}
     </section>
+  );
+}
+
+/** What a waiting run waits for, and when it is looked at again (its earliest sleep or timeout). */
+export function WaitingFor({ run }: { run: Pick<RunSummary, 'waiting_for' | 'wake_at'> }) {
+  return (
+    <span class="waiting-for">
+      waits for {describeWaits(run.waiting_for) || 'a wait'}
+      {run.wake_at !== undefined && run.wake_at !== null && <>, until {formatTime(run.wake_at)}</>}
+    </span>
   );
 }

@@ -3,6 +3,7 @@
 const SYMBOL: Record<string, string> = {
   pending: '○',
   running: '◔',
+  waiting: '◷',
   succeeded: '✓',
   failed: '✗',
   skipped: '–',

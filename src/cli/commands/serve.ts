@@ -8,6 +8,8 @@ import { durationFlag } from '../duration-flag.js';
 import { formatMs } from '../runs-table.js';
 import type { Diagnostic } from '../../common/errors.js';
 import { checkListenHost } from '../../serve/auth.js';
+import { serveApprover } from '../../serve/approver.js';
+import { tapObserver } from '../../serve/observer-tap.js';
 import { LIMIT_NAMES, limitsFrom } from '../../serve/server-limits.js';
 import { collect, describeRecovery, ISOLATION_HELP, isolationFlag, RECOVER_HELP } from '../shared-options.js';
 import { guardProcess } from '../process-guard.js';
@@ -41,7 +43,7 @@ export function registerServe(program: Command, ctx: CommandContext): void {
     .option('--port <port>', 'port to listen on', '7300')
     .option('--host <host>', 'address to listen on; anything but loopback needs a token', '127.0.0.1')
     .option('--token <token>', 'require Authorization: Bearer TOKEN; prefer env TOOLCHAIN_TOKEN (a flag is visible to every local user in ps)')
-    .option('--approve <tool>', 'allow runs started over HTTP to call this dangerous tool (repeatable)', collect, [])
+    .option('--approve <tool>', 'a standing approval: runs may call this dangerous tool without asking (repeatable); any other dangerous call waits for a person\'s decision (the Approvals page)', collect, [])
     .option('--verbose', 'debug-level logs, pretty on a terminal', false)
     .option('--no-watch', 'do not reload plugins and chains when their files change')
     .option('--store <url>', `where runs are recorded and read (default: env TOOLCHAIN_STORE, else ${DEFAULT_STORE})`)
@@ -95,7 +97,10 @@ async function serve(ctx: CommandContext, flags: ServeFlags): Promise<number> {
   };
   // The observer needs the engine's plans and the engine needs the observer's log: tie the knot late.
   let engine: Engine | undefined;
-  const observer = createObserver({ chain: (name) => engine?.chain(name) }, { logger });
+  // Tapped: the server hears what runs woken by the engine's waker say (observer-tap.ts).
+  const observer = tapObserver(createObserver({ chain: (name) => engine?.chain(name) }, { logger }));
+  // Dangerous calls without a standing approval wait for a person; woken runs ask the same approver.
+  const approve = serveApprover(flags.approve);
   engine = await createEngine({
     chainsDir: globals.chains,
     pluginsDir: globals.plugins,
@@ -106,6 +111,9 @@ async function serve(ctx: CommandContext, flags: ServeFlags): Promise<number> {
     store: flags.queue !== undefined && flags.store === undefined && io.env.TOOLCHAIN_STORE === undefined ? undefined : storeUrl(flags.store, io),
     ...(flags.queue !== undefined ? { queue: flags.queue } : {}),
     observe: observer,
+    approve,
+    // Wakes every waiting run of the store when its time comes, or when an event or a decision makes it due.
+    timers: true,
     // With a queue the workers execute runs, and take over those whose worker died.
     recover: flags.recover && flags.queue === undefined,
     onRecovery: (e) => logger[e.type === 'recovery:refused' ? 'warn' : 'info']({ event: e.type, ...e }, describeRecovery(e)),

@@ -27,7 +27,7 @@ function waitingMessage(runId: string, waits: readonly PendingWait[]): string {
   const decide =
     approvals.length === 0
       ? ''
-      : ` A person decides ${approvals.length === 1 ? 'it' : 'each'} with \`toolchain approvals approve ${approvals[0]!.id}\` (or \`toolchain approvals deny ${approvals[0]!.id}\`), or with POST /api/approvals/${approvals[0]!.id} to \`toolchain serve\` on the same run store.`;
+      : ` A person decides ${approvals.length === 1 ? 'it' : 'each'} with \`toolchain approvals approve ${approvals[0]!.id}\` (or \`toolchain approvals deny ${approvals[0]!.id}\`), or with POST /api/approvals/${approvals[0]!.id} {"decision": "approve"} to \`toolchain serve\` on the same run store.`;
   const head = approvals.length > 0 ? 'this call waits for a person\'s approval and has not done its work yet' : 'this call waits and has not finished yet';
   return `${head}:\n${lines.join('\n')}\n${decide.trimStart()}${decide ? ' ' : ''}It goes on by itself as run ${runId} once that is over; call ${RUN_RESULT_TOOL} with {"run_id": "${runId}"} for its outcome.`;
 }
