@@ -22,7 +22,7 @@ const EXAMPLES: Readonly<Record<string, readonly string[]>> = {
   init: ['toolchain init', 'toolchain init --shipped geo,text', 'toolchain init --shipped all --no-starter', 'toolchain --chains my/chains --plugins my/plugins init'],
   watch: ['toolchain watch'],
   serve: ['toolchain serve', 'TOOLCHAIN_TOKEN=$(openssl rand -hex 16) toolchain serve --host 0.0.0.0', 'toolchain serve --queue redis://127.0.0.1:6379'],
-  mcp: ['toolchain mcp', 'toolchain mcp --approve write_file'],
+  mcp: ['toolchain mcp', 'toolchain mcp --approve write_file', 'toolchain mcp --store sqlite:/home/me/project/.toolchain/runs.db'],
 };
 
 const EXIT_CODES = `

@@ -3,26 +3,34 @@ import { printableJson } from '../../common/printable.js';
 import type { Command } from 'commander';
 import { createEngine } from '../../engine.js';
 import type { Diagnostic } from '../../common/errors.js';
-import { createMcpServer, serveStdio } from '../../llm/mcp/index.js';
+import { createMcpServer, isToolRun, serveStdio } from '../../llm/mcp/index.js';
 import { createRegistry, createSchemaCompiler } from '../../registry/index.js';
 import { EXIT_OK } from '../io.js';
 import { approvedBy } from '../../call/index.js';
 import { collect, ISOLATION_HELP, isolationFlag } from '../shared-options.js';
 import { guardProcess } from '../process-guard.js';
 import type { CommandContext } from '../main.js';
+import type { ApprovalRequest } from '../../registry/types.js';
 import { showDiagnostic } from '../paths.js';
 import { packageVersion } from '../../schemas/schema-files.js';
+import { storeUrl } from '../store-url.js';
+import { storeWhenNeeded } from '../store-when-needed.js';
 
 // `toolchain mcp`: every tool and chain over MCP on stdin/stdout, for any MCP client
 // to spawn. Stdout carries the protocol and nothing else — logs, plugin reloads and problems go to
 // stderr, and so does anything a tool handler prints with console.log. Plugins and chains reload
 // while it runs (unless --no-watch); clients are told when the list of tools changes. It ends
 // when the client closes stdin.
+//
+// A dangerous tool not allowed by --approve, and a chain that may wait, is called as a durable run
+// on the run store (--store): its approvals are put to the client (elicitation) or left for a
+// person (`toolchain approvals`), and this process wakes the runs whose wait is over (timers).
 
 interface McpFlags {
   readonly approve: string[];
   readonly watch: boolean;
   readonly isolation: string;
+  readonly store?: string;
 }
 
 
@@ -30,7 +38,8 @@ export function registerMcp(program: Command, ctx: CommandContext): void {
   program
     .command('mcp')
     .description('serve every tool and chain over MCP (stdio)')
-    .option('--approve <tool>', 'allow calls of this dangerous tool (repeatable); others are refused', collect, [])
+    .option('--approve <tool>', 'allow calls of this dangerous tool (repeatable); others ask the client, or wait for a person', collect, [])
+    .option('--store <url>', 'where calls that wait for approval are recorded: sqlite:FILE, postgres://…, redis://…, memory: (default: TOOLCHAIN_STORE, else sqlite:.toolchain/runs.db)')
     .option('--no-watch', 'do not reload plugins and chains when their files change')
     .option('--isolation <level>', ISOLATION_HELP, 'worker')
     .action(async (flags: McpFlags) => {
@@ -55,8 +64,15 @@ async function serveMcp(ctx: CommandContext, flags: McpFlags): Promise<number> {
   const cache = ctx.diskCache();
   const registry = createRegistry({ schemas: createSchemaCompiler(cache === 'off' ? {} : { cache }) });
   const unsubscribe = registry.onChange(() => setImmediate(() => refresh()));
+  const approved = approvedBy(flags.approve);
+  // Not allowed by --approve: an approval request (asked of the client, or left for a person).
+  const approve = (req: ApprovalRequest): boolean | 'wait' => approved(req) || 'wait';
+  const store = storeWhenNeeded(storeUrl(flags.store, io), io.cwd);
   try {
     const engine = await createEngine({
+      store,
+      timers: true,
+      approve,
       chainsDir: globals.chains,
       pluginsDir: globals.plugins,
       watch: flags.watch,
@@ -77,16 +93,17 @@ async function serveMcp(ctx: CommandContext, flags: McpFlags): Promise<number> {
       problems(engine.diagnostics());
       const mcp = await createMcpServer(engine, {
         version: packageVersion(),
-        approve: approvedBy(flags.approve),
+        approve,
         log,
       });
       refresh = () => void mcp.refresh().catch((error: unknown) => say(`could not notify the client: ${(error as Error).message}`));
-      say(`serving ${engine.tools().tools().length} tools and ${engine.chains().length} chains`);
+      say(`serving ${engine.tools().tools().length} tools and ${engine.chains().filter((c) => !isToolRun(c.name)).length} chains`);
       await serveStdio(mcp, io.stdin, protocol.out);
     } finally {
       await engine.close();
     }
   } finally {
+    if (typeof store === 'object') await store.close();
     unsubscribe();
     unguard();
     protocol.restore();

@@ -1,10 +1,18 @@
+import { randomUUID } from 'node:crypto';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { LogEntry } from '../../executor/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { LogEntry, RunResult } from '../../executor/types.js';
 import type { ApproveCallback } from '../../registry/types.js';
 import type { CallTargets } from '../call-targets.js';
 import { executeToolCalls } from '../execute/execute-tool-calls.js';
 import { toCallToolResult } from './call-result.js';
+import { callAsRun, hasRuns, type McpRunTargets } from './call-as-run.js';
+import { askClient, canElicit, clientDecider } from './elicit-approval.js';
 import { currentToolList } from './list-signature.js';
+import { planRun, servedTargets } from './plan-run.js';
+import { endedResult, MCP_RUN_PREFIX, runOutcome, runResultTool } from './run-outcome.js';
+import { isToolRun, restoreToolRun } from './tool-runs.js';
+import { RUN_RESULT_TOOL, waitingResult } from './waiting-result.js';
 import { importModule } from '../../common/import-module.js';
 
 // Every tool and chain served over MCP. `tools/list` is the MCP export of the engine at
@@ -13,9 +21,21 @@ import { importModule } from '../../common/import-module.js';
 // `isError` result in words a model can act on — a call never becomes a protocol error. A client's
 // cancellation aborts the call. `refresh()` is called on hot reload and tells clients when the
 // list they would get has changed.
+//
+// Calls that need a person (plan-run.ts: a dangerous tool whose `approve` answers 'wait', a chain
+// with approval steps, dangerous calls or other waits), when the engine keeps runs (an Engine):
+// each is a durable run (call-as-run.ts). Its approvals are put to the client when it declared
+// `elicitation`; otherwise the call answers RUN_WAITING with the request's id, the run goes on
+// once a person decides, and `toolchain_run_result` (listed while something served may wait)
+// gives the outcome.
 
 export interface McpServerOptions {
-  /** Asked before each call of a dangerous tool; without it such calls are refused (APPROVAL_DENIED). */
+  /**
+   * Asked before each call of a dangerous tool: `true` runs it, `false` refuses it
+   * (APPROVAL_DENIED), `'wait'` makes it an approval request — put to the client when it supports
+   * elicitation, else left for a person (`toolchain approvals`). Default: `'wait'` for an engine
+   * (which keeps runs), a refusal for other call targets.
+   */
   readonly approve?: ApproveCallback;
   /** Tools' `ctx.log()` lines. */
   readonly log?: (entry: LogEntry) => void;
@@ -46,23 +66,57 @@ export async function createMcpServer(engine: CallTargets, options: McpServerOpt
       instructions: 'Tools and chains of a toolchain engine. A chain is a tool whose parameters are its inputs. Invalid arguments come back as an error result that says which field is wrong and what it expects.',
     },
   );
-  let announced = currentToolList(engine).signature;
+  const runs = hasRuns(engine) ? engine : undefined;
+  const approve: ApproveCallback | undefined = options.approve ?? (runs ? () => 'wait' : undefined);
+  const served = servedTargets(engine);
+  /** The tool list, with toolchain_run_result while something served may wait (and no callable has its name). */
+  const listed = (): ReturnType<typeof currentToolList> => {
+    const list = currentToolList(served);
+    if (runs === undefined || list.tools.some((t) => t.name === RUN_RESULT_TOOL) || !mayWait(served)) return list;
+    const tools = [...list.tools, runResultTool];
+    return { tools, signature: JSON.stringify(tools) };
+  };
+  if (runs) await restoreToolRuns(runs, options.log);
+  let announced = listed().signature;
   let calls = 0;
   /** Names listed with an outputSchema in the last answer to tools/list: what the client checks results against. */
   let withOutput = new Set<string>();
+  /** Runs of calls made here that have not ended, by id: toolchain_run_result waits for one that runs. */
+  const running = new Map<string, Promise<RunResult>>();
 
   server.setRequestHandler(ListToolsRequestSchema, () => {
-    const list = currentToolList(engine);
+    const list = listed();
     announced = list.signature;
     withOutput = new Set(list.tools.filter((t) => t.outputSchema !== undefined).map((t) => t.name));
     return { tools: list.tools };
   });
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const { name, arguments: args } = request.params;
-    const [answer] = await executeToolCalls(engine, [{ id: `mcp_${++calls}`, name, arguments: args ?? {} }], {
+    const id = `mcp_${++calls}`;
+    let callApprove = approve;
+    if (runs) {
+      if (name === RUN_RESULT_TOOL && currentToolList(served).tools.every((t) => t.name !== RUN_RESULT_TOOL)) return runOutcome(runs, running, args);
+      const runId = `${MCP_RUN_PREFIX}${randomUUID()}`;
+      const plan = await planRun(runs, served, name, args, { id, runId, approve });
+      if (plan.kind === 'decided') callApprove = () => plan.approved;
+      else if (plan.kind === 'run') {
+        const call = callAsRun(runs, plan.chain, plan.input, {
+          runId,
+          approve: approve ?? (() => 'wait'),
+          ...(canElicit(server) ? { ask: (q) => askClient(server, q, { relatedRequestId: extra.requestId, signal: extra.signal }) } : {}),
+          by: clientDecider(server),
+          signal: extra.signal,
+        });
+        running.set(runId, call.done);
+        void call.done.then(() => running.delete(runId));
+        const end = await call.end;
+        return end.kind === 'ended' ? endedResult(end.result, withOutput.has(name)) : waitingResult(end.runId, end.waits, withOutput.has(name));
+      }
+    }
+    const [answer] = await executeToolCalls(served, [{ id, name, arguments: args ?? {} }], {
       signal: extra.signal,
-      ...(options.approve ? { approve: options.approve } : {}),
+      ...(callApprove ? { approve: callApprove } : {}),
       ...(options.log ? { log: options.log } : {}),
     });
     return toCallToolResult(answer!, withOutput.has(name));
@@ -71,7 +125,7 @@ export async function createMcpServer(engine: CallTargets, options: McpServerOpt
   return {
     server,
     async refresh() {
-      const { signature } = currentToolList(engine);
+      const { signature } = listed();
       if (signature === announced) return false;
       announced = signature;
       // Before a client has connected there is nobody to tell; it will list when it connects.
@@ -80,4 +134,21 @@ export async function createMcpServer(engine: CallTargets, options: McpServerOpt
       return true;
     },
   };
+}
+
+/** Something served may have to wait for a person: a dangerous tool, or a chain that may wait or call one. */
+function mayWait(served: CallTargets): boolean {
+  const tools = served.tools();
+  return tools.tools().some((t) => t.dangerous) || served.chains().some((c) => c.mayWait || c.tools.some((t) => tools.get(t)?.dangerous === true));
+}
+
+/** The one-step chains of dangerous calls an earlier process left waiting: made again, so that their runs can be woken here. */
+async function restoreToolRuns(runs: McpRunTargets, log: ((entry: LogEntry) => void) | undefined): Promise<void> {
+  try {
+    for (const run of await runs.runs.list({ status: 'waiting', limit: 1_000 })) {
+      if (isToolRun(run.chain) && runs.chain(run.chain) === undefined) restoreToolRun(runs, (await runs.runs.get(run.run_id))?.input);
+    }
+  } catch (error) {
+    log?.({ timestamp: Date.now(), run_id: '', step: '', attempt: 0, message: `could not look for waiting MCP calls: ${(error as Error)?.message ?? String(error)}` });
+  }
 }
