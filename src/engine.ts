@@ -28,7 +28,7 @@ import { decideApproval, pendingApprovals, type ApprovalView, type Decision } fr
 import type { RunDetail, RunSummary } from './runs/stored-result.js';
 import { isMemoryStore } from './store/memory.js';
 import { openStore } from './store/open-store.js';
-import type { RunFilter, RunStore } from './store/types.js';
+import type { RunFilter, RunStore, StoredRun } from './store/types.js';
 import type { Observer } from './observe/index.js';
 import { checkConcurrency, checkLoadOptions, type EngineOptions } from './engine/options.js';
 import { keepLastGood } from './engine/keep-last-good.js';
@@ -175,7 +175,8 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
     clock: host.clock,
     scope: options.timers === true ? 'all' : 'followed',
     intervalMs: options.wakeIntervalMs ?? 1_000,
-    wake: (run, followed) => durable.resume(run.id, { ...withDefaults((followed ?? {}) as StartOptions), wake: true }),
+    // A run of a chain this engine does not have (another process's, such as an MCP server's calls) is left to that process.
+    wake: (run, followed) => (lookup(run.chain) === undefined ? Promise.resolve(notHere(run)) : durable.resume(run.id, { ...withDefaults((followed ?? {}) as StartOptions), wake: true })),
   });
   closers.unshift(() => waker.close());
   const submitter = address ? await QueueSubmitter.open(address, store, host.clock) : undefined;
@@ -367,3 +368,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
   };
 }
 
+/** What a waker hears of a waiting run whose chain this engine does not have: left waiting. */
+function notHere(run: StoredRun): RunResult {
+  return { run_id: run.id, chain: run.chain, status: 'waiting', outputs: null, error: { code: 'CHAIN_NOT_FOUND', message: `chain '${run.chain}' is not loaded here` }, steps: {}, duration_ms: 0 };
+}

@@ -29,6 +29,10 @@ export type FollowOptions = Record<string, unknown>;
 /** Most runs one look wakes. */
 const BATCH = 256;
 
+/** Refusals a wake would only repeat for now (the chain is not here, or changed): such a run is left alone this long. */
+const FOR_AN_OPERATOR: ReadonlySet<string> = new Set(['CHAIN_CHANGED', 'CHAIN_NOT_FOUND']);
+const LEAVE_MS = 60_000;
+
 interface Follower {
   readonly options: FollowOptions;
   readonly resolve: (result: RunResult) => void;
@@ -38,6 +42,8 @@ export class Waker {
   private readonly followers = new Map<string, Follower[]>();
   /** Being woken here now. */
   private readonly waking = new Set<string>();
+  /** Refused for a reason a wake would meet again: until when they are left to others (or an operator). */
+  private readonly left = new Map<string, number>();
   private tick: ReturnType<typeof setInterval> | undefined;
   private soon: ReturnType<typeof setTimeout> | undefined;
   private soonAt = Infinity;
@@ -169,12 +175,20 @@ export class Waker {
   /** Starts waking `run`; false when it is being woken here already. */
   private wake(run: StoredRun): boolean {
     if (this.waking.has(run.id) || this.closed) return false;
+    const leftUntil = this.left.get(run.id);
+    if (leftUntil !== undefined && leftUntil > this.s.clock.now()) return false;
+    this.left.delete(run.id);
     this.waking.add(run.id);
     const followed = this.followers.get(run.id)?.[0]?.options;
     this.s.wake(run, followed).then(
       (result) => {
         this.waking.delete(run.id);
-        if (result.status !== 'waiting' && result.error?.code !== 'RUN_IN_PROGRESS') this.finished(result);
+        const code = result.error?.code;
+        if (code !== undefined && FOR_AN_OPERATOR.has(code)) {
+          this.left.set(run.id, this.s.clock.now() + LEAVE_MS);
+          return;
+        }
+        if (result.status !== 'waiting' && code !== 'RUN_IN_PROGRESS') this.finished(result);
       },
       (error: unknown) => {
         this.waking.delete(run.id);
