@@ -86,6 +86,9 @@ describe('waiting runs from the command line', () => {
     const [, runId] = await run.line(/run (\S+) waits for event 'payment.settled'/);
     const listed = await cli(['runs', 'list', '--status', 'waiting', '--json']);
     expect(JSON.parse(listed.stdout)).toMatchObject([{ run_id: runId, status: 'waiting', chain: 'order' }]);
+    const shown = await cli(['runs', 'show', runId!]);
+    expect(shown.stdout).toContain("waits for event payment.settled at step paid: send it with 'toolchain emit payment.settled'");
+    expect(JSON.parse((await cli(['runs', 'show', runId!, '--json'])).stdout)).toMatchObject({ status: 'waiting', waiting_for: [{ kind: 'event', name: 'payment.settled', step: 'paid' }], wake_at: null });
     const early = await cli(['resume', runId!]);
     expect(early.code).toBe(2);
     expect(early.stderr).toContain('RUN_WAITING');

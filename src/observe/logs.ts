@@ -66,6 +66,26 @@ export function createRunLogger(logger: Logger): RunLogger {
       case 'step:skipped':
         of(e).info({ event: e.type, step: e.step, attempt: 0, reason: e.reason });
         return;
+      case 'step:waiting':
+        of(e).info({ event: e.type, step: e.step, waiting_for: e.waiting_for });
+        return;
+      case 'run:waiting': {
+        // Parked: the run is in no process until it is woken (then run:started again).
+        const child = of(e);
+        if (e.parent === undefined) runs.delete(e.run_id);
+        child.info({ event: e.type, parent: e.parent, waits: e.waits, wake_at: e.wake_at });
+        return;
+      }
+      case 'run:woken':
+        of(e).info({ event: e.type });
+        return;
+      case 'approval:requested':
+        // The arguments stay out of the log, as inputs do: the request in the store has them.
+        of(e).info({ event: e.type, approval: e.id, step: e.step, tool: e.tool, until: e.until });
+        return;
+      case 'approval:decided':
+        of(e).info({ event: e.type, approval: e.id, approved: e.approved, by: e.by });
+        return;
       case 'agent:turn':
         of(e).debug({ event: e.type, step: e.step, attempt: e.attempt, turn: e.turn, usage: e.usage });
         return;

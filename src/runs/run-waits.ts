@@ -68,7 +68,7 @@ export class StoredRunWaits implements RunWaits {
     }
     this.open.set(wait.id, wait);
     if (wait.kind === 'approval' && wait.created_at === now) this.requested(wait);
-    return { over: false, why: describe(wait) };
+    return { over: false, why: describeWait(wait) };
   }
 
   /** What the run parks on. */
@@ -77,7 +77,7 @@ export class StoredRunWaits implements RunWaits {
     const waits: WaitSummary[] = [];
     for (const wait of this.open.values()) {
       if (wait.until !== null && (wakeAt === null || wait.until < wakeAt)) wakeAt = wait.until;
-      waits.push({ id: wait.id, kind: wait.kind, step: wait.key, ...(wait.name !== null ? { name: wait.name } : {}), ...(wait.until !== null ? { until: wait.until } : {}) });
+      waits.push(waitSummary(wait));
     }
     return { waits, ids: [...this.open.keys()], wakeAt };
   }
@@ -128,8 +128,13 @@ function timedOut(wait: StoredWait): NonNullable<StoredWait['outcome']> {
   return { ok: false, code: 'WAIT_TIMEOUT', message: `no event '${wait.name}' matching ${JSON.stringify(wait.match)} came before the timeout of step '${wait.key}'` };
 }
 
+/** A wait as a `run:waiting` event lists it. */
+export function waitSummary(wait: StoredWait): WaitSummary {
+  return { id: wait.id, kind: wait.kind, step: wait.key, ...(wait.name !== null ? { name: wait.name } : {}), ...(wait.until !== null ? { until: wait.until } : {}) };
+}
+
 /** What a wait is, for people: RUN_WAITING's message and the step:waiting event. */
-export function describe(wait: StoredWait): string {
+export function describeWait(wait: StoredWait): string {
   const until = wait.until !== null ? new Date(wait.until).toISOString() : undefined;
   switch (wait.kind) {
     case 'sleep':

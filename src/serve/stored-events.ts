@@ -1,7 +1,7 @@
 import type { ChainPlan } from '../compiler/plan.js';
 import type { Engine } from '../engine.js';
 import type { RunEvent, WaitSummary } from '../executor/events.js';
-import type { StoredWait } from '../store/wait-types.js';
+import { describeWait, waitSummary } from '../runs/run-waits.js';
 import type { RunDetail as StoredDetail } from '../runs/stored-result.js';
 import { RunView } from './run-view.js';
 import type { RunDetail } from './run-service.js';
@@ -79,19 +79,11 @@ export async function waitingEvents(engine: Engine, detail: Pick<StoredDetail, '
     const index = indexOf.get(step) ?? -1;
     events.push({ type: 'step:started', ...base, timestamp: w.created_at, step, index, attempt: 1 });
     events.push({ type: 'step:waiting', ...base, timestamp: w.created_at, step, index, waiting_for: describeWait(w) });
-    summaries.push({ id: w.id, kind: w.kind, step: w.key, ...(w.name !== null ? { name: w.name } : {}), ...(w.until !== null ? { until: w.until } : {}) });
+    summaries.push(waitSummary(w));
   }
   const last = waits.reduce((at, w) => Math.max(at, w.created_at), 0);
   events.push({ type: 'run:waiting', ...base, timestamp: last, waits: summaries, wake_at: wakeAt ?? null });
   return events;
-}
-
-/** What a wait is, for people (as the `step:waiting` event says it). */
-function describeWait(w: StoredWait): string {
-  const until = w.until !== null ? new Date(w.until).toISOString() : undefined;
-  if (w.kind === 'sleep') return `sleep until ${until}`;
-  if (w.kind === 'event') return `event ${w.name}${until ? ` (until ${until})` : ''}`;
-  return `approval ${w.id}${until ? ` (until ${until})` : ''}`;
 }
 
 /** `GET /api/runs/ID` for a stored run: its records folded by the same RunView as live events. */

@@ -6,6 +6,7 @@ import { loadChainSet } from '../../compiler/index.js';
 import { runDetail, runSummary } from '../../runs/stored-result.js';
 import type { RunStatus } from '../../store/types.js';
 import { cancelRun } from '../../runs/cancel-run.js';
+import { describeWait, waitSummary } from '../../runs/run-waits.js';
 import { EXIT_OK, EXIT_RUN_FAILED, exitCodeFor } from '../io.js';
 import type { CommandContext } from '../main.js';
 import { runsTable, runTable } from '../runs-table.js';
@@ -54,7 +55,14 @@ export function registerRuns(program: Command, ctx: CommandContext): void {
         const chains = ctx.globals().chains;
         const plan = existsSync(chains) ? (await loadChainSet(chains)).plans.get(run.chain) : undefined;
         const detail = runDetail(run, await store.getSteps(runId), plan, Date.now());
-        ctx.io.stdout.write(flags.json ? `${printableJson(detail, 2)}\n` : runTable(detail));
+        // A waiting run says what it waits for, and until when.
+        const waits = run.status === 'waiting' ? await store.listWaits({ run_id: runId, open: true }) : [];
+        const wakeAt = run.status === 'waiting' ? await store.wakeAt(runId) : undefined;
+        if (flags.json) ctx.io.stdout.write(`${printableJson(run.status === 'waiting' ? { ...detail, waiting_for: waits.map(waitSummary), wake_at: wakeAt ?? null } : detail, 2)}\n`);
+        else {
+          ctx.io.stdout.write(runTable(detail));
+          for (const w of waits) ctx.io.stdout.write(`${printable(`waits for ${describeWait(w)} at step ${w.key}${w.kind === 'approval' ? `: decide with 'toolchain approvals approve ${w.id}' (or deny)` : w.kind === 'event' ? `: send it with 'toolchain emit ${w.name}'` : ''}`)}\n`);
+        }
         return EXIT_OK;
       }),
     );
