@@ -225,7 +225,10 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
     return observed(given.approve === undefined && options.approve !== undefined ? { ...given, approve: options.approve } : given);
   }
 
-  /** A run that parked: awaited to its end unless the caller asked for the parked result. */
+  /**
+   * A run that parked: awaited to its end unless the caller asked for the parked result. `given`
+   * are the caller's own options (the engine's defaults are added again when the run is woken).
+   */
   function followed(promise: Promise<RunResult>, given: StartOptions): Promise<RunResult> {
     if (given.untilWaiting === true) return promise;
     return promise.then((result) => {
@@ -294,7 +297,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
       if (queued) return queued.run(name, input, given);
       const runOptions = withDefaults(given);
       const plan = lookup(name);
-      if (plan) return plan.mayWait || runOptions.approve !== undefined ? followed(durable.start(plan, input, runOptions), runOptions) : durable.start(plan, input, runOptions);
+      if (plan) return plan.mayWait || runOptions.approve !== undefined ? followed(durable.start(plan, input, runOptions), given) : durable.start(plan, input, runOptions);
       // Not observed: a name that is no chain must not become a metric label.
       return Promise.resolve(failedBeforeStart(host, name, given.runId, unknownChain(name), input, given));
     },
@@ -310,7 +313,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
       if (plan === undefined) throw new ToolchainError(unknownChain(name).code, unknownChain(name).message);
       const runId = given.runId ?? host.newRunId();
       const runOptions = { ...withDefaults(given), runId };
-      const done = followed(durable.start(plan, input, runOptions), runOptions);
+      const done = followed(durable.start(plan, input, runOptions), given);
       return { runId, result: () => done };
     },
     async callElement(chain, step, element, runId, signal) {

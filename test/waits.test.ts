@@ -221,6 +221,14 @@ outputs: { decision: $.ok }
     const after = await engine.metrics();
     expect(after).toContain('toolchain_approvals_pending 0');
     expect(after).not.toContain('toolchain_runs_waiting{');
+    // A run awaited through its wait is observed once per event: counted once when it ends.
+    const awaited = engine.run('release', { version: '1.1' });
+    const second = await pendingApproval(engine);
+    await engine.approvals.decide(second.id, { approved: true, by: 'ada' });
+    expect((await awaited).status).toBe('succeeded');
+    const counted = await engine.metrics();
+    expect(counted).toContain('toolchain_runs_total{chain="release",status="succeeded"} 2');
+    expect(counted).toContain('toolchain_runs_in_flight 0');
   });
 
   it('a denial fails the step with APPROVAL_DENIED, naming who denied it (on_error applies)', async () => {
