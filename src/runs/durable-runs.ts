@@ -202,14 +202,13 @@ export class DurableRuns {
       this.active.delete(id);
       this.keepLeases();
     }
-    // Reported finished only once every result it recorded is written.
+    // Reported finished only once every result it recorded is written, and its end with the last
+    // of them. Parked at a distributed for_each, it is still running: its worker resumes it later.
+    const suspended = result.error?.code === 'RUN_SUSPENDED';
+    const status = endStatus(result);
+    const end = suspended ? undefined : { status, outputs: status === 'succeeded' ? result.outputs : null, error: result.error ?? null, finished_at: this.s.clock.now() };
     try {
-      await this.recorder.settled(id);
-      // Parked at a distributed for_each: still running; its worker resumes it later.
-      if (result.error?.code === 'RUN_SUSPENDED') return result;
-      const status = endStatus(result);
-      const end = { status, outputs: status === 'succeeded' ? result.outputs : null, error: result.error ?? null, finished_at: this.s.clock.now() };
-      if ((await this.s.store.finishRun(id, epoch, end)) === 'fenced') throw fenced(id);
+      await this.recorder.settled(id, end);
     } catch (error) {
       const e = asStoreError(error, this.s.store.url);
       if (result.status === 'succeeded' || result.error?.code !== e.code) result = { ...result, status: 'failed', outputs: null, error: { code: e.code, message: e.message } };

@@ -132,6 +132,7 @@ interface EncodedBatch {
   readonly run_id: string;
   readonly epoch: number;
   readonly steps: readonly EncodedStep[];
+  readonly end: RunEnd | undefined;
 }
 
 export class SqliteStore implements RunStore {
@@ -155,6 +156,7 @@ export class SqliteStore implements RunStore {
           const added = sql.insertStep.run(batch.run_id, step.key, step.status, step.json, step.blob?.hash ?? null).changes > 0;
           if (added && step.blob) sql.insertBlob.run(step.blob.hash, step.blob.json);
         }
+        if (batch.end !== undefined) finish(sql, batch.run_id, batch.epoch, batch.end);
         return 'ok';
       }),
     ).immediate;
@@ -212,12 +214,12 @@ export class SqliteStore implements RunStore {
   recordSteps(batches: readonly StepBatch[]): Promise<readonly ('ok' | 'fenced')[]> {
     return this.write('cannot record step results', () => {
       // Encoded before the write lock is taken, so that the lock is held for the inserts alone.
-      const only = batches.length === 1 && batches[0]!.steps.length === 1 ? batches[0]! : undefined;
+      const only = batches.length === 1 && batches[0]!.steps.length === 1 && batches[0]!.end === undefined ? batches[0]! : undefined;
       if (only !== undefined) {
         const step = encodeStep(only.steps[0]!);
         if (step.blob === undefined) return [this.recordOne(only.run_id, only.epoch, step)];
       }
-      const encoded = batches.map((b) => ({ run_id: b.run_id, epoch: b.epoch, steps: b.steps.map(encodeStep) }));
+      const encoded = batches.map((b) => ({ run_id: b.run_id, epoch: b.epoch, steps: b.steps.map(encodeStep), end: b.end }));
       return this.recordTx(encoded);
     });
   }
@@ -232,10 +234,7 @@ export class SqliteStore implements RunStore {
   }
 
   finishRun(id: string, epoch: number, end: RunEnd): Promise<'ok' | 'fenced'> {
-    return this.write(`cannot finish run ${id}`, () => {
-      const changes = this.sql.finish.run(end.status, jsonText(end.outputs ?? null), jsonText(end.error ?? null), end.finished_at, end.finished_at, id, epoch).changes;
-      return changes > 0 ? 'ok' : 'fenced';
-    });
+    return this.write(`cannot finish run ${id}`, () => (finish(this.sql, id, epoch, end) ? 'ok' : 'fenced'));
   }
 
   renewLease(id: string, epoch: number, leaseUntil: number, now: number): Promise<{ result: 'ok' | 'fenced'; cancel_requested: boolean }> {
@@ -280,4 +279,9 @@ export class SqliteStore implements RunStore {
   async close(): Promise<void> {
     if (this.connection.open) this.connection.close();
   }
+}
+
+/** Ends a run if its epoch is still `epoch`; false: fenced. */
+function finish(sql: Statements, id: string, epoch: number, end: RunEnd): boolean {
+  return sql.finish.run(end.status, jsonText(end.outputs ?? null), jsonText(end.error ?? null), end.finished_at, end.finished_at, id, epoch).changes > 0;
 }

@@ -109,6 +109,11 @@ export interface StepBatch {
   readonly run_id: string;
   readonly epoch: number;
   readonly steps: readonly StoredStep[];
+  /**
+   * The run's end, written after its steps (as finishRun would): a run's last results and its end
+   * share a write. Fenced with the steps: a fenced batch records neither.
+   */
+  readonly end?: RunEnd;
 }
 
 export interface RunEnd {
@@ -148,7 +153,8 @@ export interface RunStore {
    * for it are ignored (of two owners that both ran a step, the first to record wins); a `failed`
    * or `skipped` record is replaced by a later one (a redriven step that now succeeds). Atomic per
    * batch entry; a batch entry whose run's epoch is no longer the writer's is refused with no
-   * effect: its result is 'fenced'. Throws a ToolchainError STORE_* when the store cannot be written.
+   * effect: its result is 'fenced'. An entry with an `end` also finishes its run, after its steps.
+   * Throws a ToolchainError STORE_* when the store cannot be written.
    */
   recordSteps(batches: readonly StepBatch[]): Promise<readonly ('ok' | 'fenced')[]>;
   /** Ends a run: status, outputs, error; owner and lease cleared. Fenced like recordSteps. */
