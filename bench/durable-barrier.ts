@@ -19,7 +19,7 @@ import { openStore, type Durability, type RunStore } from '../src/store/index.js
 import { median, verdict } from './harness.js';
 import { benchTools, workloads } from './executor-workloads.js';
 
-const WRITES = new Set(['createRun', 'claimRun', 'recordSteps', 'finishRun', 'renewLease', 'requestCancel']);
+const WRITES = new Set(['createRun', 'createRuns', 'claimRun', 'recordSteps', 'finishRun', 'renewLease', 'requestCancel']);
 
 /** A store that counts its writes. */
 function counted(store: RunStore): { store: RunStore; commits: () => number } {

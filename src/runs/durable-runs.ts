@@ -101,7 +101,7 @@ export class DurableRuns {
     const now = this.s.clock.now();
     let outcome;
     try {
-      outcome = await this.s.store.createRun({ id, chain: plan.name, chain_hash: plan.hash, input: stored, owner: this.owner, lease_until: now + this.s.leaseMs, now });
+      outcome = await this.recorder.create({ id, chain: plan.name, chain_hash: plan.hash, input: stored, owner: this.owner, lease_until: now + this.s.leaseMs, now });
     } catch (error) {
       return this.s.refuse(plan.name, id, asStoreError(error, this.s.store.url), input, options);
     }

@@ -138,7 +138,7 @@ interface EncodedBatch {
 export class SqliteStore implements RunStore {
   private readonly sql: Statements;
   private readonly recordTx: (batches: readonly EncodedBatch[]) => ('ok' | 'fenced')[];
-  private readonly createTx: (run: NewRun) => CreateOutcome;
+  private readonly createTx: (runs: readonly NewRun[]) => CreateOutcome[];
   private readonly stepsTx: (id: string) => StoredStep[];
   private readonly pruneTx: (finishedBefore: number) => number;
 
@@ -160,10 +160,12 @@ export class SqliteStore implements RunStore {
         return 'ok';
       }),
     ).immediate;
-    this.createTx = connection.transaction((run: NewRun): CreateOutcome => {
-      const added = sql.insertRun.run(run.id, run.chain, run.chain_hash, jsonText(run.input), run.now, run.now, run.owner, run.lease_until, run.queue ?? null).changes > 0;
-      return added ? { created: true, run: newStoredRun(run) } : { created: false, run: runFromRow(sql.run.get(run.id)!) };
-    }).immediate;
+    this.createTx = connection.transaction((runs: readonly NewRun[]): CreateOutcome[] =>
+      runs.map((run) => {
+        const added = sql.insertRun.run(run.id, run.chain, run.chain_hash, jsonText(run.input), run.now, run.now, run.owner, run.lease_until, run.queue ?? null).changes > 0;
+        return added ? { created: true, run: newStoredRun(run) } : { created: false, run: runFromRow(sql.run.get(run.id)!) };
+      }),
+    ).immediate;
     // One read transaction: the steps and their blobs from the same snapshot.
     this.stepsTx = connection.transaction((id: string) => {
       const parsed = parseSteps(sql.steps.all(id));
@@ -199,7 +201,12 @@ export class SqliteStore implements RunStore {
   }
 
   createRun(run: NewRun): Promise<CreateOutcome> {
-    return this.write(`cannot create run ${run.id}`, () => this.createTx(run));
+    return this.write(`cannot create run ${run.id}`, () => this.createTx([run])[0]!);
+  }
+
+  createRuns(runs: readonly NewRun[]): Promise<readonly CreateOutcome[]> {
+    const more = runs.length > 1 ? ` (and ${runs.length - 1} more started with it)` : '';
+    return this.write(`cannot create run ${runs[0]?.id ?? ''}${more}`, () => this.createTx(runs));
   }
 
   claimRun(id: string, claim: Claim): Promise<ClaimOutcome> {

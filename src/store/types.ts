@@ -143,6 +143,11 @@ export interface RunStore {
   /** Creates a run unless one with that id exists (atomic: of two concurrent creates, one wins). */
   createRun(run: NewRun): Promise<CreateOutcome>;
   /**
+   * Optional: creates several runs, each as createRun would, in one write (one commit). The group
+   * recorder gives a driver that has it the runs that start together; without it, createRun each.
+   */
+  createRuns?(runs: readonly NewRun[]): Promise<readonly CreateOutcome[]>;
+  /**
    * Takes a run for a new owner: status `running`, the new owner and lease, epoch + 1, cancel flag
    * and finish fields cleared — if its epoch is still `expected_epoch`. Used to resume a run whose
    * owner died and to redrive a failed or cancelled one; the engine decides when that is allowed.
