@@ -181,7 +181,7 @@ export async function startQueueWorker(engine: WorkerEngine, store: RunStore, cl
     if (lookingForDead) return;
     lookingForDead = true;
     try {
-      const moved = await takeOverDeadWorkers(queue, store, clock);
+      const moved = await takeOverDeadWorkers(queue, connection, store, clock);
       if (moved.length > 0) notice(`took over ${moved.length} run(s) whose worker died: ${moved.join(', ')}`);
     } catch {
       // Redis or the store is away: the next pass tries again.
