@@ -34,7 +34,7 @@ export function registerWorker(program: Command, ctx: CommandContext): void {
     .option('--concurrency <n>', 'runs executing at once in this worker', '8')
     .option('--store <url>', 'the shared run store (default: TOOLCHAIN_STORE, else the queue\'s Redis; postgres://… outlives Redis)')
     .option('--grace <duration>', 'on SIGTERM/SIGINT, how long runs executing may take before they are released to other workers', '30s')
-    .option('--stalled-interval <duration>', 'how soon a dead worker\'s runs are taken over (its lock\'s lifetime and the check\'s period)', '30s')
+    .option('--stalled-interval <duration>', 'BullMQ\'s check for jobs whose worker died (its lock\'s lifetime and the check\'s period); a run whose owner the store shows gone is taken over within a second', '30s')
     .option('--reconcile-interval <duration>', 'how often running runs whose job Redis lost are enqueued again', '30s')
     .option('--no-watch', 'do not reload plugins and chains when their files change')
     .option('--isolation <level>', ISOLATION_HELP, 'none')
