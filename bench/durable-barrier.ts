@@ -5,7 +5,8 @@
 // synchronous_commit off or on). linear10 reads each result in the next step, so every step waits
 // for one commit; fanout10's ten parallel results share one; with 32 runs in flight the commits
 // are shared across runs. "Commits per run" counts the store's writes (each is one transaction,
-// one disk flush at `full`), lease renewals included.
+// one disk flush at `full`), lease renewals included. Ours and the baseline take turns (one run
+// each, or a block of runs each), so that a busier moment of the machine weighs on both.
 
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -19,7 +20,7 @@ import { openStore, type Durability, type RunStore } from '../src/store/index.js
 import { median, verdict } from './harness.js';
 import { benchTools, workloads } from './executor-workloads.js';
 
-const WRITES = new Set(['createRun', 'claimRun', 'recordSteps', 'finishRun', 'renewLease', 'requestCancel']);
+const WRITES = new Set(['createRun', 'createRuns', 'claimRun', 'recordSteps', 'finishRun', 'renewLease', 'requestCancel']);
 
 /** A store that counts its writes. */
 function counted(store: RunStore): { store: RunStore; commits: () => number } {
@@ -95,24 +96,56 @@ interface Measured {
   readonly together: number;
 }
 
-/** Median milliseconds of one run at a time; runs per second with `inFlight` at once; commits per run of each. */
-async function measure(run: () => Promise<void>, rounds: number, inFlight: number, total: number, commits: () => number = () => 0): Promise<Measured> {
-  for (let i = 0; i < Math.ceil(rounds / 5); i++) await run();
-  const first = commits();
-  const samples: number[] = [];
-  for (let i = 0; i < rounds; i++) {
-    const t = performance.now();
-    await run();
-    samples.push(performance.now() - t);
-  }
-  const mid = commits();
+/** Runs per second of `total` runs, `inFlight` at once. */
+async function rate(run: () => Promise<void>, inFlight: number, total: number): Promise<number> {
   let next = 0;
   const start = performance.now();
   await Promise.all(Array.from({ length: inFlight }, async () => {
     while (next++ < total) await run();
   }));
-  const perSecond = (total / (performance.now() - start)) * 1000;
-  return { latency: median(samples), perSecond, alone: (mid - first) / rounds, together: (commits() - mid) / total };
+  return (total / (performance.now() - start)) * 1000;
+}
+
+/**
+ * Ours and the raw baseline side by side, taking turns so that a busier moment of the machine
+ * weighs on both: the median milliseconds of one run at a time (one of each in turn), and the
+ * median rate with `inFlight` at once over three blocks of each in turn; commits per run of ours.
+ */
+async function measure(
+  ours: () => Promise<void>,
+  raw: () => Promise<void>,
+  rounds: number,
+  inFlight: number,
+  total: number,
+  commits: () => number,
+): Promise<{ ours: Measured; raw: Measured }> {
+  for (let i = 0; i < Math.ceil(rounds / 5); i++) {
+    await ours();
+    await raw();
+  }
+  const samples: number[][] = [[], []];
+  let alone = 0;
+  for (let i = 0; i < rounds; i++) {
+    const before = commits();
+    let t = performance.now();
+    await ours();
+    samples[0]!.push(performance.now() - t);
+    alone += commits() - before;
+    t = performance.now();
+    await raw();
+    samples[1]!.push(performance.now() - t);
+  }
+  const rates: number[][] = [[], []];
+  let together = 0;
+  const block = Math.ceil(total / 3);
+  for (let b = 0; b < 3; b++) {
+    const before = commits();
+    rates[0]!.push(await rate(ours, inFlight, block));
+    together += commits() - before;
+    rates[1]!.push(await rate(raw, inFlight, block));
+  }
+  const side = (k: 0 | 1): Measured => ({ latency: median(samples[k]!), perSecond: median(rates[k]!), alone: alone / rounds, together: together / (block * 3) });
+  return { ours: side(0), raw: side(1) };
 }
 
 export interface BarrierCase {
@@ -141,10 +174,8 @@ export async function barrierLines(c: BarrierCase): Promise<string[]> {
       if (result.status !== 'succeeded') throw new Error(`${chain} failed: ${JSON.stringify(result.error)}`);
     };
     const total = c.rounds * 2;
-    const lin = await measure(ours('linear10'), c.rounds, 32, total, opened.commits);
-    const rawLin = await measure(() => rawRun(raw, 10, false), c.rounds, 32, total);
-    const fan = await measure(ours('fanout10'), c.rounds, 32, total, opened.commits);
-    const rawFan = await measure(() => rawRun(raw, 12, true), c.rounds, 32, total);
+    const { ours: lin, raw: rawLin } = await measure(ours('linear10'), () => rawRun(raw, 10, false), c.rounds, 32, total, opened.commits);
+    const { ours: fan, raw: rawFan } = await measure(ours('fanout10'), () => rawRun(raw, 12, true), c.rounds, 32, total, opened.commits);
     const linRatio = lin.latency / rawLin.latency;
     const fanRatio = fan.latency / rawFan.latency;
     lines.push(

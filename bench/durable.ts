@@ -2,7 +2,8 @@
 // process: linear10 steps/s with SQLite (synchronous NORMAL; target ≥ 5,000 steps/s in one
 // process), with PostgreSQL and 8 runs in parallel (target ≥ 1,000 steps/s), and the time a
 // resume of a 1,000-step run with 999 recorded steps takes until its last step starts (target
-// ≤ 100 ms). PostgreSQL is the service on 127.0.0.1 (a schema of the bench's own, dropped after).
+// ≤ 100 ms), and how soon a queued run whose worker was killed goes on (durable-queue.ts).
+// PostgreSQL is the service on 127.0.0.1 (a schema of the bench's own, dropped after).
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,6 +13,7 @@ import { createEngine, type Engine } from '../src/engine.js';
 import { median, runIfMain, verdict, type BenchResult } from './harness.js';
 import { benchTools, workloads } from './executor-workloads.js';
 import { barrierLines, rawPostgres, rawSqlite, recoveryLine } from './durable-barrier.js';
+import { queueTakeoverLines } from './durable-queue.js';
 
 const POSTGRES = 'postgres://postgres@127.0.0.1:5432/test';
 
@@ -118,6 +120,7 @@ export async function benchDurable(): Promise<BenchResult> {
       ...(await barrierLines({ label: 'postgres normal', store: `${POSTGRES}?schema=${schema}`, durability: 'normal', raw: () => rawPostgres(POSTGRES, `${schema}_raw`, 'normal'), rounds: 100, throughputTarget: false })),
       ...(await barrierLines({ label: 'postgres full', store: `${POSTGRES}?schema=${schema}_full`, durability: 'full', raw: () => rawPostgres(POSTGRES, `${schema}_rawfull`, 'full'), rounds: 100, throughputTarget: false })),
       await recoveryLine(`sqlite:${join(dir, 'recover.db')}`, dir),
+      ...(await queueTakeoverLines()),
     ];
     return { name: 'durable runs', lines };
   } finally {

@@ -78,6 +78,7 @@ export const E2E = [
   'test/browser-*.test.ts',
   'test/*-kill.test.ts',
   'test/queue-recovery.test.ts',
+  'test/queue-takeover.test.ts',
   'test/serve-load.test.ts',
   'test/compiler-scale.test.ts',
   'test/durable-handoff.test.ts',

@@ -185,6 +185,49 @@ describe.each(DRIVERS)('run store: $name', (driver) => {
     expect(await store.getRun('bad')).toEqual(expect.objectContaining({ status: 'failed', outputs: null, error: { code: 'TOOL_ERROR', message: 'boom', step: 'locate' }, finished_at: T0 + 20 }));
   });
 
+  it("writes a run's end with its last steps: alone, with other runs, with no step left, with a big output; a fenced entry writes neither", async () => {
+    for (const id of ['one', 'empty', 'many1', 'many2', 'big', 'old', 'other']) await store.createRun(newRun(id));
+    const end = (n: number) => ({ status: 'succeeded' as const, outputs: { n }, error: null, finished_at: T0 + n });
+    expect(await store.recordSteps([{ run_id: 'one', epoch: 1, steps: [step('a')], end: end(1) }])).toEqual(['ok']);
+    expect(await store.recordSteps([{ run_id: 'empty', epoch: 1, steps: [], end: end(2) }])).toEqual(['ok']);
+    const bigOutput = { text: 'x'.repeat(BLOB_THRESHOLD + 10) };
+    await store.claimRun('old', { owner: 'new', lease_until: T0 + 9, now: T0 + 1, expected_epoch: 1 });
+    const results = await store.recordSteps([
+      { run_id: 'many1', epoch: 1, steps: [step('a'), step('b')], end: end(3) },
+      { run_id: 'many2', epoch: 1, steps: [step('a')] },
+      { run_id: 'big', epoch: 1, steps: [step('a', { output: bigOutput })], end: { status: 'failed', outputs: null, error: { code: 'TOOL_ERROR', message: 'boom' }, finished_at: T0 + 4 } },
+      { run_id: 'old', epoch: 1, steps: [step('a')], end: end(5) },
+    ]);
+    expect(results).toEqual(['ok', 'ok', 'ok', 'fenced']);
+    const finished = { owner: null, lease_until: null };
+    expect(await store.getRun('one')).toEqual(expect.objectContaining({ status: 'succeeded', outputs: { n: 1 }, finished_at: T0 + 1, ...finished }));
+    expect(await store.getRun('empty')).toEqual(expect.objectContaining({ status: 'succeeded', outputs: { n: 2 }, ...finished }));
+    expect(await store.getRun('many1')).toEqual(expect.objectContaining({ status: 'succeeded', outputs: { n: 3 }, ...finished }));
+    expect(await store.getRun('many2')).toEqual(expect.objectContaining({ status: 'running', owner: 'host:1:a' }));
+    expect(await store.getRun('big')).toEqual(expect.objectContaining({ status: 'failed', error: { code: 'TOOL_ERROR', message: 'boom' }, ...finished }));
+    expect(await store.getRun('old')).toEqual(expect.objectContaining({ status: 'running', owner: 'new', epoch: 2 }));
+    expect((await store.getSteps('one')).map((s) => s.key)).toEqual(['a']);
+    expect((await store.getSteps('many1')).map((s) => s.key)).toEqual(['a', 'b']);
+    expect((await store.getSteps('big'))[0]?.output).toEqual(bigOutput);
+    expect(await store.getSteps('old')).toEqual([]);
+    // An end under an old epoch, alone: refused too.
+    expect(await store.recordSteps([{ run_id: 'old', epoch: 1, steps: [], end: end(6) }])).toEqual(['fenced']);
+    expect(await store.getRun('old')).toEqual(expect.objectContaining({ status: 'running', epoch: 2 }));
+  });
+
+  it('creates several runs in one call where the driver offers it (SQLite), each as createRun would', async () => {
+    expect(store.createRuns !== undefined).toBe(driver.name === 'sqlite');
+    if (store.createRuns === undefined) return;
+    await store.createRun(newRun('taken', { owner: 'first:1:a' }));
+    const outcomes = await store.createRuns([newRun('n1'), newRun('taken'), newRun('n2', { queue: 'q' })]);
+    expect(outcomes.map((o) => [o.created, o.run.id, o.run.owner, o.run.queue])).toEqual([
+      [true, 'n1', 'host:1:a', null],
+      [false, 'taken', 'first:1:a', null],
+      [true, 'n2', 'host:1:a', 'q'],
+    ]);
+    expect(await store.getRun('n2')).toEqual(outcomes[2]!.run);
+  });
+
   it('renews a lease, reporting a cancel request; a finished run has no lease to renew', async () => {
     await store.createRun(newRun('r'));
     expect(await store.renewLease('r', 1, T0 + 60_000, T0 + 30_000)).toEqual({ result: 'ok', cancel_requested: false });

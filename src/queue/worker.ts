@@ -12,6 +12,7 @@ import { importBullMQ, parseQueueUrl, workerConnection } from './connection.js';
 import { decodeJob, encodeJob, JOB_OPTIONS, type RunJob } from './job-codec.js';
 import { memoryPolicyWarning } from './memory-policy.js';
 import { reconcile } from './reconciler.js';
+import { takeOverDeadWorkers } from './takeover.js';
 import { newsReporter } from './run-news.js';
 import { QUEUED_OWNER } from './submit.js';
 import { Waker } from '../runs/waker.js';
@@ -21,7 +22,11 @@ import { Waker } from '../runs/waker.js';
 // owner), so that a run whose worker died resumes from its recorded steps. Whatever the engine
 // says — succeeded, failed, cancelled, refused — is the job's (successful) result; the processor
 // throws only when it could not do its work at all (the store is unreachable), which is what
-// BullMQ's retries are for.
+// BullMQ's retries are for. A run whose worker died (the store says its owner is gone) goes back
+// to the waiting list at once (takeover.ts), not after BullMQ's stalled check.
+
+/** How often a worker looks for runs whose worker died. */
+const TAKEOVER_INTERVAL_MS = 1_000;
 
 export interface QueueWorkerOptions {
   /** `redis://HOST:PORT[/DB][?queue=NAME]`. */
@@ -29,8 +34,9 @@ export interface QueueWorkerOptions {
   /** Runs executing at once in this worker (default 8). */
   readonly concurrency?: number;
   /**
-   * How often BullMQ looks for runs whose worker died, and how long a worker's lock lasts without
-   * renewal (default 30 s): a killed worker's runs continue elsewhere within about twice this.
+   * How often BullMQ looks for jobs whose worker died, and how long a worker's lock lasts without
+   * renewal (default 30 s). A run whose owner the store shows dead is taken over sooner, within
+   * a second (its process is gone from this machine, or its lease ran out); this is for the rest.
    */
   readonly stalledIntervalMs?: number;
   /** How often the reconciler looks for running runs whose job Redis lost (default 30 s). */
@@ -177,6 +183,22 @@ export async function startQueueWorker(engine: WorkerEngine, store: RunStore, cl
   if (recover) await pass();
   const timer = setInterval(() => void (recover && pass()), options.reconcileIntervalMs ?? 30_000);
   timer.unref();
+  let lookingForDead = false;
+  const takeOver = async (): Promise<void> => {
+    if (lookingForDead) return;
+    lookingForDead = true;
+    try {
+      const moved = await takeOverDeadWorkers(queue, connection, store, clock);
+      if (moved.length > 0) notice(`took over ${moved.length} run(s) whose worker died: ${moved.join(', ')}`);
+    } catch {
+      // Redis or the store is away: the next pass tries again.
+    } finally {
+      lookingForDead = false;
+    }
+  };
+  await takeOver();
+  const deadTimer = setInterval(() => void takeOver(), TAKEOVER_INTERVAL_MS);
+  deadTimer.unref();
 
   // Waiting runs of this queue whose wait is over go back on the queue, so that any worker
   // continues them: a job of kind 'wake' (its id the run's, as every job of a run).
@@ -204,6 +226,7 @@ export async function startQueueWorker(engine: WorkerEngine, store: RunStore, cl
     active: () => running,
     async close(graceMs = 30_000) {
       clearInterval(timer);
+      clearInterval(deadTimer);
       waker.close();
       let grace: ReturnType<typeof setTimeout> | undefined;
       const inTime = await Promise.race([worker.close().then(() => true), new Promise<boolean>((r) => (grace = setTimeout(() => r(false), graceMs)))]);

@@ -112,7 +112,7 @@ export class DurableRuns {
     const now = this.s.clock.now();
     let outcome;
     try {
-      outcome = await this.s.store.createRun({ id, chain: plan.name, chain_hash: plan.hash, input: stored, owner: this.owner, lease_until: now + this.s.leaseMs, now });
+      outcome = await this.recorder.create({ id, chain: plan.name, chain_hash: plan.hash, input: stored, owner: this.owner, lease_until: now + this.s.leaseMs, now });
     } catch (error) {
       return this.s.refuse(plan.name, id, asStoreError(error, this.s.store.url), input, options);
     }
@@ -228,16 +228,17 @@ export class DurableRuns {
       this.active.delete(id);
       this.keepLeases();
     }
-    // Reported finished only once every result it recorded is written.
+    // Reported finished only once every result it recorded is written, and its end with the last
+    // of them. Parked at a distributed for_each, it is still running: its worker resumes it later;
+    // parked on a wait, it is parked in the store once its results are written.
+    const suspended = result.error?.code === 'RUN_SUSPENDED';
+    const parks = result.status === 'waiting';
+    const status = endStatus(result);
+    const end = suspended || parks ? undefined : { status, outputs: status === 'succeeded' ? result.outputs : null, error: result.error ?? null, finished_at: this.s.clock.now() };
     try {
-      await this.recorder.settled(id);
-      // Parked at a distributed for_each: still running; its worker resumes it later.
-      if (result.error?.code === 'RUN_SUSPENDED') return result;
-      if (result.status === 'waiting') return await this.park(plan, run, waits, result, options);
-      const status = endStatus(result);
-      const end = { status, outputs: status === 'succeeded' ? result.outputs : null, error: result.error ?? null, finished_at: this.s.clock.now() };
-      if ((await this.s.store.finishRun(id, epoch, end)) === 'fenced') throw fenced(id);
-      if (mayWait(plan, options) && status !== 'succeeded') await closeWaits(this.s.store, id, end.finished_at, `run ${id} ended ${status}`);
+      await this.recorder.settled(id, end);
+      if (parks) return await this.park(plan, run, waits, result, options);
+      if (end !== undefined && status !== 'succeeded' && mayWait(plan, options)) await closeWaits(this.s.store, id, end.finished_at, `run ${id} ended ${status}`);
     } catch (error) {
       const e = asStoreError(error, this.s.store.url);
       if (result.status === 'succeeded' || result.error?.code !== e.code) result = { ...result, status: 'failed', outputs: null, error: { code: e.code, message: e.message } };

@@ -131,6 +131,7 @@ export function createMemoryStore(maxRuns = 100): MemoryRunStore {
           if (steps.get(step.key)?.status === 'succeeded') continue;
           entry.record(step.key, step);
         }
+        if (batch.end !== undefined) finish(entry, batch.end);
         return 'ok';
       });
     },

@@ -47,6 +47,27 @@ export function postgresStatements(s: string, schema: string) {
        )
        SELECT count(*)::int AS owned FROM owned`,
     ),
+    // One run's last steps and its end: the UPDATE of the run's row is the fence (a claim waits
+    // for its commit; after a claim it finds no row under the old epoch and nothing is added).
+    recordFinish: q(
+      'record_finish',
+      `WITH fin AS (
+         UPDATE ${s}.runs SET status = $6, outputs = $7, error = $8, finished_at = $9, updated_at = $9, owner = NULL, lease_until = NULL
+         WHERE id = $1 AND epoch = $2 RETURNING id
+       ), added AS (
+         INSERT INTO ${s}.steps AS old (run_id, key, status, record)
+         SELECT fin.id, st.key, st.status, st.record FROM fin, unnest($3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS st(key, status, record, ord)
+         ORDER BY st.ord ${REPLACE} RETURNING 1
+       )
+       SELECT count(*)::int AS owned FROM fin`,
+    ),
+    // The ends of several runs whose steps were just recorded ($1 ids, $2 epochs, then per run).
+    finishMany: q(
+      'finish_many',
+      `UPDATE ${s}.runs AS r SET status = x.status, outputs = x.outputs, error = x.error, finished_at = x.at, updated_at = x.at, owner = NULL, lease_until = NULL
+       FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::text[], $6::bigint[]) AS x(id, epoch, status, outputs, error, at)
+       WHERE r.id = x.id AND r.epoch = x.epoch RETURNING r.id`,
+    ),
     recordMany: q('record_many', recordMany(s, false)),
     recordBlobs: q('record_blobs', recordMany(s, true)),
     finish: q(

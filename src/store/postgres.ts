@@ -5,7 +5,7 @@ import { postgresStatements, type PostgresStatements, type Query } from './postg
 import { preparePostgresSchema, quote } from './postgres-schema.js';
 import { PostgresWaits } from './postgres-waits.js';
 import { CorruptRunError, corruptRun, decodeListed, jsonText, listLimit, listShape, newStoredRun, runFromRow, type RunRow } from './run-codec.js';
-import { encodeStep, foldSteps, MissingBlobError, parseSteps, withBlobs } from './step-codec.js';
+import { encodeStep, foldSteps, MissingBlobError, parseSteps, withBlobs, type EncodedStep } from './step-codec.js';
 import { isOwnError, storeError } from './store-error.js';
 import type { Claim, ClaimOutcome, CreateOutcome, NewRun, RunEnd, RunFilter, RunStore, StepBatch, StoreOptions, StoredRun, StoredStep } from './types.js';
 import type { StoredEvent, StoredWait, WaitFilter, WaitOutcome, WaitRequest } from './wait-types.js';
@@ -153,13 +153,37 @@ class PostgresStore implements RunStore {
     const only = batches.length === 1 ? batches[0] : undefined;
     if (only && blobs.size === 0) {
       const steps = encoded[0]!.length === 1 ? encoded[0]! : foldSteps(encoded[0]!.map((step) => ({ step })), (e) => e.step.key).map((e) => e.step);
+      const columns = [steps.map((s) => s.key), steps.map((s) => s.status), steps.map((s) => s.json)];
+      const end = only.end;
       const [row] =
-        steps.length === 1
-          ? await this.query<{ owned: number }>(doing, 'write', this.sql.recordStep, [only.run_id, only.epoch, steps[0]!.key, steps[0]!.status, steps[0]!.json])
-          : await this.query<{ owned: number }>(doing, 'write', this.sql.recordOne, [only.run_id, only.epoch, steps.map((s) => s.key), steps.map((s) => s.status), steps.map((s) => s.json)]);
+        end !== undefined
+          ? await this.query<{ owned: number }>(doing, 'write', this.sql.recordFinish, [only.run_id, only.epoch, ...columns, end.status, jsonText(end.outputs ?? null), jsonText(end.error ?? null), end.finished_at])
+          : steps.length === 1
+            ? await this.query<{ owned: number }>(doing, 'write', this.sql.recordStep, [only.run_id, only.epoch, steps[0]!.key, steps[0]!.status, steps[0]!.json])
+            : await this.query<{ owned: number }>(doing, 'write', this.sql.recordOne, [only.run_id, only.epoch, ...columns]);
       return [row?.owned === 1 ? 'ok' : 'fenced'];
     }
     if (batches.length === 0) return [];
+    const results = await this.recordGroup(doing, batches, encoded, blobs);
+    // The ends of several runs (or of one with big outputs) follow their steps: one more statement.
+    const ending = batches.flatMap((batch, i) => (batch.end !== undefined && results[i] === 'ok' ? [{ i, batch, end: batch.end }] : []));
+    if (ending.length > 0) {
+      const values = [
+        ending.map((e) => e.batch.run_id),
+        ending.map((e) => e.batch.epoch),
+        ending.map((e) => e.end.status),
+        ending.map((e) => jsonText(e.end.outputs ?? null)),
+        ending.map((e) => jsonText(e.end.error ?? null)),
+        ending.map((e) => e.end.finished_at),
+      ];
+      const finished = new Set((await this.query<{ id: string }>('cannot finish runs', 'write', this.sql.finishMany, values)).map((r) => r.id));
+      for (const e of ending) if (!finished.has(e.batch.run_id)) results[e.i] = 'fenced';
+    }
+    return results;
+  }
+
+  /** Several runs' steps (or steps with big outputs) in one statement. */
+  private async recordGroup(doing: string, batches: readonly StepBatch[], encoded: readonly (readonly EncodedStep[])[], blobs: ReadonlyMap<string, string>): Promise<('ok' | 'fenced')[]> {
     // Two batches of one run (and epoch) in one call are one run's steps: folded together.
     const flat = foldSteps(
       encoded.flatMap((steps, i) => steps.map((step) => ({ n: i + 1, step }))),

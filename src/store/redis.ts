@@ -199,7 +199,14 @@ class RedisStore implements RunStore {
       throw storeError('STORE_WRITE_FAILED', this.url, doing, error); // an output JSON cannot carry
     }
     const answer = await this.eval<number[]>(doing, 'write', RECORD, args);
-    return answer.map((ok) => (ok === 1 ? 'ok' : 'fenced'));
+    const results = answer.map((ok): 'ok' | 'fenced' => (ok === 1 ? 'ok' : 'fenced'));
+    // A run's end goes after its steps (a script of its own: one more round trip, as before).
+    await Promise.all(
+      batches.map(async (batch, i) => {
+        if (batch.end !== undefined && results[i] === 'ok') results[i] = await this.finishRun(batch.run_id, batch.epoch, batch.end);
+      }),
+    );
+    return results;
   }
 
   async finishRun(id: string, epoch: number, end: RunEnd): Promise<'ok' | 'fenced'> {

@@ -134,12 +134,13 @@ interface EncodedBatch {
   readonly run_id: string;
   readonly epoch: number;
   readonly steps: readonly EncodedStep[];
+  readonly end: RunEnd | undefined;
 }
 
 export class SqliteStore implements RunStore {
   private readonly sql: Statements;
   private readonly recordTx: (batches: readonly EncodedBatch[]) => ('ok' | 'fenced')[];
-  private readonly createTx: (run: NewRun) => CreateOutcome;
+  private readonly createTx: (runs: readonly NewRun[]) => CreateOutcome[];
   private readonly stepsTx: (id: string) => StoredStep[];
   private readonly pruneTx: (finishedBefore: number) => number;
   private readonly waits: SqliteWaits;
@@ -159,13 +160,16 @@ export class SqliteStore implements RunStore {
           const added = sql.insertStep.run(batch.run_id, step.key, step.status, step.json, step.blob?.hash ?? null).changes > 0;
           if (added && step.blob) sql.insertBlob.run(step.blob.hash, step.blob.json);
         }
+        if (batch.end !== undefined) finish(sql, batch.run_id, batch.epoch, batch.end);
         return 'ok';
       }),
     ).immediate;
-    this.createTx = connection.transaction((run: NewRun): CreateOutcome => {
-      const added = sql.insertRun.run(run.id, run.chain, run.chain_hash, jsonText(run.input), run.now, run.now, run.owner, run.lease_until, run.queue ?? null).changes > 0;
-      return added ? { created: true, run: newStoredRun(run) } : { created: false, run: runFromRow(sql.run.get(run.id)!) };
-    }).immediate;
+    this.createTx = connection.transaction((runs: readonly NewRun[]): CreateOutcome[] =>
+      runs.map((run) => {
+        const added = sql.insertRun.run(run.id, run.chain, run.chain_hash, jsonText(run.input), run.now, run.now, run.owner, run.lease_until, run.queue ?? null).changes > 0;
+        return added ? { created: true, run: newStoredRun(run) } : { created: false, run: runFromRow(sql.run.get(run.id)!) };
+      }),
+    ).immediate;
     // One read transaction: the steps and their blobs from the same snapshot.
     this.stepsTx = connection.transaction((id: string) => {
       const parsed = parseSteps(sql.steps.all(id));
@@ -203,7 +207,12 @@ export class SqliteStore implements RunStore {
   }
 
   createRun(run: NewRun): Promise<CreateOutcome> {
-    return this.write(`cannot create run ${run.id}`, () => this.createTx(run));
+    return this.write(`cannot create run ${run.id}`, () => this.createTx([run])[0]!);
+  }
+
+  createRuns(runs: readonly NewRun[]): Promise<readonly CreateOutcome[]> {
+    const more = runs.length > 1 ? ` (and ${runs.length - 1} more started with it)` : '';
+    return this.write(`cannot create run ${runs[0]?.id ?? ''}${more}`, () => this.createTx(runs));
   }
 
   claimRun(id: string, claim: Claim): Promise<ClaimOutcome> {
@@ -218,12 +227,12 @@ export class SqliteStore implements RunStore {
   recordSteps(batches: readonly StepBatch[]): Promise<readonly ('ok' | 'fenced')[]> {
     return this.write('cannot record step results', () => {
       // Encoded before the write lock is taken, so that the lock is held for the inserts alone.
-      const only = batches.length === 1 && batches[0]!.steps.length === 1 ? batches[0]! : undefined;
+      const only = batches.length === 1 && batches[0]!.steps.length === 1 && batches[0]!.end === undefined ? batches[0]! : undefined;
       if (only !== undefined) {
         const step = encodeStep(only.steps[0]!);
         if (step.blob === undefined) return [this.recordOne(only.run_id, only.epoch, step)];
       }
-      const encoded = batches.map((b) => ({ run_id: b.run_id, epoch: b.epoch, steps: b.steps.map(encodeStep) }));
+      const encoded = batches.map((b) => ({ run_id: b.run_id, epoch: b.epoch, steps: b.steps.map(encodeStep), end: b.end }));
       return this.recordTx(encoded);
     });
   }
@@ -238,10 +247,7 @@ export class SqliteStore implements RunStore {
   }
 
   finishRun(id: string, epoch: number, end: RunEnd): Promise<'ok' | 'fenced'> {
-    return this.write(`cannot finish run ${id}`, () => {
-      const changes = this.sql.finish.run(end.status, jsonText(end.outputs ?? null), jsonText(end.error ?? null), end.finished_at, end.finished_at, id, epoch).changes;
-      return changes > 0 ? 'ok' : 'fenced';
-    });
+    return this.write(`cannot finish run ${id}`, () => (finish(this.sql, id, epoch, end) ? 'ok' : 'fenced'));
   }
 
   renewLease(id: string, epoch: number, leaseUntil: number, now: number): Promise<{ result: 'ok' | 'fenced'; cancel_requested: boolean }> {
@@ -314,4 +320,9 @@ export class SqliteStore implements RunStore {
   async close(): Promise<void> {
     if (this.connection.open) this.connection.close();
   }
+}
+
+/** Ends a run if its epoch is still `epoch`; false: fenced. */
+function finish(sql: Statements, id: string, epoch: number, end: RunEnd): boolean {
+  return sql.finish.run(end.status, jsonText(end.outputs ?? null), jsonText(end.error ?? null), end.finished_at, end.finished_at, id, epoch).changes > 0;
 }

@@ -111,6 +111,11 @@ export interface StepBatch {
   readonly run_id: string;
   readonly epoch: number;
   readonly steps: readonly StoredStep[];
+  /**
+   * The run's end, written after its steps (as finishRun would): a run's last results and its end
+   * share a write. Fenced with the steps: a fenced batch records neither.
+   */
+  readonly end?: RunEnd;
 }
 
 export interface RunEnd {
@@ -140,6 +145,11 @@ export interface RunStore extends WaitStore {
   /** Creates a run unless one with that id exists (atomic: of two concurrent creates, one wins). */
   createRun(run: NewRun): Promise<CreateOutcome>;
   /**
+   * Optional: creates several runs, each as createRun would, in one write (one commit). The group
+   * recorder gives a driver that has it the runs that start together; without it, createRun each.
+   */
+  createRuns?(runs: readonly NewRun[]): Promise<readonly CreateOutcome[]>;
+  /**
    * Takes a run for a new owner: status `running`, the new owner and lease, epoch + 1, cancel flag
    * and finish fields cleared — if its epoch is still `expected_epoch`. Used to resume a run whose
    * owner died and to redrive a failed or cancelled one; the engine decides when that is allowed.
@@ -150,7 +160,8 @@ export interface RunStore extends WaitStore {
    * for it are ignored (of two owners that both ran a step, the first to record wins); a `failed`
    * or `skipped` record is replaced by a later one (a redriven step that now succeeds). Atomic per
    * batch entry; a batch entry whose run's epoch is no longer the writer's is refused with no
-   * effect: its result is 'fenced'. Throws a ToolchainError STORE_* when the store cannot be written.
+   * effect: its result is 'fenced'. An entry with an `end` also finishes its run, after its steps.
+   * Throws a ToolchainError STORE_* when the store cannot be written.
    */
   recordSteps(batches: readonly StepBatch[]): Promise<readonly ('ok' | 'fenced')[]>;
   /** Ends a run: status, outputs, error; owner and lease cleared. Fenced like recordSteps. */

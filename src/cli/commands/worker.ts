@@ -36,7 +36,7 @@ export function registerWorker(program: Command, ctx: CommandContext): void {
     .option('--for-each-elements <n>', 'the most elements one for_each may have; a step over more fails FOR_EACH_TOO_LARGE (default: no limit; set it when others submit the inputs, as serve does)')
     .option('--store <url>', 'the shared run store (default: TOOLCHAIN_STORE, else the queue\'s Redis; postgres://… outlives Redis)')
     .option('--grace <duration>', 'on SIGTERM/SIGINT, how long runs executing may take before they are released to other workers', '30s')
-    .option('--stalled-interval <duration>', 'how soon a dead worker\'s runs are taken over (its lock\'s lifetime and the check\'s period)', '30s')
+    .option('--stalled-interval <duration>', 'BullMQ\'s check for jobs whose worker died (its lock\'s lifetime and the check\'s period); a run whose owner the store shows gone is taken over within a second', '30s')
     .option('--reconcile-interval <duration>', 'how often running runs whose job Redis lost are enqueued again', '30s')
     .option('--no-watch', 'do not reload plugins and chains when their files change')
     .option('--isolation <level>', ISOLATION_HELP, 'none')
