@@ -94,7 +94,7 @@ describe('toolchain run (in process)', () => {
     expect(denied.code).toBe(1);
     expect(denied.stderr).toContain('APPROVAL_DENIED');
     // Said once where it happened, with what to do about it.
-    expect(denied.stderr).toMatch(/error: APPROVAL_DENIED the call to dangerous tool '([\w/]+)' in step '\w+' was not approved\nhint: allow it with --approve \1 /);
+    expect(denied.stderr).toMatch(/error: APPROVAL_DENIED the call to dangerous tool '([\w/]+)' in step '\w+' was not approved\nhint: allow it with --approve \1,/);
     const approved = await run(['danger', '--approve', 'wipe']);
     expect(approved.code).toBe(0);
     expect(JSON.parse(approved.stdout)).toEqual({ wiped: true });
