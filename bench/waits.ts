@@ -43,8 +43,8 @@ async function park(store: RunStore, hash: string, chain: string, count: number,
     const id = `${prefix}-${i}`;
     await store.createRun({ id, chain, chain_hash: hash, input: input(i), owner: 'bench:0:0', lease_until: now, now });
     const w = wait(i);
-    await store.openWait(id, 1, { id: waitId(id, w.key, w.kind), detail: null, ...w }, now);
-    await store.parkRun(id, 1, w.until, [waitId(id, w.key, w.kind)], now);
+    await store.waits.openWait(id, 1, { id: waitId(id, w.key, w.kind), detail: null, ...w }, now);
+    await store.waits.parkRun(id, 1, w.until, [waitId(id, w.key, w.kind)], now);
   }
 }
 

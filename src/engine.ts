@@ -82,8 +82,8 @@ export interface Engine extends CallTargets {
     list(filter?: RunFilter): Promise<RunSummary[]>;
     get(runId: string): Promise<RunDetail | undefined>;
     /** Waits by run, kind and openness (the store's records), and when a waiting run is looked at again. */
-    waits: RunStore['listWaits'];
-    wakeAt: RunStore['wakeAt'];
+    waits: RunStore['waits']['listWaits'];
+    wakeAt: RunStore['waits']['wakeAt'];
   };
   /** Adds a tool from code; chains that use it can run at once. */
   registerTool<A extends object = Record<string, unknown>>(def: ToolDefinition<A>): Tool;
@@ -152,7 +152,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
           throw address !== undefined && options.store === undefined ? queueStoreFailure(address, error) : error;
         });
   if (typeof options.store !== 'object') closers.push(() => store.close());
-  if (observer) registerWaitMetrics(observer.registry, store);
+  if (observer) registerWaitMetrics(observer.registry, store.waits);
   const durable = new DurableRuns({
     store,
     inProcess: isMemoryStore(store),
@@ -342,7 +342,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
         return decided;
       },
     },
-    runs: { list: (filter) => durable.list(filter), get: (runId) => durable.get(runId), waits: (filter) => store.listWaits(filter), wakeAt: (runId) => store.wakeAt(runId) },
+    runs: { list: (filter) => durable.list(filter), get: (runId) => durable.get(runId), waits: (filter) => store.waits.listWaits(filter), wakeAt: (runId) => store.waits.wakeAt(runId) },
     registerTool: (def) => registry.register(def),
     addChain(text, file = '<memory>') {
       const catalogue = { has: (n: string) => lookup(n) !== undefined, names: () => [...added.keys(), ...set.plans.keys()] };

@@ -151,7 +151,7 @@ describe('dangerous calls over MCP, with a client that can answer (elicitation)'
     // A durable request, decided and recorded as the client's, with its comment.
     const opened = await openStore(store);
     try {
-      const waits = await opened.listWaits({ kind: 'approval' });
+      const waits = await opened.waits.listWaits({ kind: 'approval' });
       const decided = waits.find((w) => (w.detail as { args?: { target?: string } } | null)?.args?.target === 'disk-a');
       expect(decided?.outcome).toMatchObject({ ok: true, by: 'mcp:approving-client', comment: 'fine by me' });
     } finally {

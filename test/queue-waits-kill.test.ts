@@ -61,7 +61,7 @@ describe('waiting runs on a queue, workers killed with SIGKILL', () => {
     let stop = false;
     const act = (async () => {
       while (!stop) {
-        const ready = new Set((await store.listWaits({ kind: 'event', name: 'paid' }).catch(() => [])).map((w) => w.run_id));
+        const ready = new Set((await store.waits.listWaits({ kind: 'event', name: 'paid' }).catch(() => [])).map((w) => w.run_id));
         for (const key of keys) {
           if (!ready.has(key)) continue;
           const sent = await people.emit('paid', { key, amount: 10 }, { id: `pay-${key}` }).catch(() => undefined);
@@ -98,7 +98,7 @@ describe('waiting runs on a queue, workers killed with SIGKILL', () => {
         const calls = lines.filter((l) => l.key === `${key}:${step}` && l.label === label);
         expect(calls[calls.length - 1]?.n).toBe(n);
       }
-      const waits = await store.listWaits({ run_id: key });
+      const waits = await store.waits.listWaits({ run_id: key });
       expect(waits.map((w) => w.key).sort()).toEqual(['nap', 'ok', 'paid']);
     }
     expect([...delivered.entries()].sort()).toEqual(keys.map((k) => [k, 1]));

@@ -32,7 +32,7 @@ describe('PostgreSQL store schemas', () => {
     const big = 'z'.repeat(300 * 1024);
     expect(await store.recordSteps([{ run_id: 'old-2', epoch: 1, steps: [step('big', big)] }])).toEqual(['ok']);
     expect((await store.getSteps('old-2'))[0]?.output).toBe(big);
-    expect(await store.openWait('old-2', 1, { id: 'w', key: 'w', kind: 'sleep', name: null, match: null, until: T0 + 5, detail: null }, T0)).toMatchObject({ run_id: 'old-2', outcome: null });
+    expect(await store.waits.openWait('old-2', 1, { id: 'w', key: 'w', kind: 'sleep', name: null, match: null, until: T0 + 5, detail: null }, T0)).toMatchObject({ run_id: 'old-2', outcome: null });
     expect(await postgresQuery(`SELECT value FROM "${schema()}".toolchain_meta`)).toEqual([{ value: '4' }]);
   });
 
@@ -95,14 +95,14 @@ describe('PostgreSQL store waits shared by engines', () => {
     const stores = await Promise.all([ns.open(), ns.open(), ns.open(), ns.open()]);
     await stores[0]!.createRun(newRun('r'));
     for (let w = 0; w < 10; w++) {
-      await stores[0]!.openWait('r', 1, eventWait(`w${w}`), T0);
+      await stores[0]!.waits.openWait('r', 1, eventWait(`w${w}`), T0);
       const outcomes = await Promise.all(
-        Array.from({ length: 12 }, (_, i) => stores[i % stores.length]!.resolveWait(`w${w}`, { ok: true, value: i }, T0 + i)),
+        Array.from({ length: 12 }, (_, i) => stores[i % stores.length]!.waits.resolveWait(`w${w}`, { ok: true, value: i }, T0 + i)),
       );
       expect(outcomes.filter((o) => o?.first)).toHaveLength(1);
       const winner = outcomes.find((o) => o?.first)!.wait;
       expect(outcomes.map((o) => o?.wait)).toEqual(outcomes.map(() => winner));
-      expect((await stores[3]!.listWaits({ run_id: 'r', open: false })).find((x) => x.id === `w${w}`)).toEqual(winner);
+      expect((await stores[3]!.waits.listWaits({ run_id: 'r', open: false })).find((x) => x.id === `w${w}`)).toEqual(winner);
     }
   });
 
@@ -111,10 +111,10 @@ describe('PostgreSQL store waits shared by engines', () => {
     const store = await ns.open();
     for (const id of ['claimed', 'parked']) {
       await store.createRun(newRun(id));
-      await store.parkRun(id, 1, T0 + 10, [], T0);
+      await store.waits.parkRun(id, 1, T0 + 10, [], T0);
     }
     await store.claimRun('claimed', { owner: 'o2', lease_until: T0 + 50, now: T0 + 1, expected_epoch: 1 });
-    expect((await store.dueRuns(T0 + 10, 10)).map((r) => r.id)).toEqual(['parked']);
+    expect((await store.waits.dueRuns(T0 + 10, 10)).map((r) => r.id)).toEqual(['parked']);
     const schema = new URL(ns.url).searchParams.get('schema')!;
     expect(await postgresQuery(`SELECT run_id FROM "${schema}".wakes ORDER BY run_id`)).toEqual([{ run_id: 'parked' }]);
   });
@@ -125,10 +125,10 @@ describe('PostgreSQL store waits shared by engines', () => {
     const ids = Array.from({ length: 40 }, (_, i) => `r${i}`);
     for (const id of ids) {
       await a!.createRun(newRun(id));
-      await a!.openWait(id, 1, eventWait(`${id}-w`), T0);
+      await a!.waits.openWait(id, 1, eventWait(`${id}-w`), T0);
     }
-    await Promise.all(ids.map((id, i) => Promise.all(i % 2 === 0 ? [a!.parkRun(id, 1, null, [`${id}-w`], T0 + 1), b!.resolveWait(`${id}-w`, { ok: true, value: i }, T0 + 2)] : [b!.resolveWait(`${id}-w`, { ok: true, value: i }, T0 + 2), a!.parkRun(id, 1, null, [`${id}-w`], T0 + 1)])));
-    expect((await a!.dueRuns(T0 + 2, 100)).map((r) => r.id).sort()).toEqual([...ids].sort());
+    await Promise.all(ids.map((id, i) => Promise.all(i % 2 === 0 ? [a!.waits.parkRun(id, 1, null, [`${id}-w`], T0 + 1), b!.waits.resolveWait(`${id}-w`, { ok: true, value: i }, T0 + 2)] : [b!.waits.resolveWait(`${id}-w`, { ok: true, value: i }, T0 + 2), a!.waits.parkRun(id, 1, null, [`${id}-w`], T0 + 1)])));
+    expect((await a!.waits.dueRuns(T0 + 2, 100)).map((r) => r.id).sort()).toEqual([...ids].sort());
   });
 });
 

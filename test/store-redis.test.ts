@@ -53,22 +53,22 @@ describe('Redis store waits', () => {
     await redisCommand('HSET', `${prefix()}run:r`, 'id', 'r', 'chain', 'c', 'chain_hash', 'h', 'status', 'running', 'created_at', T0, 'updated_at', T0, 'owner', 'o', 'lease_until', T0, 'epoch', 1, 'cancel_requested', '0');
     const store = await ns.open();
     expect(await redisCommand('HGET', `${prefix()}meta`, 'version')).toBe('2');
-    expect(await store.openWait('r', 1, { id: 'w', key: 'w', kind: 'sleep', name: null, match: null, until: T0 + 5, detail: null }, T0)).toMatchObject({ run_id: 'r', until: T0 + 5 });
-    expect(await store.parkRun('r', 1, T0 + 5, ['w'], T0)).toBe('ok');
-    expect((await store.dueRuns(T0 + 5, 10)).map((r) => r.id)).toEqual(['r']);
+    expect(await store.waits.openWait('r', 1, { id: 'w', key: 'w', kind: 'sleep', name: null, match: null, until: T0 + 5, detail: null }, T0)).toMatchObject({ run_id: 'r', until: T0 + 5 });
+    expect(await store.waits.parkRun('r', 1, T0 + 5, ['w'], T0)).toBe('ok');
+    expect((await store.waits.dueRuns(T0 + 5, 10)).map((r) => r.id)).toEqual(['r']);
   });
 
   it('prune leaves no key of a pruned run, its waits or old events behind', async () => {
     ns = redisNamespace();
     const store = await ns.open();
     await store.createRun({ id: 'r', chain: 'c', chain_hash: 'h', input: {}, owner: 'o', lease_until: T0, now: T0 });
-    await store.openWait('r', 1, { id: 'e', key: 'e', kind: 'event', name: 'paid', match: { order: 1 }, until: T0 + 9, detail: null }, T0);
-    await store.openWait('r', 1, { id: 'a', key: 'a!', kind: 'approval', name: null, match: null, until: null, detail: { prompt: 'ok?' } }, T0);
-    await store.resolveWait('a', { ok: true, value: true, by: 'ada' }, T0 + 1);
-    await store.parkRun('r', 1, T0 + 9, ['e', 'a'], T0 + 2);
+    await store.waits.openWait('r', 1, { id: 'e', key: 'e', kind: 'event', name: 'paid', match: { order: 1 }, until: T0 + 9, detail: null }, T0);
+    await store.waits.openWait('r', 1, { id: 'a', key: 'a!', kind: 'approval', name: null, match: null, until: null, detail: { prompt: 'ok?' } }, T0);
+    await store.waits.resolveWait('a', { ok: true, value: true, by: 'ada' }, T0 + 1);
+    await store.waits.parkRun('r', 1, T0 + 9, ['e', 'a'], T0 + 2);
     await store.claimRun('r', { owner: 'o2', lease_until: T0 + 50, now: T0 + 3, expected_epoch: 1 });
     await store.finishRun('r', 2, { status: 'succeeded', outputs: {}, error: null, finished_at: T0 + 4 });
-    await store.recordEvent({ id: 'ev', name: 'paid', payload: { order: 1 }, at: T0 });
+    await store.waits.recordEvent({ id: 'ev', name: 'paid', payload: { order: 1 }, at: T0 });
     expect(await store.prune(T0 + 10)).toBe(1);
     // What stays: the version and the counter that orders waits.
     expect((await redisKeys(prefix())).sort()).toEqual([`${prefix()}meta`, `${prefix()}wait-seq`]);

@@ -130,8 +130,8 @@ describe('SQLite store waits', () => {
   it('prune deletes the waits and the wake time of a pruned run', async () => {
     const file = join(dir, 'runs.db');
     const store = await storeWithRun(file, []);
-    await store.openWait('r', 1, { id: 'w', key: 'w', kind: 'event', name: 'paid', match: null, until: null, detail: null }, T0);
-    await store.parkRun('r', 1, null, ['w'], T0 + 1);
+    await store.waits.openWait('r', 1, { id: 'w', key: 'w', kind: 'event', name: 'paid', match: null, until: null, detail: null }, T0);
+    await store.waits.parkRun('r', 1, null, ['w'], T0 + 1);
     await store.claimRun('r', { owner: 'o2', lease_until: T0 + 50, now: T0 + 2, expected_epoch: 1 });
     await store.finishRun('r', 2, { status: 'cancelled', outputs: null, error: null, finished_at: T0 + 3 });
     expect(await store.prune(T0 + 10)).toBe(1);

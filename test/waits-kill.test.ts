@@ -62,7 +62,7 @@ describe('waiting runs killed with SIGKILL', () => {
     // The people: send each run's event once it waits for it (an event sent before is not seen,
     // and its id could not be sent again), then again and again; approve each request, repeatedly.
     const people = await createEngine({ cache: 'off', store });
-    const waitingFor = async (): Promise<Set<string>> => new Set((await reader.listWaits({ kind: 'event', name: 'paid' }).catch(() => [])).map((w) => w.run_id));
+    const waitingFor = async (): Promise<Set<string>> => new Set((await reader.waits.listWaits({ kind: 'event', name: 'paid' }).catch(() => [])).map((w) => w.run_id));
     const decisions = { made: 0, refused: 0 };
     const sends = { delivered: new Map<string, number>(), repeats: 0 };
     let stop = false;
@@ -124,7 +124,7 @@ describe('waiting runs killed with SIGKILL', () => {
         expect(calls[calls.length - 1]!.n).toBe(n);
       }
       // One wait per waiting step: none opened again under another key (a wait that ran twice).
-      const waits = await reader.listWaits({ run_id: key });
+      const waits = await reader.waits.listWaits({ run_id: key });
       expect(waits.map((w) => w.key).sort()).toEqual(['nap', 'ok', 'paid']);
       expect(waits.every((w) => w.kind === 'sleep' || w.outcome !== null)).toBe(true);
     }

@@ -23,8 +23,11 @@ export function storeWhenNeeded(url: string, cwd: string): string | RunStore {
     getRun: async (id) => (there() ? lazy.getRun(id) : undefined),
     getSteps: async (id) => (there() ? lazy.getSteps(id) : []),
     listRuns: async (filter) => (there() ? lazy.listRuns(filter) : []),
-    listWaits: async (filter) => (there() ? lazy.listWaits(filter) : []),
-    dueRuns: async (now, limit) => (there() ? lazy.dueRuns(now, limit) : []),
-    wakeAt: async (runId) => (there() ? lazy.wakeAt(runId) : undefined),
+    waits: {
+      ...lazy.waits,
+      listWaits: async (filter) => (there() ? lazy.waits.listWaits(filter) : []),
+      dueRuns: async (now, limit) => (there() ? lazy.waits.dueRuns(now, limit) : []),
+      wakeAt: async (runId) => (there() ? lazy.waits.wakeAt(runId) : undefined),
+    },
   };
 }

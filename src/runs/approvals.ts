@@ -60,12 +60,12 @@ export function approvalView(wait: StoredWait): ApprovalView {
 
 /** The requests still waiting for a decision, oldest first. */
 export async function pendingApprovals(store: RunStore, limit = 1_000): Promise<ApprovalView[]> {
-  return (await store.listWaits({ kind: 'approval', open: true, limit })).map(approvalView);
+  return (await store.waits.listWaits({ kind: 'approval', open: true, limit })).map(approvalView);
 }
 
 /** Decides request `id`; APPROVAL_NOT_FOUND, or APPROVAL_REFUSED (decided already, or `by` is not an approver). */
 export async function decideApproval(store: RunStore, clock: Clock, id: string, decision: Decision): Promise<ApprovalView> {
-  const [wait] = await store.listWaits({ id, kind: 'approval', limit: 1 });
+  const [wait] = await store.waits.listWaits({ id, kind: 'approval', limit: 1 });
   if (wait === undefined) throw new ToolchainError('APPROVAL_NOT_FOUND', `no approval request ${id}; 'toolchain approvals' lists the pending ones`);
   const view = approvalView(wait);
   if (view.decision !== undefined) throw new ToolchainError('APPROVAL_REFUSED', `approval ${id} was decided already (${view.decision.approved ? 'approved' : 'denied'} by ${view.decision.by})`);
@@ -76,7 +76,7 @@ export async function decideApproval(store: RunStore, clock: Clock, id: string, 
   const outcome = decision.approved
     ? { ok: true as const, value: null, by: decision.by, ...comment }
     : { ok: false as const, code: 'APPROVAL_DENIED' as const, message: `the request ${id} (step '${view.step}') was denied`, by: decision.by, ...comment };
-  const ended = await store.resolveWait(id, outcome, clock.now());
+  const ended = await store.waits.resolveWait(id, outcome, clock.now());
   if (ended === undefined) throw new ToolchainError('APPROVAL_NOT_FOUND', `no approval request ${id}`);
   if (!ended.first) throw new ToolchainError('APPROVAL_REFUSED', `approval ${id} was decided already, at the same moment`);
   return approvalView(ended.wait);

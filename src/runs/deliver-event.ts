@@ -26,12 +26,12 @@ export async function deliverEvent(store: RunStore, clock: Clock, name: string, 
   if (id !== undefined && (typeof id !== 'string' || id.length === 0 || id.length > 200)) throw new ToolchainError('USAGE', "an event's id must be 1 to 200 characters");
   const eventId = id ?? randomUUID();
   const now = clock.now();
-  const fresh = await store.recordEvent({ id: eventId, name, payload: payload ?? null, at: now });
+  const fresh = await store.waits.recordEvent({ id: eventId, name, payload: payload ?? null, at: now });
   if (!fresh) return { id: eventId, new: false, delivered: [] };
   const delivered: string[] = [];
-  for (const wait of await store.listWaits({ kind: 'event', name, open: true, limit: DELIVERY_LIMIT })) {
+  for (const wait of await store.waits.listWaits({ kind: 'event', name, open: true, limit: DELIVERY_LIMIT })) {
     if (!matches(wait.match, payload)) continue;
-    const ended = await store.resolveWait(wait.id, { ok: true, value: payload ?? null }, now);
+    const ended = await store.waits.resolveWait(wait.id, { ok: true, value: payload ?? null }, now);
     if (ended?.first) delivered.push(wait.run_id);
   }
   return { id: eventId, new: true, delivered };

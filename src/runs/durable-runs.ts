@@ -174,9 +174,9 @@ export class DurableRuns {
 
   /** Why a waiting run cannot go on yet (undefined: a wait of it is over, or its time came). */
   private async notDue(run: StoredRun): Promise<string | undefined> {
-    const at = await this.s.store.wakeAt(run.id);
+    const at = await this.s.store.waits.wakeAt(run.id);
     if (at !== null && at !== undefined && at <= this.s.clock.now()) return undefined;
-    const open = await this.s.store.listWaits({ run_id: run.id, open: true, limit: 5 });
+    const open = await this.s.store.waits.listWaits({ run_id: run.id, open: true, limit: 5 });
     const what = open.map((w) => (w.kind === 'event' ? `event '${w.name}'` : w.kind === 'approval' ? `approval ${w.id}` : 'a sleep')).join(', ');
     return `run ${run.id} is waiting${what ? ` for ${what}` : ''}${at ? ` until ${new Date(at).toISOString()}` : ''}; it goes on by itself once that is over (send the event with 'toolchain emit', decide with 'toolchain approvals')`;
   }
@@ -251,7 +251,7 @@ export class DurableRuns {
   private async park(plan: ChainPlan, run: StoredRun, waits: StoredRunWaits, result: RunResult, options: RunOptions): Promise<RunResult> {
     const { waits: open, ids, wakeAt } = waits.parking();
     const now = this.s.clock.now();
-    if ((await this.s.store.parkRun(run.id, run.epoch, wakeAt, ids, now)) === 'fenced') throw fenced(run.id);
+    if ((await this.s.store.waits.parkRun(run.id, run.epoch, wakeAt, ids, now)) === 'fenced') throw fenced(run.id);
     emitSafely(options, { type: 'run:waiting', run_id: run.id, chain: plan.name, timestamp: now, waits: open, wake_at: wakeAt });
     this.s.onParked?.(run.id, wakeAt);
     return result;

@@ -51,7 +51,7 @@ export class StoredRunWaits implements RunWaits {
     try {
       // Asked again (an agent's call waiting for a decision looks again): a read, not another open.
       const known = this.open.get(request.id);
-      wait = known !== undefined ? ((await store.listWaits({ id: known.id, limit: 1 }))[0] ?? known) : await store.openWait(runId, epoch, request, now);
+      wait = known !== undefined ? ((await store.waits.listWaits({ id: known.id, limit: 1 }))[0] ?? known) : await store.waits.openWait(runId, epoch, request, now);
     } catch (error) {
       const e = asStoreError(error, store.url);
       throw new CallFailure({ code: e.code, message: e.message });
@@ -63,7 +63,7 @@ export class StoredRunWaits implements RunWaits {
     if (wait.kind === 'sleep' && wait.until !== null && wait.until <= now) return { over: true, value: { slept_until: new Date(wait.until).toISOString() } };
     if (wait.until !== null && wait.until <= now) {
       // Its timeout came: end it — unless an event or a decision got there first, which then counts.
-      const ended = await store.resolveWait(wait.id, timedOut(wait), now).catch(() => undefined);
+      const ended = await store.waits.resolveWait(wait.id, timedOut(wait), now).catch(() => undefined);
       if (ended?.wait.outcome) return answerOf(ended.wait);
     }
     this.open.set(wait.id, wait);
@@ -152,7 +152,7 @@ export function describeWait(wait: StoredWait): string {
  * to it.
  */
 export async function closeWaits(store: RunStore, runId: string, now: number, why: string): Promise<void> {
-  for (const wait of await store.listWaits({ run_id: runId, open: true })) {
-    await store.resolveWait(wait.id, { ok: false, code: 'ABORTED', message: why }, now);
+  for (const wait of await store.waits.listWaits({ run_id: runId, open: true })) {
+    await store.waits.resolveWait(wait.id, { ok: false, code: 'ABORTED', message: why }, now);
   }
 }

@@ -155,7 +155,7 @@ export class Waker {
     const { store, clock } = this.s;
     const now = clock.now();
     if (this.s.scope === 'all') {
-      const due = await store.dueRuns(now, BATCH);
+      const due = await store.waits.dueRuns(now, BATCH);
       let started = 0;
       for (const run of due) if (this.wake(run)) started++;
       // A full batch with new runs in it: more may be due; look again as soon as this one is under way.
@@ -166,7 +166,7 @@ export class Waker {
       const run = await store.getRun(runId);
       if (run === undefined) continue;
       if (run.status === 'waiting') {
-        const at = await store.wakeAt(runId);
+        const at = await store.waits.wakeAt(runId);
         if (at !== null && at !== undefined && at <= now) this.wake(run);
       } else if (run.status !== 'running') this.finished(storedResult(run, await store.getSteps(runId)));
     }

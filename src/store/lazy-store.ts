@@ -18,13 +18,15 @@ export function openOnFirstUse(url: string, open: () => Promise<RunStore>): RunS
     getSteps: async (id) => (await store()).getSteps(id),
     listRuns: async (filter) => (await store()).listRuns(filter),
     prune: async (before) => (await store()).prune(before),
-    openWait: async (runId, epoch, wait, now) => (await store()).openWait(runId, epoch, wait, now),
-    parkRun: async (runId, epoch, wakeAt, waits, now) => (await store()).parkRun(runId, epoch, wakeAt, waits, now),
-    wakeAt: async (runId) => (await store()).wakeAt(runId),
-    resolveWait: async (id, outcome, now) => (await store()).resolveWait(id, outcome, now),
-    listWaits: async (filter) => (await store()).listWaits(filter),
-    dueRuns: async (now, limit) => (await store()).dueRuns(now, limit),
-    recordEvent: async (event) => (await store()).recordEvent(event),
+    waits: {
+      openWait: async (runId, epoch, wait, now) => (await store()).waits.openWait(runId, epoch, wait, now),
+      parkRun: async (runId, epoch, wakeAt, waits, now) => (await store()).waits.parkRun(runId, epoch, wakeAt, waits, now),
+      wakeAt: async (runId) => (await store()).waits.wakeAt(runId),
+      resolveWait: async (id, outcome, now) => (await store()).waits.resolveWait(id, outcome, now),
+      listWaits: async (filter) => (await store()).waits.listWaits(filter),
+      dueRuns: async (now, limit) => (await store()).waits.dueRuns(now, limit),
+      recordEvent: async (event) => (await store()).waits.recordEvent(event),
+    },
     async close() {
       if (opened !== undefined) await (await opened.catch(() => undefined))?.close();
     },

@@ -102,7 +102,7 @@ export function createMemoryStore(maxRuns = 100): MemoryRunStore {
   const { forget, pruneEvents, ...waits } = memoryWaits(find);
 
   return {
-    ...waits,
+    waits,
     url: 'memory:',
     inProcess: true,
     begin(r) {

@@ -73,7 +73,7 @@ function mapPostgresError(url: string, doing: string, error: unknown, op: 'read'
 
 class PostgresStore implements RunStore {
   private readonly sql: PostgresStatements;
-  private readonly waits: PostgresWaits;
+  readonly waits: PostgresWaits;
 
   constructor(
     private readonly pool: Pool,
@@ -270,34 +270,6 @@ class PostgresStore implements RunStore {
       await this.waits.pruneEvents(client, finishedBefore);
       return deleted.rows[0]?.n ?? 0;
     });
-  }
-
-  openWait(runId: string, epoch: number, wait: WaitRequest, now: number): Promise<StoredWait | 'fenced'> {
-    return this.waits.openWait(runId, epoch, wait, now);
-  }
-
-  wakeAt(runId: string): Promise<number | null | undefined> {
-    return this.waits.wakeAt(runId);
-  }
-
-  parkRun(runId: string, epoch: number, wakeAt: number | null, waits: readonly string[], now: number): Promise<'ok' | 'fenced'> {
-    return this.waits.parkRun(runId, epoch, wakeAt, waits, now);
-  }
-
-  resolveWait(id: string, outcome: WaitOutcome, now: number): Promise<{ readonly wait: StoredWait; readonly first: boolean } | undefined> {
-    return this.waits.resolveWait(id, outcome, now);
-  }
-
-  listWaits(filter?: WaitFilter): Promise<readonly StoredWait[]> {
-    return this.waits.listWaits(filter);
-  }
-
-  dueRuns(now: number, limit: number): Promise<readonly StoredRun[]> {
-    return this.waits.dueRuns(now, limit);
-  }
-
-  recordEvent(event: StoredEvent): Promise<boolean> {
-    return this.waits.recordEvent(event);
   }
 
   async close(): Promise<void> {

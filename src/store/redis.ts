@@ -114,7 +114,7 @@ function mapRedisError(url: string, doing: string, error: unknown, op: 'read' | 
 }
 
 class RedisStore implements RunStore {
-  private readonly waits: RedisWaits;
+  readonly waits: RedisWaits;
 
   constructor(
     private readonly redis: RedisClient,
@@ -294,34 +294,6 @@ class RedisStore implements RunStore {
     }
     await this.waits.pruneEvents(finishedBefore);
     return total;
-  }
-
-  openWait(runId: string, epoch: number, wait: WaitRequest, now: number): Promise<StoredWait | 'fenced'> {
-    return this.waits.openWait(runId, epoch, wait, now);
-  }
-
-  wakeAt(runId: string): Promise<number | null | undefined> {
-    return this.waits.wakeAt(runId);
-  }
-
-  parkRun(runId: string, epoch: number, wakeAt: number | null, waits: readonly string[], now: number): Promise<'ok' | 'fenced'> {
-    return this.waits.parkRun(runId, epoch, wakeAt, waits, now);
-  }
-
-  resolveWait(id: string, outcome: WaitOutcome, now: number): Promise<{ readonly wait: StoredWait; readonly first: boolean } | undefined> {
-    return this.waits.resolveWait(id, outcome, now);
-  }
-
-  listWaits(filter?: WaitFilter): Promise<readonly StoredWait[]> {
-    return this.waits.listWaits(filter);
-  }
-
-  dueRuns(now: number, limit: number): Promise<readonly StoredRun[]> {
-    return this.waits.dueRuns(now, limit);
-  }
-
-  recordEvent(event: StoredEvent): Promise<boolean> {
-    return this.waits.recordEvent(event);
   }
 
   async close(): Promise<void> {

@@ -143,7 +143,7 @@ export class SqliteStore implements RunStore {
   private readonly createTx: (runs: readonly NewRun[]) => CreateOutcome[];
   private readonly stepsTx: (id: string) => StoredStep[];
   private readonly pruneTx: (finishedBefore: number) => number;
-  private readonly waits: SqliteWaits;
+  readonly waits: SqliteWaits;
 
   /** `connection`: the better-sqlite3 handle, for diagnostics and tests; not part of RunStore. */
   constructor(
@@ -287,34 +287,6 @@ export class SqliteStore implements RunStore {
 
   prune(finishedBefore: number): Promise<number> {
     return this.write('cannot prune runs', () => this.pruneTx(finishedBefore));
-  }
-
-  openWait(runId: string, epoch: number, wait: WaitRequest, now: number): Promise<StoredWait | 'fenced'> {
-    return this.waits.openWait(runId, epoch, wait, now);
-  }
-
-  parkRun(runId: string, epoch: number, wakeAt: number | null, waits: readonly string[], now: number): Promise<'ok' | 'fenced'> {
-    return this.waits.parkRun(runId, epoch, wakeAt, waits, now);
-  }
-
-  wakeAt(runId: string): Promise<number | null | undefined> {
-    return this.waits.wakeAt(runId);
-  }
-
-  resolveWait(id: string, outcome: WaitOutcome, now: number): Promise<{ readonly wait: StoredWait; readonly first: boolean } | undefined> {
-    return this.waits.resolveWait(id, outcome, now);
-  }
-
-  listWaits(filter?: WaitFilter): Promise<readonly StoredWait[]> {
-    return this.waits.listWaits(filter);
-  }
-
-  dueRuns(now: number, limit: number): Promise<readonly StoredRun[]> {
-    return this.waits.dueRuns(now, limit);
-  }
-
-  recordEvent(event: StoredEvent): Promise<boolean> {
-    return this.waits.recordEvent(event);
   }
 
   async close(): Promise<void> {

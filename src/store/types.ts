@@ -139,9 +139,11 @@ export interface RunFilter {
   readonly onCorrupt?: (error: ToolchainError) => void;
 }
 
-export interface RunStore extends WaitStore {
+export interface RunStore {
   /** The store's URL without credentials, for messages. */
   readonly url: string;
+  /** Runs that wait: their waits, parked runs and events (wait-types.ts). */
+  readonly waits: WaitStore;
   /** Creates a run unless one with that id exists (atomic: of two concurrent creates, one wins). */
   createRun(run: NewRun): Promise<CreateOutcome>;
   /**

@@ -56,8 +56,8 @@ export function registerRuns(program: Command, ctx: CommandContext): void {
         const plan = existsSync(chains) ? (await loadChainSet(chains)).plans.get(run.chain) : undefined;
         const detail = runDetail(run, await store.getSteps(runId), plan, Date.now());
         // A waiting run says what it waits for, and until when.
-        const waits = run.status === 'waiting' ? await store.listWaits({ run_id: runId, open: true }) : [];
-        const wakeAt = run.status === 'waiting' ? await store.wakeAt(runId) : undefined;
+        const waits = run.status === 'waiting' ? await store.waits.listWaits({ run_id: runId, open: true }) : [];
+        const wakeAt = run.status === 'waiting' ? await store.waits.wakeAt(runId) : undefined;
         if (flags.json) ctx.io.stdout.write(`${printableJson(run.status === 'waiting' ? { ...detail, waiting_for: waits.map(waitSummary), wake_at: wakeAt ?? null } : detail, 2)}\n`);
         else {
           ctx.io.stdout.write(runTable(detail));
