@@ -19,7 +19,8 @@ import { chainCallee } from './executor/step-callees.js';
 import { callElement, type DistributedElement, type ElementOutcome } from './executor/element-call.js';
 import { runAgent } from './llm/agent/index.js';
 import type { CallTargets, ChainCallOptions } from './llm/call-targets.js';
-import { DurableRuns, type StartOptions } from './runs/durable-runs.js';
+import { DurableRuns } from './runs/durable-runs.js';
+import { withPlumbing, type InternalStartOptions, type RunStartOptions } from './runs/start-options.js';
 import { Recovery } from './runs/recovery.js';
 import { Waker, type FollowOptions } from './runs/waker.js';
 import { registerWaitMetrics } from './observe/wait-metrics.js';
@@ -46,16 +47,16 @@ export interface Engine extends CallTargets {
    * bad options. With `runId`: a finished run with that id is answered from the store,
    * a live one refused (RUN_IN_PROGRESS), one whose owner died resumed.
    */
-  run(chain: string, input?: unknown, options?: StartOptions): Promise<RunResult>;
+  run(chain: string, input?: unknown, options?: RunStartOptions): Promise<RunResult>;
   /**
    * Starts a run and returns as soon as it is recorded (and, with `queue`, enqueued): its id, and
    * its result when wanted. A name that is no chain, or a queue that cannot be reached, throws.
    */
-  submit(chain: string, input?: unknown, options?: StartOptions): Promise<Submission>;
+  submit(chain: string, input?: unknown, options?: RunStartOptions): Promise<Submission>;
   /** One element of a distributed for_each: what a queue worker executes for another worker's run. */
   callElement(chain: string, step: string, element: DistributedElement, runId: string, signal?: AbortSignal): Promise<ElementOutcome>;
   /** Continues a run cut short (crash, kill, cancel) or failed (redrive): recorded successes are not run again. */
-  resume(runId: string, options?: StartOptions): Promise<RunResult>;
+  resume(runId: string, options?: RunStartOptions): Promise<RunResult>;
   /** Asks a run to stop, wherever it runs (through the store); false when no such run is running. */
   cancel(runId: string): Promise<boolean>;
   /** True when runs go to a queue's workers (`createEngine({ queue })`) instead of executing here. */
@@ -176,7 +177,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
     scope: options.timers === true ? 'all' : 'followed',
     intervalMs: options.wakeIntervalMs ?? 1_000,
     // A run of a chain this engine does not have (another process's, such as an MCP server's calls) is left to that process.
-    wake: (run, followed) => (lookup(run.chain) === undefined ? Promise.resolve(notHere(run)) : durable.resume(run.id, { ...withDefaults((followed ?? {}) as StartOptions), wake: true })),
+    wake: (run, followed) => (lookup(run.chain) === undefined ? Promise.resolve(notHere(run)) : durable.resume(run.id, withPlumbing(withDefaults((followed ?? {}) as RunStartOptions), { wake: true }))),
   });
   closers.unshift(() => waker.close());
   const submitter = address ? await QueueSubmitter.open(address, store, host.clock) : undefined;
@@ -221,7 +222,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
   }
 
   /** The caller's options with the engine's approver when it brings none, and the observer listening. */
-  function withDefaults(given: StartOptions): StartOptions {
+  function withDefaults(given: InternalStartOptions): InternalStartOptions {
     return observed(given.approve === undefined && options.approve !== undefined ? { ...given, approve: options.approve } : given);
   }
 
@@ -229,7 +230,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
    * A run that parked: awaited to its end unless the caller asked for the parked result. `given`
    * are the caller's own options (the engine's defaults are added again when the run is woken).
    */
-  function followed(promise: Promise<RunResult>, given: StartOptions): Promise<RunResult> {
+  function followed(promise: Promise<RunResult>, given: RunStartOptions): Promise<RunResult> {
     if (given.untilWaiting === true) return promise;
     return promise.then((result) => {
       if (result.status !== 'waiting') return result;

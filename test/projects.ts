@@ -12,6 +12,7 @@ export const UNIT = [
   'test/compiler.test.ts',
   'test/disk-cache.test.ts',
   'test/engine-cancel.test.ts',
+  'test/engine-options.test.ts',
   'test/engine-reload.test.ts',
   'test/engine.test.ts',
   'test/executor-args-isolation.test.ts',

@@ -4,7 +4,7 @@ import type { RunResult } from '../executor/types.js';
 import type { Clock } from '../common/clock.js';
 import type { NewsListener, QueueSubmitter, Submission } from '../queue/submit.js';
 import { relayNews } from './queue-relay.js';
-import type { StartOptions } from '../runs/durable-runs.js';
+import type { RunStartOptions } from '../runs/start-options.js';
 
 // An engine made with `queue` executes nothing itself: `run` records the run, enqueues
 // it and resolves with the RunResult the store has once a worker finished it; `submit` returns as
@@ -15,7 +15,7 @@ export interface QueueModeHost {
   readonly submitter: QueueSubmitter;
   readonly lookup: (name: string) => ChainPlan | undefined;
   /** The failed result of a run that could not start (unknown chain, queue unreachable). */
-  readonly refuse: (chain: string, runId: string | undefined, error: { code: ErrorCode; message: string }, input: unknown, options: StartOptions) => RunResult;
+  readonly refuse: (chain: string, runId: string | undefined, error: { code: ErrorCode; message: string }, input: unknown, options: RunStartOptions) => RunResult;
   readonly unknownChain: (name: string) => { code: ErrorCode; message: string };
   /** The engine's run ids (unique across the processes that share a store). */
   readonly newRunId: () => string;
@@ -23,13 +23,13 @@ export interface QueueModeHost {
 }
 
 export function queueMode(h: QueueModeHost) {
-  const failed = (chain: string, runId: string, error: unknown, input: unknown, options: StartOptions): RunResult => {
+  const failed = (chain: string, runId: string, error: unknown, input: unknown, options: RunStartOptions): RunResult => {
     if (!(error instanceof ToolchainError)) throw error;
     return h.refuse(chain, runId, { code: error.code, message: error.message }, input, options);
   };
 
   /** Submits, and waits for the result; the run's events reach the caller's listeners as the worker sends them (queue-relay.ts). */
-  async function relayed(runId: string, input: unknown, options: StartOptions, send: (follow?: NewsListener) => Promise<Submission>, chain: string): Promise<RunResult> {
+  async function relayed(runId: string, input: unknown, options: RunStartOptions, send: (follow?: NewsListener) => Promise<Submission>, chain: string): Promise<RunResult> {
     const relay = options.onEvent !== undefined || options.onProgress !== undefined ? relayNews(runId, options, h.clock) : undefined;
     try {
       const result = await (await send(relay?.listener)).result(options.signal);
@@ -51,12 +51,12 @@ export function queueMode(h: QueueModeHost) {
   }
 
   return {
-    submit: async (name: string, input: unknown, options: StartOptions = {}): Promise<Submission> => h.submitter.submit(planNamed(name), input, options.runId ?? h.newRunId()),
-    run(name: string, input: unknown, options: StartOptions): Promise<RunResult> {
+    submit: async (name: string, input: unknown, options: RunStartOptions = {}): Promise<Submission> => h.submitter.submit(planNamed(name), input, options.runId ?? h.newRunId()),
+    run(name: string, input: unknown, options: RunStartOptions): Promise<RunResult> {
       const runId = options.runId ?? h.newRunId();
       return relayed(runId, input, options, (follow) => h.submitter.submit(planNamed(name), input, runId, follow), name);
     },
-    resume: (runId: string, options: StartOptions): Promise<RunResult> =>
+    resume: (runId: string, options: RunStartOptions): Promise<RunResult> =>
       relayed(runId, undefined, options, (follow) => h.submitter.resume(runId, options.allowChanged === true, follow), '(unknown)'),
     cancel: async (runId: string): Promise<boolean> => (await h.submitter.cancel(runId))?.status === 'running',
   };

@@ -2,10 +2,10 @@
 import type { ChainPlan } from '../compiler/plan.js';
 import type { ToolSet } from '../registry/types.js';
 import { Run } from './run.js';
-import type { ExecutorHost, RunOptions, RunResult } from './types.js';
+import type { ExecutionOptions, ExecutorHost, RunResult } from './types.js';
 
 /** Runs `plan` once. Never rejects for anything a user or a tool did: failures are in the result. */
-export function executeChain(host: ExecutorHost, plan: ChainPlan, tools: ToolSet, input: unknown, options: RunOptions = {}): Promise<RunResult> {
+export function executeChain(host: ExecutorHost, plan: ChainPlan, tools: ToolSet, input: unknown, options: ExecutionOptions = {}): Promise<RunResult> {
   return new Run(host, plan, options, undefined).start(tools, input);
 }
 
@@ -40,4 +40,4 @@ export type {
   StepSucceededEvent,
 } from './events.js';
 export type { AgentHost, AgentMessages, AgentRequest, AgentRunner, AgentTarget, TokenUsage, ToolCallProgress } from './agent-step.js';
-export type { ExecutorHost, ForEachProgress, LogEntry, RunControl, RunEndStatus, RunOptions, RunResult, StepMocks, StepRecorder, StepSummary } from './types.js';
+export type { ExecutionOptions, ExecutorHost, ForEachProgress, LogEntry, RunControl, RunEndStatus, RunOptions, RunResult, StepMocks, StepRecorder, StepSummary } from './types.js';

@@ -1,6 +1,6 @@
 import type { ChainPlan } from '../compiler/plan.js';
 import { Run } from './run.js';
-import type { RunOptions, RunResult, RunScope } from './types.js';
+import type { ExecutionOptions, RunResult, RunScope } from './types.js';
 
 /**
  * Runs a sub-chain's plan as a child of `run`: same engine, same tools, same listener and
@@ -11,7 +11,7 @@ export function runChild(run: Run, plan: ChainPlan, input: unknown, signal: Abor
   const { onEvent, approve, options } = run;
   const recorded = key !== undefined ? { recorder: options.recorder, restored: options.restored, waits: options.waits } : {};
   const mocks = options.mocks?.child(step);
-  const childOptions: RunOptions = { signal, onEvent, approve, concurrency: options.concurrency, debug: run.debug, onProgress: options.onProgress, ...recorded, ...(mocks ? { mocks } : {}) };
+  const childOptions: ExecutionOptions = { signal, onEvent, approve, concurrency: options.concurrency, debug: run.debug, onProgress: options.onProgress, ...recorded, ...(mocks ? { mocks } : {}) };
   const scope: RunScope = { parent: { run_id: run.runId, step }, keyPrefix: `${run.keyPrefix}${key ?? step}›`, rootRunId: run.rootRunId, depth: run.depth + 1 };
   return new Run(run.host, plan, childOptions, scope).start(run.bound.tools, input);
 }

@@ -15,7 +15,7 @@ import { childSite, mockedSite } from './step-callees.js';
 import { attemptInput, EMIT, effectsOf, FREE_SLOT, isActive, isFinal, PENDING, RECORD, RELEASE_DEPENDENTS, startInput, STOP_RUN, succeedInput, transition, WRITE_OUTPUT, type SkipReason, type StepInput, type StepRecord, type StepState } from './step-state.js';
 import { skipReason } from './skip-rule.js';
 import { startStep } from './step-work.js';
-import type { Abortable, ExecutorHost, RunOptions, RunResult, RunScope, Stoppable } from './types.js';
+import type { Abortable, ExecutorHost, ExecutionOptions, RunResult, RunScope, Stoppable } from './types.js';
 
 // One run of one plan: the step states, the run context, and the scheduler that starts a step the
 // moment its last dependency finishes (a counter per step reaches zero), within the chain's and
@@ -39,7 +39,7 @@ export class Run implements CallOwner, CallWatcher, Stoppable {
   /** The run context: inputs, then each finished step's output by name. Written only by WRITE_OUTPUT. */
   readonly context: Record<string, unknown>;
   bound!: BoundPlan;
-  readonly options: RunOptions;
+  readonly options: ExecutionOptions;
   private readonly states: StepState[];
   /** What each step at work can be cancelled through (its attempt, or its for_each group). */
   private readonly controls: (Abortable | undefined)[];
@@ -58,7 +58,7 @@ export class Run implements CallOwner, CallWatcher, Stoppable {
   readonly rootRunId: string; // the id its results are recorded under: its own, or the top run's
   readonly depth: number; // levels of sub-chains above this run
 
-  constructor(host: ExecutorHost, plan: ChainPlan, options: RunOptions, scope: RunScope | undefined) {
+  constructor(host: ExecutorHost, plan: ChainPlan, options: ExecutionOptions, scope: RunScope | undefined) {
     this.runId = options.runId ?? host.newRunId();
     this.keyPrefix = scope?.keyPrefix ?? '';
     this.rootRunId = scope?.rootRunId ?? this.runId;

@@ -11,7 +11,10 @@ import type { InputResult } from './run-inputs.js';
 import type { Slots } from './slots.js';
 import type { FinalStatus, StepRecord } from './step-state.js';
 
-/** What a caller passes to one run. */
+/**
+ * What a caller passes to one run: the public options of `Engine.run`, `submit` and `resume`.
+ * Nothing here lets a caller reach into the engine's bookkeeping; that is ExecutionOptions.
+ */
 export interface RunOptions {
   /** Cancels the whole run: running steps are aborted through their signals, the run fails with ABORTED. */
   readonly signal?: AbortSignal;
@@ -23,28 +26,40 @@ export interface RunOptions {
   readonly concurrency?: number;
   /** The run's id (default: a new one). */
   readonly runId?: string;
-  /** When the run began (default: now), for a caller that has just read the clock: a reading costs ~90 ns here, a tenth of a step. */
+  /**
+   * Steps whose callee is replaced (chain tests, `run --mock`): a mocked step never calls its
+   * tool. Public on purpose: a dry run with stand-ins is something a caller asks for, and what the
+   * steps then return is the caller's own business; nothing recorded earlier is touched.
+   */
+  readonly mocks?: StepMocks;
+  /** Handlers' errors keep their stacks (`error.stack` in the result; `--debug`). */
+  readonly debug?: boolean;
+  /** A for_each step's elements done so far, as they finish: for progress displays, not a run event. */
+  readonly onProgress?: (progress: ForEachProgress) => void;
+}
+
+/**
+ * What the executor is given for one run: the caller's options and what the engine fills in
+ * (where results are recorded, what was recorded before, how to stop the run). Only the engine's
+ * own code builds one (runs/durable-runs.ts); no public entry takes it.
+ */
+export interface ExecutionOptions extends RunOptions {
+  /** When the run began (default: now), for a caller that has just read the clock. */
   readonly startedAt?: number;
   /** Where each step result goes the moment it is final (what a run store keeps). */
   readonly recorder?: StepRecorder;
   /** Step results recorded earlier, by step key: recorded successes are not run again. */
   readonly restored?: ReadonlyMap<string, StepRecord>;
   /**
-   * Given, when the run starts, a function that stops it with an error of the caller's choosing
-   * (a cancellation, a run store that cannot be written): what a signal does, without the cost of
-   * an AbortController per run.
+   * Given, when the run starts, a function that stops it with an error of the engine's choosing
+   * (a cancellation, a run store that cannot be written): what a signal does, without an
+   * AbortController per run.
    */
   readonly control?: RunControl;
-  /** Steps whose callee is replaced (chain tests, `run --mock`): a mocked step never calls its tool. */
-  readonly mocks?: StepMocks;
-  /** Handlers' errors keep their stacks (`error.stack` in the result; `--debug`). */
-  readonly debug?: boolean;
   /** On a queue worker: where a `distribute: true` for_each of the run (not of a sub-chain) sends its elements. */
   readonly distributor?: Distributor;
   /** Where the run's waits are kept (a run store); without it, waiting steps and approval requests cannot wait and fail. */
   readonly waits?: RunWaits;
-  /** A for_each step's elements done so far, as they finish: for progress displays, not a run event. */
-  readonly onProgress?: (progress: ForEachProgress) => void;
 }
 
 export interface ForEachProgress {

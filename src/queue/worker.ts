@@ -5,7 +5,7 @@ import type { ErrorCode } from '../common/errors.js';
 import type { ChainPlan } from '../compiler/plan.js';
 import type { RunResult } from '../executor/types.js';
 import { dispatchBatch, ElementSources, isElementJob, parentDistributor, processElement, type ElementCaller } from './distribute.js';
-import type { StartOptions } from '../runs/durable-runs.js';
+import { withPlumbing, type InternalStartOptions } from '../runs/start-options.js';
 import type { RunStore, StoredRun } from '../store/types.js';
 import { subscribeCancel } from './cancel-channel.js';
 import { importBullMQ, parseQueueUrl, workerConnection } from './connection.js';
@@ -52,7 +52,8 @@ export interface QueueWorkerOptions {
 /** What a worker needs of the engine that executes its runs. */
 export interface WorkerEngine extends ElementCaller {
   chain(name: string): ChainPlan | undefined;
-  resume(runId: string, options?: StartOptions): Promise<RunResult>;
+  /** Takes the engine's own options: the worker attaches its plumbing (withPlumbing), which no public caller can. */
+  resume(runId: string, options?: InternalStartOptions): Promise<RunResult>;
   cancel(runId: string): Promise<boolean>;
 }
 
@@ -133,7 +134,7 @@ export async function startQueueWorker(engine: WorkerEngine, store: RunStore, cl
       const news = data.events === true ? newsReporter(job) : undefined;
       const wake = data.kind === 'wake' ? { wake: true, claimLive: false } : {};
       // untilWaiting: a run that parks on a wait frees this worker's slot; a waker puts it back on the queue.
-      const result = await engine.resume(runId, { claimLive: true, queue: address.name, distributor, untilWaiting: true, ...wake, ...news, ...(data.allowChanged ? { allowChanged: true } : {}) });
+      const result = await engine.resume(runId, withPlumbing({ untilWaiting: true, ...news, ...(data.allowChanged ? { allowChanged: true } : {}) }, { claimLive: true, queue: address.name, distributor, ...wake }));
       const parked = batch();
       if (result.error?.code === 'RUN_SUSPENDED' && parked !== undefined) {
         const now = await store.getRun(runId);

@@ -2,7 +2,7 @@ import type { Clock } from '../common/clock.js';
 import { ToolchainError, type ErrorCode } from '../common/errors.js';
 import type { ChainPlan } from '../compiler/plan.js';
 import type { StepRecord } from '../executor/step-state.js';
-import type { RunControl, RunOptions, RunResult, StepRecorder, Stoppable } from '../executor/types.js';
+import type { ExecutionOptions, RunControl, RunOptions, RunResult, StepRecorder, Stoppable } from '../executor/types.js';
 import type { RunEvent } from '../executor/events.js';
 import type { RunWaits } from '../call/index.js';
 import type { CheckInput } from '../executor/run-inputs.js';
@@ -16,6 +16,7 @@ import { newOwnerId, ownerAlive } from './owner.js';
 import { endStatus, runDetail, runSummary, storedResult, type RunDetail, type RunSummary } from './stored-result.js';
 import { closeWaits, StoredRunWaits } from './run-waits.js';
 import { cancelRun, endCancelled } from './cancel-run.js';
+import { plumbingOf, type InternalStartOptions } from './start-options.js';
 
 // Runs that outlive a process: every run is created in the run store before it starts
 // and its step results are recorded as they finish. A run id chosen by the caller is the run's
@@ -41,28 +42,12 @@ export interface DurableSettings {
   /** The run's input against its chain's `inputs`: defaults filled, strings coerced, or why not. */
   readonly checkInput: CheckInput;
   /** Executes a plan with the engine's tools. */
-  readonly execute: (plan: ChainPlan, input: unknown, options: RunOptions) => Promise<RunResult>;
+  readonly execute: (plan: ChainPlan, input: unknown, options: ExecutionOptions) => Promise<RunResult>;
   /** The result (and events) of a run that could not start. */
   readonly refuse: (chain: string, runId: string | undefined, error: { code: ErrorCode; message: string }, input: unknown, options: RunOptions) => RunResult;
   /** A run was parked here until `wakeAt`, or ended: for the waker. */
   readonly onParked?: (runId: string, wakeAt: number | null) => void;
   readonly onEnded?: (result: RunResult) => void;
-}
-
-export interface StartOptions extends RunOptions {
-  /** With the id of a run whose owner died and whose chain changed since: resume it anyway. */
-  readonly allowChanged?: boolean;
-  /**
-   * The caller holds the queue's lock on this run: take it over even from an owner
-   * that looks alive. Its lock ran out, so it is gone or stuck; the new epoch fences its writes.
-   */
-  readonly claimLive?: boolean;
-  /** The queue whose worker takes the run over, recorded on the run (none: this process executes it on its own). */
-  readonly queue?: string;
-  /** A waiting run is woken (its time came, or a wait of it was resolved): continue it rather than refuse RUN_WAITING. */
-  readonly wake?: boolean;
-  /** Resolve as soon as the run parks on a wait (status `waiting`), rather than when it ends. */
-  readonly untilWaiting?: boolean;
 }
 
 /** A run executing here: how to stop it (bound when it starts; a stop asked for before that waits for it). */
@@ -93,7 +78,7 @@ export class DurableRuns {
     this.recorder = new GroupRecorder(s.store, s.inProcess, (runId, error) => this.active.get(runId)?.stop(error));
   }
 
-  start(plan: ChainPlan, given: unknown, options: StartOptions): Promise<RunResult> {
+  start(plan: ChainPlan, given: unknown, options: InternalStartOptions): Promise<RunResult> {
     // An input the chain refuses makes no run: nothing is recorded. The input recorded is the
     // one the steps see (`--input ms=1500` is the number 1500 where the schema says integer).
     const checked = this.s.checkInput(plan, given);
@@ -104,7 +89,7 @@ export class DurableRuns {
     return this.startStored(plan, input, options);
   }
 
-  private async startStored(plan: ChainPlan, input: unknown, options: StartOptions): Promise<RunResult> {
+  private async startStored(plan: ChainPlan, input: unknown, options: InternalStartOptions): Promise<RunResult> {
     const id = options.runId ?? this.s.newRunId();
     // A store in this process keeps the input as given; the others write it as JSON.
     const stored = this.s.inProcess ? input : jsonCopy(input);
@@ -126,7 +111,7 @@ export class DurableRuns {
   }
 
   /** A run id chosen by the caller may name a run already, which is answered as ever; else the input is refused. */
-  private async refuseInput(plan: ChainPlan, input: unknown, options: StartOptions, message: string): Promise<RunResult> {
+  private async refuseInput(plan: ChainPlan, input: unknown, options: InternalStartOptions, message: string): Promise<RunResult> {
     const refusal = (): RunResult => this.s.refuse(plan.name, options.runId, { code: 'INPUT_INVALID', message }, input, options);
     if (options.runId === undefined) return refusal();
     try {
@@ -143,11 +128,11 @@ export class DurableRuns {
    * store's entry for the run records its steps, hears its end and stops it (cancel goes through
    * the store): the engine adds no promise, closure or Map entry of its own.
    */
-  private startInMemory(store: MemoryRunStore, plan: ChainPlan, input: unknown, options: RunOptions): Promise<RunResult> {
+  private startInMemory(store: MemoryRunStore, plan: ChainPlan, input: unknown, options: InternalStartOptions): Promise<RunResult> {
     const id = this.s.newRunId();
     const now = this.s.clock.now();
     const live = store.begin({ id, chain: plan.name, chain_hash: plan.hash, input, owner: this.owner, lease_until: now + this.s.leaseMs, now });
-    return this.s.execute(plan, input, runOptions(options, id, live, live, undefined, undefined, now));
+    return this.s.execute(plan, input, executionOptions(options, id, live, live, undefined, undefined, now));
   }
 
   /** Executing in this process now (started here, through the engine or the memory store). */
@@ -156,7 +141,7 @@ export class DurableRuns {
   }
 
   /** Continues a run cut short (crash, kill, cancel) or failed (redrive). */
-  async resume(id: string, options: StartOptions): Promise<RunResult> {
+  async resume(id: string, options: InternalStartOptions): Promise<RunResult> {
     let run: StoredRun | undefined;
     try {
       run = await this.s.store.getRun(id);
@@ -165,7 +150,7 @@ export class DurableRuns {
     }
     if (run === undefined) return this.s.refuse('(unknown)', id, { code: 'RUN_NOT_FOUND', message: `no run ${id} in the run store ${this.s.store.url}` }, undefined, options);
     if (run.status === 'succeeded') return storedResult(run, await this.s.store.getSteps(id));
-    if (run.status === 'waiting' && options.wake !== true) {
+    if (run.status === 'waiting' && plumbingOf(options).wake !== true) {
       const refusal = await this.notDue(run);
       if (refusal !== undefined) return this.s.refuse(run.chain, id, { code: 'RUN_WAITING', message: refusal }, run.input, options);
     }
@@ -181,12 +166,12 @@ export class DurableRuns {
     return `run ${run.id} is waiting${what ? ` for ${what}` : ''}${at ? ` until ${new Date(at).toISOString()}` : ''}; it goes on by itself once that is over (send the event with 'toolchain emit', decide with 'toolchain approvals')`;
   }
 
-  private async takeOver(run: StoredRun, options: StartOptions): Promise<RunResult> {
+  private async takeOver(run: StoredRun, options: InternalStartOptions): Promise<RunResult> {
     const refuse = (code: ErrorCode, message: string): RunResult => this.s.refuse(run.chain, run.id, { code, message }, run.input, options);
     const now = this.s.clock.now();
     // This engine owns the run but runs it no more (its end could not be written): it is free.
     const abandonedHere = run.owner === this.owner && !this.isActive(run.id);
-    const live = this.isActive(run.id) || (options.claimLive !== true && ownerAlive(run, now));
+    const live = this.isActive(run.id) || (plumbingOf(options).claimLive !== true && ownerAlive(run, now));
     if (run.status === 'running' && !abandonedHere && live) {
       return refuse('RUN_IN_PROGRESS', `run ${run.id} is in progress (owner ${run.owner}); wait for it, or cancel it with 'toolchain runs cancel ${run.id}'`);
     }
@@ -195,8 +180,9 @@ export class DurableRuns {
     if (plan.hash !== run.chain_hash && options.allowChanged !== true) {
       return refuse('CHAIN_CHANGED', `chain '${run.chain}' changed since run ${run.id} started; resume with --allow-changed (allowChanged: true) to continue with the new definition`);
     }
+    const queue = plumbingOf(options).queue;
     try {
-      const claim = await this.s.store.claimRun(run.id, { owner: this.owner, lease_until: now + this.s.leaseMs, now, expected_epoch: run.epoch, ...(options.queue !== undefined ? { queue: options.queue } : {}) });
+      const claim = await this.s.store.claimRun(run.id, { owner: this.owner, lease_until: now + this.s.leaseMs, now, expected_epoch: run.epoch, ...(queue !== undefined ? { queue } : {}) });
       if (!claim.claimed) return refuse('RUN_IN_PROGRESS', `run ${run.id} was taken over by another owner at the same moment`);
       const restored = new Map<string, StepRecord>();
       const recorded = await this.s.store.getSteps(run.id);
@@ -208,7 +194,7 @@ export class DurableRuns {
     }
   }
 
-  private async execute(plan: ChainPlan, run: StoredRun, input: unknown, options: StartOptions, restored: ReadonlyMap<string, StepRecord> | undefined, resumed?: Resumption): Promise<RunResult> {
+  private async execute(plan: ChainPlan, run: StoredRun, input: unknown, options: InternalStartOptions, restored: ReadonlyMap<string, StepRecord> | undefined, resumed?: Resumption): Promise<RunResult> {
     const { id, epoch } = run;
     const active = new Active(epoch);
     const waits = new StoredRunWaits({ store: this.s.store, runId: id, chain: plan.name, epoch, clock: this.s.clock, onEvent: options.onEvent });
@@ -223,7 +209,7 @@ export class DurableRuns {
         resumed === undefined
           ? { record: (key: string, record: StepRecord) => this.recorder.record(id, storedStep(key, record)), whenRecorded }
           : { record: (key: string, record: StepRecord) => this.recorder.record(id, withHistory(storedStep(key, record), resumed)), whenRecorded };
-      result = await this.s.execute(plan, input, runOptions(options, id, recorder, active, restored, waits));
+      result = await this.s.execute(plan, input, executionOptions(options, id, recorder, active, restored, waits));
     } finally {
       this.active.delete(id);
       this.keepLeases();
@@ -317,9 +303,13 @@ export class DurableRuns {
   }
 }
 
-/** The caller's options with the run's own parts: one literal with every key, absent ones undefined (this is on every run's path). */
-function runOptions(o: RunOptions, runId: string, recorder: StepRecorder, control: RunControl, restored: ReadonlyMap<string, StepRecord> | undefined, waits?: RunWaits, startedAt?: number): RunOptions {
-  return { signal: o.signal, onEvent: o.onEvent, approve: o.approve, concurrency: o.concurrency, debug: o.debug, onProgress: o.onProgress, runId, startedAt, recorder, restored, control, mocks: o.mocks, distributor: o.distributor, waits };
+/**
+ * The caller's options with the run's own parts: one literal with every key, absent ones
+ * undefined (this is on every run's path). Only the caller's fields are read from `o`: a recorder,
+ * restored steps, a control or waits a caller slipped in are not (RunOptions has none of them).
+ */
+function executionOptions(o: InternalStartOptions, runId: string, recorder: StepRecorder, control: RunControl, restored: ReadonlyMap<string, StepRecord> | undefined, waits?: RunWaits, startedAt?: number): ExecutionOptions {
+  return { signal: o.signal, onEvent: o.onEvent, approve: o.approve, concurrency: o.concurrency, debug: o.debug, onProgress: o.onProgress, runId, startedAt, recorder, restored, control, mocks: o.mocks, distributor: plumbingOf(o).distributor, waits };
 }
 
 /** A run that may wait (a waiting step, a sub-chain, an approver that may answer 'wait') goes through the store's full path in memory too. */
