@@ -31,6 +31,7 @@ export const UNIT = [
   'test/llm-agent-text-calls.test.ts',
   'test/llm-agent.test.ts',
   'test/llm-execute.test.ts',
+  'test/llm-mcp-concurrency.test.ts',
   'test/llm-export.test.ts',
   'test/llm-parse-content.test.ts',
   'test/llm-parse-formats.test.ts',

@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import { printableJson } from '../../common/printable.js';
 import type { Command } from 'commander';
 import { createEngine } from '../../engine.js';
-import type { Diagnostic } from '../../common/errors.js';
+import { ToolchainError, type Diagnostic } from '../../common/errors.js';
 import { createMcpServer, isToolRun, serveStdio } from '../../llm/mcp/index.js';
 import { createRegistry, createSchemaCompiler } from '../../registry/index.js';
 import { EXIT_OK } from '../io.js';
@@ -31,6 +31,7 @@ interface McpFlags {
   readonly watch: boolean;
   readonly isolation: string;
   readonly store?: string;
+  readonly concurrency?: string;
 }
 
 
@@ -42,6 +43,7 @@ export function registerMcp(program: Command, ctx: CommandContext): void {
     .option('--store <url>', 'where calls that wait for approval are recorded: sqlite:FILE, postgres://…, redis://…, memory: (default: TOOLCHAIN_STORE, else sqlite:.toolchain/runs.db)')
     .option('--no-watch', 'do not reload plugins and chains when their files change')
     .option('--isolation <level>', ISOLATION_HELP, 'worker')
+    .option('--concurrency <n>', 'at most this many calls at work at once; the others wait their turn (default 8)')
     .action(async (flags: McpFlags) => {
       ctx.exit(await serveMcp(ctx, flags));
     });
@@ -51,6 +53,10 @@ async function serveMcp(ctx: CommandContext, flags: McpFlags): Promise<number> {
   const { io } = ctx;
   const globals = ctx.globals();
   const isolation = isolationFlag(flags.isolation);
+  const concurrency = flags.concurrency === undefined ? undefined : Number(flags.concurrency);
+  if (concurrency !== undefined && !(Number.isInteger(concurrency) && concurrency >= 1)) {
+    throw new ToolchainError('USAGE', `--concurrency must be a whole number of at least 1, got '${flags.concurrency}'`);
+  }
   const say = (line: string): void => void io.stderr.write(`toolchain mcp: ${line}\n`);
   const problems = (ds: readonly Diagnostic[]): void => {
     for (const d of ds) say(showDiagnostic(io.cwd, d));
@@ -95,6 +101,7 @@ async function serveMcp(ctx: CommandContext, flags: McpFlags): Promise<number> {
         version: packageVersion(),
         approve,
         log,
+        ...(concurrency !== undefined ? { concurrency } : {}),
       });
       refresh = () => void mcp.refresh().catch((error: unknown) => say(`could not notify the client: ${(error as Error).message}`));
       say(`serving ${engine.tools().tools().length} tools and ${engine.chains().filter((c) => !isToolRun(c.name)).length} chains`);

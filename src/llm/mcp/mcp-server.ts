@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import pLimit from 'p-limit';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { LogEntry, RunResult } from '../../executor/types.js';
+import { ToolchainError } from '../../common/errors.js';
 import type { ApproveCallback } from '../../registry/types.js';
 import type { CallTargets } from '../call-targets.js';
 import { executeToolCalls } from '../execute/execute-tool-calls.js';
@@ -28,6 +30,11 @@ import { importModule } from '../../common/import-module.js';
 // `elicitation`; otherwise the call answers RUN_WAITING with the request's id, the run goes on
 // once a person decides, and `toolchain_run_result` (listed while something served may wait)
 // gives the outcome.
+//
+// A client may send many calls without waiting for answers; the SDK hands each to us at once. At
+// most `concurrency` of them work at a time (p-limit, default 8, the same as one batch of a
+// model's calls); the rest wait their turn in the order they came. Asking for a waiting call's
+// result (toolchain_run_result) is not work and takes no place.
 
 export interface McpServerOptions {
   /**
@@ -42,7 +49,12 @@ export interface McpServerOptions {
   /** Server name and version announced in `initialize`. */
   readonly name?: string;
   readonly version?: string;
+  /** Calls worked on at once (default 8); the others wait for a place, in the order they came. */
+  readonly concurrency?: number;
 }
+
+/** Calls a server works on at once, unless told otherwise. */
+export const DEFAULT_MCP_CONCURRENCY = 8;
 
 export interface ToolchainMcpServer {
   readonly server: Server;
@@ -55,6 +67,7 @@ export interface ToolchainMcpServer {
  * every command, and loading the SDK would cost every other command's start-up.
  */
 export async function createMcpServer(engine: CallTargets, options: McpServerOptions = {}): Promise<ToolchainMcpServer> {
+  const limit = pLimit(checkedConcurrency(options.concurrency));
   const [{ Server }, { CallToolRequestSchema, ListToolsRequestSchema }] = await Promise.all([
     importModule<typeof import('@modelcontextprotocol/sdk/server/index.js')>('@modelcontextprotocol/sdk/server/index.js'),
     importModule<typeof import('@modelcontextprotocol/sdk/types.js')>('@modelcontextprotocol/sdk/types.js'),
@@ -91,12 +104,17 @@ export async function createMcpServer(engine: CallTargets, options: McpServerOpt
     return { tools: list.tools };
   });
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+  server.setRequestHandler(CallToolRequestSchema, (request, extra): Promise<CallToolResult> => {
     const { name, arguments: args } = request.params;
     const id = `mcp_${++calls}`;
+    if (runs && name === RUN_RESULT_TOOL && currentToolList(served).tools.every((t) => t.name !== RUN_RESULT_TOOL)) return runOutcome(runs, running, args);
+    return limit(() => work(id, name, args, extra));
+  });
+
+  /** One call, once it has a place: a durable run when it may need a person, else one call through executeToolCalls. */
+  async function work(id: string, name: string, args: Record<string, unknown> | undefined, extra: CallExtra): Promise<CallToolResult> {
     let callApprove = approve;
     if (runs) {
-      if (name === RUN_RESULT_TOOL && currentToolList(served).tools.every((t) => t.name !== RUN_RESULT_TOOL)) return runOutcome(runs, running, args);
       const runId = `${MCP_RUN_PREFIX}${randomUUID()}`;
       const plan = await planRun(runs, served, name, args, { id, runId, approve });
       if (plan.kind === 'decided') callApprove = () => plan.approved;
@@ -120,7 +138,7 @@ export async function createMcpServer(engine: CallTargets, options: McpServerOpt
       ...(options.log ? { log: options.log } : {}),
     });
     return toCallToolResult(answer!, withOutput.has(name));
-  });
+  }
 
   return {
     server,
@@ -134,6 +152,20 @@ export async function createMcpServer(engine: CallTargets, options: McpServerOpt
       return true;
     },
   };
+}
+
+/** What the SDK tells a call handler of its request: the client's cancellation and the request's id. */
+interface CallExtra {
+  readonly signal: AbortSignal;
+  readonly requestId: string | number;
+}
+
+function checkedConcurrency(value: number | undefined): number {
+  if (value === undefined) return DEFAULT_MCP_CONCURRENCY;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
+    throw new ToolchainError('USAGE', `option 'concurrency' must be a whole number of at least 1, got ${JSON.stringify(value) ?? String(value)}`);
+  }
+  return value;
 }
 
 /** Something served may have to wait for a person: a dangerous tool, or a chain that may wait or call one. */
