@@ -5,6 +5,8 @@
 // from these entries and checked by the tests: a change to it is a change to the API.
 
 export { createEngine, type Engine, type EngineOptions } from './engine.js';
+export type { TriggerEvent } from './triggers/scheduler.js';
+export type { TriggerView } from './triggers/views.js';
 export type { RecoveryEvent } from './runs/recovery.js';
 export { createWorker, type WorkerOptions, type ToolchainWorker } from './worker.js';
 export type { QueueWorkerOptions } from './queue/worker.js';
