@@ -18,7 +18,10 @@ import { tickName, tickOfRun, ticksBetween, triggerPrefix, triggerRunId } from '
 //
 // `overlap` looks at the store too, so it holds across processes: `skip` drops a tick while a run
 // of the trigger (of an earlier tick) is running or waiting; `queue` keeps it until that run has
-// ended (at most MAX_QUEUED ticks, the oldest dropped past that); `allow` fires regardless.
+// ended (at most MAX_QUEUED ticks, the oldest dropped past that); `allow` fires regardless. The
+// missed ticks `catchup: all` brings are never skipped for overlap: each waits for the one before
+// (unless `allow`), since having each of them is what `all` asks for. A run whose process died
+// counts as going until recovery has resumed and ended it.
 
 /** Most missed ticks `catchup: all` fires; older ones are dropped. */
 export const MAX_CATCHUP = 100;
@@ -54,6 +57,8 @@ interface TriggerState {
   last: number;
   /** Ticks taken in and not yet fired or dropped, ascending. */
   pending: number[];
+  /** Of `pending`, the missed ticks `catchup: all` brought: each waits for the run before it rather than being skipped. */
+  readonly caughtUp: Set<number>;
 }
 
 export class TriggerScheduler {
@@ -118,7 +123,7 @@ export class TriggerScheduler {
     const fingerprint = `${t.kind} ${t.cron ?? ''} ${t.timezone} ${t.everyMs ?? ''}`;
     let state = this.states.get(key);
     if (state === undefined || state.fingerprint !== fingerprint) {
-      state = state === undefined ? await this.firstLook(plan, t, key, fingerprint, now) : { fingerprint, last: now, pending: [] };
+      state = state === undefined ? await this.firstLook(plan, t, key, fingerprint, now) : { fingerprint, last: now, pending: [], caughtUp: new Set<number>() };
       this.states.set(key, state);
     } else {
       const due = ticksBetween(t, state.last, now, MAX_CATCHUP);
@@ -139,10 +144,11 @@ export class TriggerScheduler {
       const tick = tickOfRun(prefix, run.id);
       if (tick !== undefined && (lastFired === undefined || tick > lastFired)) lastFired = tick;
     }
-    const state: TriggerState = { fingerprint, last: now, pending: [] };
+    const state: TriggerState = { fingerprint, last: now, pending: [], caughtUp: new Set<number>() };
     if (lastFired === undefined || t.catchup === 'none') return state; // new (or no catch-up): from now on
     const missed = ticksBetween(t, lastFired, now, t.catchup === 'all' ? MAX_CATCHUP : 1);
     state.pending.push(...missed);
+    if (t.catchup === 'all') for (const tick of missed) state.caughtUp.add(tick);
     return state;
   }
 
@@ -150,12 +156,13 @@ export class TriggerScheduler {
     while (state.pending.length > 0 && !this.closed) {
       const tick = state.pending[0]!;
       if (t.overlap !== 'allow' && (await this.going(plan, prefix, tick))) {
-        if (t.overlap === 'queue') return; // kept: fired once the run going has ended
+        if (t.overlap === 'queue' || state.caughtUp.has(tick)) return; // kept: fired once the run going has ended
         state.pending.shift();
         this.skipped(plan, t, tick, 'overlap');
         continue;
       }
       state.pending.shift();
+      state.caughtUp.delete(tick);
       await this.fire(plan, t, tick);
     }
   }
