@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openStore } from '../src/store/open-store.js';
-import { REPO } from './helpers/run-cli.js';
+import { REPO, runCli } from './helpers/run-cli.js';
 
 // Three real `toolchain watch` processes on one SQLite store, one chain with `every: 1s`: each
 // process fires every tick, and the store keeps one run of each (the run id names the tick). One
@@ -80,5 +80,37 @@ describe('three processes fire one every: 1s trigger', () => {
     // As many runs as seconds went by while a process ran, give or take one (a tick at either edge).
     const elapsed = Math.floor(stoppedAt / 1000) - Math.floor(startedAt / 1000);
     expect(Math.abs(ticks.length - elapsed)).toBeLessThanOrEqual(1);
+  }, 60_000);
+});
+
+describe('toolchain triggers and validate', () => {
+  it('lists each trigger with its next three fire times and its last run; validate reports a bad cron at its key', async () => {
+    const project = mkdtempSync(join(tmpdir(), 'toolchain-triggers-cli-'));
+    try {
+      mkdirSync(join(project, 'chains'));
+      mkdirSync(join(project, 'plugins'));
+      const env = { TOOLCHAIN_CACHE_DIR: join(project, 'cache') };
+      writeFileSync(join(project, 'chains', 'report.yaml'), 'name: report\ntriggers:\n  - schedule: "0 6 * * 1-5"\n    timezone: Europe/Paris\n  - every: 1h\n    id: hourly\n    enabled: false\nsteps:\n  - name: nap\n    sleep: 1ms\n');
+      const store = `sqlite:${join(project, 'runs.db')}`;
+      // A run of the first trigger, as a process firing it would have named it.
+      const ran = await runCli(['run', 'report', '--run-id', 'report#1@20261201T050000Z', '--store', store], { cwd: project, env });
+      expect(ran.code, ran.stderr).toBe(0);
+      const listed = await runCli(['triggers', '--json', '--store', store], { cwd: project, env });
+      expect(listed.code, listed.stderr).toBe(0);
+      const views = JSON.parse(listed.stdout) as { id: string; next: string[]; last?: { run_id: string; status: string } }[];
+      expect(views.map((v) => v.id)).toEqual(['1', 'hourly']);
+      expect(views[0]!.next).toHaveLength(3);
+      for (const at of views[0]!.next) expect(new Date(at).getUTCHours() === 5 || new Date(at).getUTCHours() === 4).toBe(true); // 06:00 Paris
+      expect(views[0]!.last).toEqual({ run_id: 'report#1@20261201T050000Z', tick: '2026-12-01T05:00:00.000Z', status: 'succeeded' });
+      expect(views[1]).toMatchObject({ enabled: false, next: [] });
+      expect(views[1]!.last).toBeUndefined();
+
+      writeFileSync(join(project, 'chains', 'report.yaml'), 'name: report\ntriggers:\n  - schedule: "0 6 * 13 *"\nsteps:\n  - name: nap\n    sleep: 1ms\n');
+      const validated = await runCli(['validate'], { cwd: project, env });
+      expect(validated.code).toBe(2);
+      expect(validated.stdout + validated.stderr).toContain("report.yaml:3:15 BAD_CRON cron field 4 (month) '13' is not valid: it allows 1-12 or JAN-DEC and * , - /");
+    } finally {
+      rmSync(project, { recursive: true, force: true });
+    }
   }, 60_000);
 });

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { compileChain, createEngine, type Engine, type TriggerEvent } from '../src/index.js';
 import { openStore } from '../src/store/open-store.js';
@@ -300,5 +303,33 @@ describe('overlap: a tick while the previous run is going', () => {
     await tick();
     await tick();
     expect((await store.listRuns({ status: 'running' })).length).toBe(3);
+  });
+});
+
+describe('reloading the chains folder', () => {
+  it('an edited schedule starts from the reload; a removed chain fires no more', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'toolchain-triggers-'));
+    try {
+      const file = join(dir, 'n.yaml');
+      writeFileSync(file, EVERY_SECOND());
+      const store = await memoryStore();
+      const clock = handClock(T0 + 500);
+      const engine = await createEngine({ chainsDir: dir, store, clock, triggers: true, triggerIntervalMs: 2 ** 30, cache: 'off' });
+      engines.push(engine);
+      engine.registerTool({ name: 'noop', parameters: { type: 'object' }, handler: () => ({ ok: true }) });
+      await engine.triggers.fireDue();
+      await seconds(2, clock, store, engine); // ticks 1 and 2
+      writeFileSync(file, EVERY_SECOND().replace('every: 1s', 'every: 3s'));
+      await engine.reloadChains();
+      await engine.triggers.fireDue(); // the look that meets the edit, at 2.5 s
+      await seconds(4, clock, store, engine); // now 6.5 s: the 3 s ticks after the reload at 2.5 s: 3 and 6
+      expect((await ids(store)).map((id) => id.slice(-3, -1))).toEqual(['01', '02', '03', '06']);
+      unlinkSync(file);
+      await engine.reloadChains();
+      await seconds(6, clock, store, engine);
+      expect(await ids(store)).toHaveLength(4);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
