@@ -302,12 +302,23 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
   function fireTrigger(plan: ChainPlan, input: unknown, runId: string): Promise<FireOutcome> {
     if (queued) return queued.submit(plan.name, input, { runId }).then(() => 'fired' as const);
     return new Promise<FireOutcome>((resolveFire) => {
+      // Started is not enough: a refused input is reported as a run that started and failed, with no record.
       let started = false;
-      const runOptions = withDefaults({ runId, onEvent: (e) => void (e.type === 'run:started' && !started && ((started = true), resolveFire('fired'))) });
+      const recorded = (): Promise<boolean> => store.getRun(runId).then((run) => run !== undefined, () => false);
+      const onEvent = (e: RunEvent): void => {
+        if (e.type !== 'run:started' || started) return;
+        started = true;
+        void recorded().then((yes) => yes && resolveFire('fired'));
+      };
+      const runOptions = withDefaults({ runId, onEvent });
       const done = plan.mayWait ? followed(durable.start(plan, input, runOptions), {}) : durable.start(plan, input, runOptions);
       done.then(
-        (result) => resolveFire(started ? 'fired' : result.error?.code === 'RUN_IN_PROGRESS' || result.error === undefined ? 'exists' : 'refused'),
-        () => resolveFire('refused'),
+        async (result) => {
+          if (result.error === undefined) return resolveFire(started ? 'fired' : 'exists');
+          if (result.error.code === 'RUN_IN_PROGRESS') return resolveFire('exists');
+          resolveFire((await recorded()) ? (started ? 'fired' : 'exists') : { refused: `${result.error.code}: ${result.error.message}` });
+        },
+        (error: unknown) => resolveFire({ refused: String(error) }),
       );
     });
   }

@@ -333,3 +333,24 @@ describe('reloading the chains folder', () => {
     }
   });
 });
+
+describe('what a process says of its ticks', () => {
+  it('a tick whose input the chain refuses starts no run and is reported; the metric counts each outcome', async () => {
+    const store = await memoryStore();
+    const clock = handClock(T0 + 500);
+    const events: TriggerEvent[] = [];
+    const engine = await createEngine({ store, clock, triggers: true, triggerIntervalMs: 2 ** 30, cache: 'off', observe: true, onTrigger: (e) => events.push(e) });
+    engines.push(engine);
+    engine.registerTool({ name: 'noop', parameters: { type: 'object' }, handler: () => ({ ok: true }) });
+    // `$.tick.at` is a string: an input declared integer refuses it when the run starts.
+    engine.addChain('name: n\ninputs:\n  days: integer\ntriggers:\n  - every: 1s\n    input_map: { days: $.tick.at }\n  - every: 1s\n    id: ok\n    input: { days: 1 }\nsteps:\n  - name: s\n    tool: noop\n');
+    await engine.triggers.fireDue();
+    await seconds(1, clock, store, engine);
+    expect(await ids(store)).toEqual(['n#ok@20261201T050001Z']);
+    expect(events.map((e) => `${e.type} ${e.trigger}${'reason' in e ? ` ${e.reason}` : ''}`)).toEqual(['trigger:skipped 1 refused', 'trigger:fired ok']);
+    expect(events[0]).toMatchObject({ message: expect.stringContaining('INPUT_INVALID') });
+    const metrics = await engine.metrics();
+    expect(metrics).toContain('toolchain_trigger_fires_total{chain="n",trigger="1",outcome="refused"} 1');
+    expect(metrics).toContain('toolchain_trigger_fires_total{chain="n",trigger="ok",outcome="fired"} 1');
+  });
+});

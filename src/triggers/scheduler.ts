@@ -32,10 +32,13 @@ const SCAN = 1000;
 
 export type TriggerEvent =
   | { readonly type: 'trigger:fired'; readonly chain: string; readonly trigger: string; readonly tick: string; readonly run_id: string; readonly timestamp: number }
-  | { readonly type: 'trigger:skipped'; readonly chain: string; readonly trigger: string; readonly tick: string; readonly run_id: string; readonly timestamp: number; readonly reason: 'overlap' | 'queue_full' };
+  | { readonly type: 'trigger:skipped'; readonly chain: string; readonly trigger: string; readonly tick: string; readonly run_id: string; readonly timestamp: number; readonly reason: 'overlap' | 'queue_full' | 'refused'; readonly message?: string };
 
-/** How a start went: `fired` (the run is recorded, by this process), `exists` (another process, or an earlier look, made it), `refused`. */
-export type FireOutcome = 'fired' | 'exists' | 'refused';
+/**
+ * How a start went: `fired` (the run is recorded, by this process), `exists` (another process, or
+ * an earlier look, made it), or refused before any run was recorded (an input the chain refuses: its message).
+ */
+export type FireOutcome = 'fired' | 'exists' | { readonly refused: string };
 
 export interface SchedulerSettings {
   readonly store: RunStore;
@@ -183,9 +186,10 @@ export class TriggerScheduler {
     const input = t.input?.get({ tick: { at, trigger: t.id } }) ?? {};
     const outcome = await this.s.start(plan, input, runId);
     if (outcome === 'fired') this.s.onEvent?.({ type: 'trigger:fired', chain: plan.name, trigger: t.id, tick: tickName(tick), run_id: runId, timestamp: this.s.clock.now() });
+    else if (typeof outcome === 'object') this.skipped(plan, t, tick, 'refused', outcome.refused);
   }
 
-  private skipped(plan: ChainPlan, t: TriggerPlan, tick: number, reason: 'overlap' | 'queue_full'): void {
-    this.s.onEvent?.({ type: 'trigger:skipped', chain: plan.name, trigger: t.id, tick: tickName(tick), run_id: triggerRunId(plan.name, t, tick), timestamp: this.s.clock.now(), reason });
+  private skipped(plan: ChainPlan, t: TriggerPlan, tick: number, reason: 'overlap' | 'queue_full' | 'refused', message?: string): void {
+    this.s.onEvent?.({ type: 'trigger:skipped', chain: plan.name, trigger: t.id, tick: tickName(tick), run_id: triggerRunId(plan.name, t, tick), timestamp: this.s.clock.now(), reason, ...(message !== undefined ? { message } : {}) });
   }
 }
