@@ -354,3 +354,27 @@ describe('what a process says of its ticks', () => {
     expect(metrics).toContain('toolchain_trigger_fires_total{chain="n",trigger="ok",outcome="fired"} 1');
   });
 });
+
+describe('firing across daylight-saving changes', () => {
+  /** Looks once an hour from `from` to `to`; the run ids' ticks. */
+  async function hourly(expr: string, from: string, to: string): Promise<string[]> {
+    const store = await memoryStore();
+    const clock = handClock(Date.parse(from));
+    const engine = await engineOn(store, clock, `name: n\ntriggers:\n  - schedule: "${expr}"\n    timezone: Europe/Paris\nsteps:\n  - name: s\n    tool: noop\n`);
+    await engine.triggers.fireDue();
+    while (clock.now() < Date.parse(to)) {
+      clock.add(3_600_000);
+      await engine.triggers.fireDue();
+      await settle(store);
+    }
+    return (await ids(store)).map((id) => id.slice(id.indexOf('@') + 1));
+  }
+
+  it('spring: 02:30 does not exist on 29 March; it fires once, at 03:00 local, and the next day as ever', async () => {
+    expect(await hourly('30 2 * * *', '2026-03-28T12:00:00Z', '2026-03-30T12:00:00Z')).toEqual(['20260329T010000Z', '20260330T003000Z']);
+  });
+
+  it('autumn: 02:30 happens twice on 25 October; it fires once, at the first', async () => {
+    expect(await hourly('30 2 * * *', '2026-10-24T12:00:00Z', '2026-10-26T12:00:00Z')).toEqual(['20261025T003000Z', '20261026T013000Z']);
+  });
+});
