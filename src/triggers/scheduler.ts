@@ -14,7 +14,8 @@ import { tickName, tickOfRun, ticksBetween, triggerPrefix, triggerRunId } from '
 // last tick fired. No such run: the trigger is new and starts from now. Otherwise the ticks since
 // that one were missed while no process ran, and `catchup` says what happens to them:
 // `none` drops them, `latest` fires the newest, `all` fires them all, at most the newest
-// MAX_CATCHUP. Editing a trigger's schedule (its cron, zone or interval) starts it from now.
+// MAX_CATCHUP. Editing a trigger's schedule (its cron, zone or interval), or enabling it again
+// after this process saw it disabled, starts it from now.
 //
 // `overlap` looks at the store too, so it holds across processes: `skip` drops a tick while a run
 // of the trigger (of an earlier tick) is running or waiting; `queue` keeps it until that run has
@@ -108,9 +109,13 @@ export class TriggerScheduler {
     for (const plan of this.s.plans()) {
       for (const trigger of plan.triggers ?? []) {
         if (this.closed) return;
-        if (!trigger.enabled) continue; // not seen: enabling it again starts it from now
         const key = triggerPrefix(plan.name, trigger);
         seen.add(key);
+        if (!trigger.enabled) {
+          // Its ticks meanwhile are not missed ones: enabled again, it starts from then (a changed fingerprint).
+          this.states.set(key, { fingerprint: 'disabled', last: this.s.clock.now(), pending: [], caughtUp: new Set<number>() });
+          continue;
+        }
         try {
           await this.lookAt(plan, trigger, key);
         } catch (error) {
