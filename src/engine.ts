@@ -24,6 +24,9 @@ import { withPlumbing, type InternalStartOptions, type RunStartOptions } from '.
 import { Recovery } from './runs/recovery.js';
 import { Waker, type FollowOptions } from './runs/waker.js';
 import { registerWaitMetrics } from './observe/wait-metrics.js';
+import { countTriggerFires } from './observe/trigger-metrics.js';
+import { TriggerScheduler, type FireOutcome } from './triggers/scheduler.js';
+import { triggerViews, type TriggerView } from './triggers/views.js';
 import { deliverEvent, type SentEvent } from './runs/deliver-event.js';
 import { decideApproval, pendingApprovals, type ApprovalView, type Decision } from './runs/approvals.js';
 import type { RunDetail, RunSummary } from './runs/stored-result.js';
@@ -77,6 +80,16 @@ export interface Engine extends CallTargets {
     list(): Promise<ApprovalView[]>;
     /** Decides one (once: a second decision is APPROVAL_REFUSED); its run goes on when woken. */
     decide(id: string, decision: Decision): Promise<ApprovalView>;
+  };
+  /** The loaded chains' triggers (`triggers:` in a chain file). */
+  readonly triggers: {
+    /** Every trigger with its next 3 fire times on the engine's clock and its newest run. */
+    list(): Promise<TriggerView[]>;
+    /**
+     * Fires what is due now on the engine's clock, as the engine's own loop does every
+     * `triggerIntervalMs`: for a test clock. Needs `createEngine({ triggers: true })`.
+     */
+    fireDue(): Promise<void>;
   };
   /** The recorded runs. */
   readonly runs: {
@@ -286,6 +299,52 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
 
   const queued = submitter ? queueMode({ submitter, lookup, unknownChain, newRunId: host.newRunId, clock: host.clock, refuse: (chain, runId, error, input, o) => failedBeforeStart(host, chain, runId, error, input, o) }) : undefined;
 
+  /** A trigger's tick: the run under its derived id; 'fired' once it is recorded and started here. */
+  function fireTrigger(plan: ChainPlan, input: unknown, runId: string): Promise<FireOutcome> {
+    if (queued) return queued.submit(plan.name, input, { runId }).then(() => 'fired' as const);
+    return new Promise<FireOutcome>((resolveFire) => {
+      // Started is not enough: a refused input is reported as a run that started and failed, with no record.
+      let started = false;
+      const recorded = (): Promise<boolean> => store.getRun(runId).then((run) => run !== undefined, () => false);
+      const onEvent = (e: RunEvent): void => {
+        if (e.type !== 'run:started' || started) return;
+        started = true;
+        void recorded().then((yes) => yes && resolveFire('fired'));
+      };
+      const runOptions = withDefaults({ runId, onEvent });
+      const done = plan.mayWait ? followed(durable.start(plan, input, runOptions), {}) : durable.start(plan, input, runOptions);
+      done.then(
+        async (result) => {
+          if (result.error === undefined) return resolveFire(started ? 'fired' : 'exists');
+          if (result.error.code === 'RUN_IN_PROGRESS') return resolveFire('exists');
+          resolveFire((await recorded()) ? (started ? 'fired' : 'exists') : { refused: `${result.error.code}: ${result.error.message}` });
+        },
+        (error: unknown) => resolveFire({ refused: String(error) }),
+      );
+    });
+  }
+
+  let scheduler: TriggerScheduler | undefined;
+  const allPlans = (): ChainPlan[] => [...set.plans.values(), ...added.values()];
+  if (options.triggers === true) {
+    const count = observer ? countTriggerFires(observer.registry) : undefined;
+    scheduler = new TriggerScheduler({
+      store,
+      clock: host.clock,
+      plans: allPlans,
+      start: fireTrigger,
+      ...(options.triggerIntervalMs !== undefined ? { intervalMs: options.triggerIntervalMs } : {}),
+      onEvent: (e) => {
+        count?.(e);
+        options.onTrigger?.(e);
+      },
+      onError: () => undefined, // the store is away: the next look tries again
+    });
+    const started = scheduler;
+    closers.unshift(() => started.close());
+    void started.start();
+  }
+
   return {
     // Not async: an async wrapper around the run's own promise would add a promise and two ticks per run.
     run(name, input, given = {}) {
@@ -341,6 +400,13 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
         const d = decided.decision!;
         observer?.onEvent({ type: 'approval:decided', run_id: decided.run_id, chain: decided.chain, timestamp: d.at, id, approved: d.approved, by: d.by, ...(d.comment !== undefined ? { comment: d.comment } : {}) });
         return decided;
+      },
+    },
+    triggers: {
+      list: () => triggerViews(allPlans(), store, host.clock.now()),
+      async fireDue() {
+        if (scheduler === undefined) throw new ToolchainError('USAGE', 'this engine fires no triggers: create it with createEngine({ triggers: true })');
+        await scheduler.look();
       },
     },
     runs: { list: (filter) => durable.list(filter), get: (runId) => durable.get(runId), waits: (filter) => store.waits.listWaits(filter), wakeAt: (runId) => store.waits.wakeAt(runId) },

@@ -60,6 +60,7 @@ export const UNIT = [
   'test/registry.test.ts',
   'test/render-number-filter.test.ts',
   'test/run-ids.test.ts',
+  'test/triggers.test.ts',
   'test/run-result-summaries.test.ts',
   'test/schema-types.test.ts',
   'test/serve-run-view.test.ts',

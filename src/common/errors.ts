@@ -119,6 +119,15 @@ export const ERROR_KINDS = {
   APPROVAL_NOT_FOUND: 'usage',
   /** The decider is not among the approvers the request names, or the request was decided already. */
   APPROVAL_REFUSED: 'usage',
+  // runs that start on their own (triggers)
+  /** A trigger's cron expression is not one: the field, and what it allows. */
+  BAD_CRON: 'definition',
+  /** A trigger's `timezone` is no IANA time zone this Node knows. */
+  UNKNOWN_TIMEZONE: 'definition',
+  /** A trigger with both or neither of `schedule` and `every`, an interval that is not whole seconds, or an id used twice. */
+  BAD_TRIGGER: 'definition',
+  /** A trigger's `input` or `input_map` does not fit the chain's inputs. */
+  TRIGGER_INPUT: 'definition',
   // a model endpoint (agent steps)
   MODEL_ERROR: 'run',
   RATE_LIMITED: 'run',

@@ -140,6 +140,10 @@ export interface ToolchainChain {
    * Deadline of the whole run.
    */
   timeout?: number | string;
+  /**
+   * When the chain runs on its own: on a cron schedule or at a fixed interval. Fired by serve, worker and watch; one run per tick however many processes share the store. Not part of the chain's content hash.
+   */
+  triggers?: Trigger[];
 }
 export interface Step {
   /**
@@ -366,4 +370,47 @@ export interface Fallback1 {
    * A fixed value used as the step's output.
    */
   output?: unknown;
+}
+/**
+ * One trigger: `schedule` (cron) or `every` (interval), exactly one of them.
+ */
+export interface Trigger {
+  /**
+   * A cron expression: 5 fields (minute hour day-of-month month day-of-week) or 6 with seconds first. Evaluated in `timezone`.
+   */
+  schedule?: string;
+  /**
+   * An IANA time zone for `schedule` (Europe/Paris); default UTC.
+   */
+  timezone?: string;
+  /**
+   * A fixed interval (30s, 15m, 1h, 1d), a whole number of seconds: ticks are the multiples of it since the Unix epoch.
+   */
+  every?: number | string;
+  /**
+   * The trigger's id in its runs' ids (CHAIN#ID@TICK); default its 1-based position in the list.
+   */
+  id?: string;
+  /**
+   * The run's input, a literal object.
+   */
+  input?: {};
+  /**
+   * The run's input by name, read from `$.tick` ({ at, trigger }): `$.tick.at` is the tick's time (ISO 8601).
+   */
+  input_map?: {
+    [k: string]: MappedValue;
+  };
+  /**
+   * Ticks missed while no process ran: `none`, `latest` (the default: the newest one only) or `all` (at most the newest 100).
+   */
+  catchup?: 'none' | 'latest' | 'all';
+  /**
+   * A tick that comes while the trigger's previous run is still going: `skip` (the default), `queue` (run it once that run ends) or `allow`.
+   */
+  overlap?: 'allow' | 'skip' | 'queue';
+  /**
+   * false: the trigger fires nothing.
+   */
+  enabled?: boolean;
 }

@@ -10,6 +10,8 @@ import type { LoadedYaml } from '../loader/types.js';
 import { buildGraph, orderEdges, type Edge, type StepNode } from './build-graph.js';
 import type { ToolchainChain } from './chain-file.generated.js';
 import { isWellFormedAgent } from './compile-agent.js';
+import { chainHash } from './chain-hash.js';
+import { compileTriggers } from './compile-triggers.js';
 import { compileStep, type CompiledStepBody, type RawStep } from './compile-step.js';
 import { deepFreeze } from './deep-freeze.js';
 import { DiagnosticSink } from '../loader/diagnostic-sink.js';
@@ -94,6 +96,7 @@ export function compileDocument(doc: LoadedYaml, hash: string): CompiledFile {
     }
   }
   const inputNames = new Set(inputs.names);
+  const triggers = compileTriggers(raw.triggers, inputs, doc.sourceMap, sink);
   const steps: { raw: RawStep; index: number }[] = [];
   raw.steps.forEach((s, index) => {
     if (isRecord(s) && typeof s.name === 'string' && (typeof s.tool === 'string' || typeof s.chain === 'string' || isWellFormedAgent(s.agent) || isWellFormedWait(s))) {
@@ -173,7 +176,7 @@ export function compileDocument(doc: LoadedYaml, hash: string): CompiledFile {
     ...(chain.version !== undefined ? { version: chain.version } : {}),
     ...(chain.description !== undefined ? { description: chain.description } : {}),
     file: doc.file,
-    hash,
+    hash: chainHash(doc.text, hash, raw.triggers !== undefined),
     inputs,
     steps: Object.freeze(planSteps),
     order: Object.freeze([...graph.order]),
@@ -186,6 +189,7 @@ export function compileDocument(doc: LoadedYaml, hash: string): CompiledFile {
     tools: deepFreeze(unique(targets.filter((t) => t.kind === 'tool').map((t) => t.name))),
     chains: deepFreeze(unique(targets.filter((t) => t.kind === 'chain').map((t) => t.name))),
     flow,
+    ...(triggers.length ? { triggers: deepFreeze(triggers) } : {}),
   });
   return { ...base, plan, diagnostics: sink.diagnostics, targets, flow };
 }

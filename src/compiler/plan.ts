@@ -125,4 +125,31 @@ export interface ChainPlan {
   readonly chains: readonly string[];
   /** What its data flows through, for the type check and the inferred outputs schema. */
   readonly flow: ChainFlow;
+  /** When it runs on its own (`triggers:`), in file order; absent when it declares none. Not part of `hash`. */
+  readonly triggers?: readonly TriggerPlan[];
+}
+
+/**
+ * A trigger: a cron `schedule` in a zone, or an interval (`every`, ticks at the multiples of
+ * `everyMs` since the Unix epoch). `input` is read from `{ tick: { at, trigger } }` when it fires.
+ */
+export interface TriggerPlan {
+  /** Its id in run ids (`CHAIN#ID@TICK`): the file's `id`, or its 1-based position. */
+  readonly id: string;
+  readonly kind: 'schedule' | 'every';
+  /** The cron expression (`schedule`). */
+  readonly cron?: string;
+  /** The zone a `schedule` is read in (default UTC). */
+  readonly timezone: string;
+  /** The interval (`every`), whole seconds. */
+  readonly everyMs?: number;
+  /** The run's input: `input` (constant) or `input_map` (reads `$.tick`); none: an empty input. */
+  readonly input?: CompiledValue;
+  readonly catchup: 'none' | 'latest' | 'all';
+  readonly overlap: 'allow' | 'skip' | 'queue';
+  readonly enabled: boolean;
+  /** `/triggers/0` */
+  readonly pointer: string;
+  readonly line: number;
+  readonly col: number;
 }

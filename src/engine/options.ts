@@ -6,6 +6,7 @@ import type { Observer } from '../observe/index.js';
 import { isolationSettings, type IsolationLevel, type IsolationOptions, type IsolationSettings, type PluginEvent } from '../plugins/index.js';
 import type { ApproveCallback, LoadMode, Registry, RegistryOptions } from '../registry/types.js';
 import type { RecoveryEvent } from '../runs/recovery.js';
+import type { TriggerEvent } from '../triggers/scheduler.js';
 import type { Durability, RunStore } from '../store/types.js';
 
 // What createEngine takes, and the checks of the options a caller can get wrong (
@@ -80,6 +81,16 @@ export interface EngineOptions {
    */
   readonly timers?: boolean;
   readonly wakeIntervalMs?: number;
+  /**
+   * Fire the loaded chains' `triggers:` (schedules and intervals): one run per tick, under the id
+   * `CHAIN#TRIGGER@TICK`, so that any number of processes sharing the store make one run of it.
+   * Looked at every `triggerIntervalMs` (default 250 ms) on the engine's clock. Default false;
+   * serve, worker and watch turn it on. Runs that wait need `timers` too.
+   */
+  readonly triggers?: boolean;
+  readonly triggerIntervalMs?: number;
+  /** With `triggers`: each tick fired here, and each dropped (overlap, a full queue). */
+  readonly onTrigger?: (event: TriggerEvent) => void;
   /**
    * Asked before every dangerous tool call of a run that brings no `approve` of its own: `true`,
    * `false`, or `'wait'` (the call becomes an approval request a person decides later). Default:

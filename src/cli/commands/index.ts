@@ -13,6 +13,7 @@ import { registerRuns } from './runs.js';
 import { registerServe } from './serve.js';
 import { registerTest } from './test.js';
 import { registerTools } from './tools.js';
+import { registerTriggers } from './triggers.js';
 import { registerValidate } from './validate.js';
 import { registerWatch } from './watch.js';
 import { registerWorker } from './worker.js';
@@ -28,6 +29,7 @@ export function registerCommands(program: Command, ctx: CommandContext): void {
   registerRuns(program, ctx);
   registerEmit(program, ctx);
   registerApprovals(program, ctx);
+  registerTriggers(program, ctx);
   registerTools(program, ctx);
   registerInit(program, ctx);
   registerWatch(program, ctx);

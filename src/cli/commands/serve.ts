@@ -114,6 +114,9 @@ async function serve(ctx: CommandContext, flags: ServeFlags): Promise<number> {
     approve,
     // Wakes every waiting run of the store when its time comes, or when an event or a decision makes it due.
     timers: true,
+    // The chains' triggers start their runs here (one run per tick across every process on the store).
+    triggers: true,
+    onTrigger: (e) => logger.info({ event: e.type, chain: e.chain, trigger: e.trigger, tick: e.tick, run_id: e.run_id, ...('reason' in e ? { reason: e.reason } : {}) }, `${e.type} ${e.run_id}`),
     // With a queue the workers execute runs, and take over those whose worker died.
     recover: flags.recover && flags.queue === undefined,
     onRecovery: (e) => logger[e.type === 'recovery:refused' ? 'warn' : 'info']({ event: e.type, ...e }, describeRecovery(e)),

@@ -36,6 +36,9 @@ export function registerWatch(program: Command, ctx: CommandContext): void {
         watch: true,
         // Waiting runs on its store whose wait is over are continued here.
         timers: true,
+        // The chains' triggers start their runs here (one run per tick across every process on the store).
+        triggers: true,
+        onTrigger: (e) => say(printable(`${e.type} ${e.run_id}${'reason' in e ? ` (${e.reason})` : ''}`)),
         cache: ctx.diskCache(),
         ...(flags.recover ? { store: storeUrl(flags.store, io), recover: true, onRecovery: (e: RecoveryEvent) => say(printable(describeRecovery(e))) } : {}),
         ...(flags.verbose ? { logger: (e: LogEntry) => say(printable(`[${e.step}${e.item !== undefined ? `[${e.item}]` : ''}] ${e.message}${e.fields ? ` ${JSON.stringify(e.fields)}` : ''}`)) } : {}),

@@ -71,6 +71,9 @@ async function work(ctx: CommandContext, flags: WorkerFlags): Promise<number> {
     stalledIntervalMs: duration('stalled-interval', flags.stalledInterval, false),
     reconcileIntervalMs: duration('reconcile-interval', flags.reconcileInterval, false),
     recover: flags.recover,
+    // The chains' triggers start their runs here (one run per tick across every process on the store).
+    triggers: true,
+    onTrigger: (e) => say(`${e.type} ${e.run_id}${'reason' in e ? ` (${e.reason})` : ''}`),
     onNotice: say,
     onChainsReloaded: (e) => {
       say(`chains reloaded: ${e.chains.length} runnable`);
