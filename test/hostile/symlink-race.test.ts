@@ -49,6 +49,27 @@ afterAll(async () => {
   await rm(base, { recursive: true, force: true });
 });
 
+/**
+ * The same call with the swapper paused (SIGSTOP): the tool works at all, so the counts above it
+ * are not vacuous — on a loaded machine every racing call may happen to find the folder moved.
+ * A pause leaves the tree as the swapper's last step did, so the call goes on until it finds the
+ * real folder back.
+ */
+async function calmly<T>(call: () => Promise<T>, inside: (r: T | { code: string }) => boolean): Promise<boolean> {
+  swapper.kill('SIGSTOP');
+  try {
+    for (let i = 0; i < 50; i++) {
+      if (inside(await attempt(call))) return true;
+      swapper.kill('SIGCONT');
+      await new Promise((r) => setTimeout(r, 1));
+      swapper.kill('SIGSTOP');
+    }
+    return false;
+  } finally {
+    swapper.kill('SIGCONT');
+  }
+}
+
 async function attempt<T>(call: () => Promise<T>): Promise<T | { code: string }> {
   try {
     return await call();
@@ -68,7 +89,7 @@ describe('a folder swapped for a symbolic link while the files tools run', () =>
       texts.set(key, (texts.get(key) ?? 0) + 1);
     }
     expect(texts.get('OUTSIDE-SECRET-LONGER')).toBeUndefined();
-    expect(texts.get('inside')).toBeGreaterThan(0);
+    expect((texts.get('inside') ?? 0) > 0 || (await calmly(() => readFile({ path: 'real/secret.txt' }, ctx()), (r) => 'text' in r && r.text === 'inside'))).toBe(true);
   });
 
   it(`file_stats never describes the outside file (${ROUNDS} calls)`, async () => {
@@ -79,7 +100,8 @@ describe('a folder swapped for a symbolic link while the files tools run', () =>
       if ('size' in r && r.size === 'OUTSIDE-SECRET-LONGER'.length) outsideSeen += 1;
       if ('size' in r && r.size === 'inside'.length) insideSeen += 1;
     }
-    expect({ outsideSeen, someInside: insideSeen > 0 }).toEqual({ outsideSeen: 0, someInside: true });
+    const someInside = insideSeen > 0 || (await calmly(() => fileStats({ path: 'real/secret.txt' }, ctx()), (r) => 'size' in r && r.size === 'inside'.length));
+    expect({ outsideSeen, someInside }).toEqual({ outsideSeen: 0, someInside: true });
   });
 
   it(`write_file never writes into the outside folder (${ROUNDS} calls)`, async () => {
