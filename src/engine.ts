@@ -19,10 +19,10 @@ import { chainCallee } from './executor/step-callees.js';
 import { callElement, type DistributedElement, type ElementOutcome } from './executor/element-call.js';
 import { runAgent } from './llm/agent/index.js';
 import type { CallTargets, ChainCallOptions } from './llm/call-targets.js';
-import { DurableRuns } from './runs/durable-runs.js';
+import { DurableRuns, mayWait } from './runs/durable-runs.js';
 import { withPlumbing, type InternalStartOptions, type RunStartOptions } from './runs/start-options.js';
 import { Recovery } from './runs/recovery.js';
-import { Waker, type FollowOptions } from './runs/waker.js';
+import { leftWaiting, Waker, type FollowOptions } from './runs/waker.js';
 import { registerWaitMetrics } from './observe/wait-metrics.js';
 import { countTriggerFires } from './observe/trigger-metrics.js';
 import { TriggerScheduler, type FireOutcome } from './triggers/scheduler.js';
@@ -32,7 +32,7 @@ import { decideApproval, pendingApprovals, type ApprovalView, type Decision } fr
 import type { RunDetail, RunSummary } from './runs/stored-result.js';
 import { isMemoryStore } from './store/memory.js';
 import { openStore } from './store/open-store.js';
-import type { RunFilter, RunStore, StoredRun } from './store/types.js';
+import type { RunFilter, RunStore } from './store/types.js';
 import type { Observer } from './observe/index.js';
 import { checkConcurrency, checkLoadOptions, type EngineOptions } from './engine/options.js';
 import { keepLastGood } from './engine/keep-last-good.js';
@@ -180,6 +180,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
     checkInput: host.checkInput,
     onParked: (_runId, wakeAt) => waker.parked(wakeAt),
     onEnded: (result) => waker.finished(result),
+    ...(observer ? { onEvent: observer.onEvent } : {}),
   });
   closers.push(() => durable.close());
   // Runs that wait: woken here when their time comes (with `timers`: every run on the store;
@@ -190,7 +191,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
     scope: options.timers === true ? 'all' : 'followed',
     intervalMs: options.wakeIntervalMs ?? 1_000,
     // A run of a chain this engine does not have (another process's, such as an MCP server's calls) is left to that process.
-    wake: (run, followed) => (lookup(run.chain) === undefined ? Promise.resolve(notHere(run)) : durable.resume(run.id, withPlumbing(withDefaults((followed ?? {}) as RunStartOptions), { wake: true }))),
+    wake: (run, followed) => (lookup(run.chain) === undefined ? Promise.resolve(leftWaiting(run, 'CHAIN_NOT_FOUND', `chain '${run.chain}' is not loaded here`)) : durable.resume(run.id, withPlumbing(withDefaults((followed ?? {}) as RunStartOptions), { wake: true }))),
   });
   closers.unshift(() => waker.close());
   const submitter = address ? await QueueSubmitter.open(address, store, host.clock) : undefined;
@@ -311,8 +312,8 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
         started = true;
         void recorded().then((yes) => yes && resolveFire('fired'));
       };
-      const runOptions = withDefaults({ runId, onEvent });
-      const done = plan.mayWait ? followed(durable.start(plan, input, runOptions), {}) : durable.start(plan, input, runOptions);
+      // Not followed: a tick's run that parks is continued by the waker (`timers`), holding nothing here.
+      const done = durable.start(plan, input, withDefaults({ runId, onEvent }));
       done.then(
         async (result) => {
           if (result.error === undefined) return resolveFire(started ? 'fired' : 'exists');
@@ -357,7 +358,8 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
       if (queued) return queued.run(name, input, given);
       const runOptions = withDefaults(given);
       const plan = lookup(name);
-      if (plan) return plan.mayWait || runOptions.approve !== undefined ? followed(durable.start(plan, input, runOptions), given) : durable.start(plan, input, runOptions);
+      // Only a run that may wait is followed: `followed` costs every run a promise.
+      if (plan) return mayWait(plan, runOptions) ? followed(durable.start(plan, input, runOptions), given) : durable.start(plan, input, runOptions);
       // Not observed: a name that is no chain must not become a metric label.
       return Promise.resolve(failedBeforeStart(host, name, given.runId, unknownChain(name), input, given));
     },
@@ -436,9 +438,4 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
       for (const close of closers.splice(0)) await close();
     },
   };
-}
-
-/** What a waker hears of a waiting run whose chain this engine does not have: left waiting. */
-function notHere(run: StoredRun): RunResult {
-  return { run_id: run.id, chain: run.chain, status: 'waiting', outputs: null, error: { code: 'CHAIN_NOT_FOUND', message: `chain '${run.chain}' is not loaded here` }, steps: {}, duration_ms: 0 };
 }

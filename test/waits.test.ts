@@ -229,6 +229,12 @@ outputs: { decision: $.ok }
     const counted = await engine.metrics();
     expect(counted).toContain('toolchain_runs_total{chain="release",status="succeeded"} 2');
     expect(counted).toContain('toolchain_runs_in_flight 0');
+    // A waiting run cancelled is counted once, as cancelled, and leaves nothing in flight.
+    const third = await engine.run('release', { version: '1.2' }, { untilWaiting: true });
+    expect(await engine.cancel(third.run_id)).toBe(true);
+    const cancelled = await engine.metrics();
+    expect(cancelled).toContain('toolchain_runs_total{chain="release",status="cancelled"} 1');
+    expect(cancelled).toContain('toolchain_runs_in_flight 0');
   });
 
   it('a denial fails the step with APPROVAL_DENIED, naming who denied it (on_error applies)', async () => {

@@ -48,6 +48,8 @@ export class Run implements CallOwner, CallWatcher, Stoppable {
   /** One clock reading (~90 ns) per scheduling turn, for the steps it ends and starts; a later end replaces it, its owner clears it. */
   private turnAt: number | undefined;
   private pumping = false;
+  /** Steps parked on a wait: the run parks instead of finishing when it goes quiet with any. */
+  private parked = 0;
   private phase: 'running' | 'stopping' | 'done' = 'running';
   private error: RunError | undefined;
   private readonly started: number;
@@ -215,7 +217,10 @@ export class Run implements CallOwner, CallWatcher, Stoppable {
   failed(i: number, error: StepError, attempts: number): void {
     if (!this.live(i)) return;
     // A wait that is not over parks the step (wait-step.ts): not a failure, and nothing is recorded.
-    if (error.code === 'RUN_WAITING') return this.apply(i, { type: 'park', at: this.clock.now(), wait: error.message });
+    if (error.code === 'RUN_WAITING') {
+      this.parked++;
+      return this.apply(i, { type: 'park', at: this.clock.now(), wait: error.message });
+    }
     this.apply(i, { type: 'fail', at: this.clock.now(), error, attempts });
   }
 
@@ -286,7 +291,7 @@ export class Run implements CallOwner, CallWatcher, Stoppable {
     this.phase = 'done';
     this.queue.close();
     this.disarm?.();
-    if (this.error === undefined) this.error = this.waiting();
+    if (this.error === undefined && this.parked > 0) this.error = this.waiting();
     const at = this.turnAt ?? this.clock.now();
     const result = runResult(this.plan, this.runId, this.states, this.context, this.error, at - this.started);
     const { status, duration_ms, outputs, error } = result;
@@ -296,11 +301,9 @@ export class Run implements CallOwner, CallWatcher, Stoppable {
     this.resolve(result);
   }
 
-  /** RUN_WAITING when every step left is parked on a wait (the run is over for now, not finished). */
-  private waiting(): RunError | undefined {
-    let parked: string[] | undefined;
-    for (let i = 0; i < this.states.length; i++) if (this.states[i]!.status === 'waiting') (parked ??= []).push(this.plan.steps[i]!.name);
-    if (parked === undefined) return undefined;
+  /** RUN_WAITING, naming the parked steps: every step left waits (the run is over for now, not finished). */
+  private waiting(): RunError {
+    const parked = this.plan.steps.filter((_, i) => this.states[i]!.status === 'waiting').map((s) => s.name);
     return { code: 'RUN_WAITING', message: `run ${this.runId} waits at ${parked.map((s) => `'${s}'`).join(', ')}`, step: parked[0] };
   }
 

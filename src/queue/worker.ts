@@ -15,7 +15,7 @@ import { reconcile } from './reconciler.js';
 import { takeOverDeadWorkers } from './takeover.js';
 import { newsReporter } from './run-news.js';
 import { QUEUED_OWNER } from './submit.js';
-import { Waker } from '../runs/waker.js';
+import { leftWaiting, Waker } from '../runs/waker.js';
 
 // The executing side of the queue: a BullMQ worker whose processor executes a job's run with the
 // normal engine, taking the run over in the shared store (a new epoch, which fences any earlier
@@ -209,15 +209,15 @@ export async function startQueueWorker(engine: WorkerEngine, store: RunStore, cl
     scope: 'all',
     intervalMs: options.wakeIntervalMs ?? 1_000,
     async wake(run) {
-      if (run.queue !== address.name) return parkedStill(run);
+      if (run.queue !== address.name) return leftWaiting(run, 'RUN_WAITING', `run ${run.id} goes back to its queue`);
       const old = await queue.getJob(run.id);
       if (old !== undefined) {
         const state = await old.getState();
-        if (state !== 'completed' && state !== 'failed' && state !== 'unknown') return parkedStill(run); // its wake job is on its way
+        if (state !== 'completed' && state !== 'failed' && state !== 'unknown') return leftWaiting(run, 'RUN_WAITING', `run ${run.id} goes back to its queue`); // its wake job is on its way
         await old.remove().catch(() => undefined);
       }
       await queue.add('run', encodeJob({ kind: 'wake', chain: run.chain, hash: run.chain_hash }), { ...JOB_OPTIONS, jobId: run.id });
-      return parkedStill(run);
+      return leftWaiting(run, 'RUN_WAITING', `run ${run.id} goes back to its queue`);
     },
     onError: () => undefined, // Redis or the store is away: the next look tries again
   });
@@ -240,9 +240,4 @@ export async function startQueueWorker(engine: WorkerEngine, store: RunStore, cl
       return inTime;
     },
   };
-}
-
-/** What the waker hears of a run it handed to the queue (or left to another): still waiting, as far as this process knows. */
-function parkedStill(run: StoredRun): RunResult {
-  return { run_id: run.id, chain: run.chain, status: 'waiting', outputs: null, error: { code: 'RUN_WAITING', message: `run ${run.id} goes back to its queue` }, steps: {}, duration_ms: 0 };
 }

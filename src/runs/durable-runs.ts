@@ -3,7 +3,7 @@ import { ToolchainError, type ErrorCode } from '../common/errors.js';
 import type { ChainPlan } from '../compiler/plan.js';
 import type { StepRecord } from '../executor/step-state.js';
 import type { ExecutionOptions, RunControl, RunOptions, RunResult, StepRecorder, Stoppable } from '../executor/types.js';
-import type { RunEvent } from '../executor/events.js';
+import { emitRunBounds, type EventListener, type RunEvent } from '../executor/events.js';
 import type { RunWaits } from '../call/index.js';
 import type { CheckInput } from '../executor/run-inputs.js';
 import { isMemoryStore, type MemoryRunStore } from '../store/memory.js';
@@ -14,7 +14,7 @@ import { resumption, withHistory, type Resumption } from './attempt-history.js';
 import { runIdConflict } from './run-id-conflict.js';
 import { newOwnerId, ownerAlive } from './owner.js';
 import { endStatus, runDetail, runSummary, storedResult, type RunDetail, type RunSummary } from './stored-result.js';
-import { closeWaits, StoredRunWaits } from './run-waits.js';
+import { closeWaits, describeWait, StoredRunWaits } from './run-waits.js';
 import { cancelRun, endCancelled } from './cancel-run.js';
 import { plumbingOf, type InternalStartOptions } from './start-options.js';
 
@@ -48,6 +48,8 @@ export interface DurableSettings {
   /** A run was parked here until `wakeAt`, or ended: for the waker. */
   readonly onParked?: (runId: string, wakeAt: number | null) => void;
   readonly onEnded?: (result: RunResult) => void;
+  /** Where the end of a run no execution is at goes (a waiting run cancelled): the engine's observer. */
+  readonly onEvent?: EventListener;
 }
 
 /** A run executing here: how to stop it (bound when it starts; a stop asked for before that waits for it). */
@@ -162,8 +164,8 @@ export class DurableRuns {
     const at = await this.s.store.waits.wakeAt(run.id);
     if (at !== null && at !== undefined && at <= this.s.clock.now()) return undefined;
     const open = await this.s.store.waits.listWaits({ run_id: run.id, open: true, limit: 5 });
-    const what = open.map((w) => (w.kind === 'event' ? `event '${w.name}'` : w.kind === 'approval' ? `approval ${w.id}` : 'a sleep')).join(', ');
-    return `run ${run.id} is waiting${what ? ` for ${what}` : ''}${at ? ` until ${new Date(at).toISOString()}` : ''}; it goes on by itself once that is over (send the event with 'toolchain emit', decide with 'toolchain approvals')`;
+    const what = open.map(describeWait).join(', ');
+    return `run ${run.id} is waiting${what ? ` for ${what}` : ''}; it goes on by itself once that is over (send the event with 'toolchain emit', decide with 'toolchain approvals')`;
   }
 
   private async takeOver(run: StoredRun, options: InternalStartOptions): Promise<RunResult> {
@@ -197,7 +199,8 @@ export class DurableRuns {
   private async execute(plan: ChainPlan, run: StoredRun, input: unknown, options: InternalStartOptions, restored: ReadonlyMap<string, StepRecord> | undefined, resumed?: Resumption): Promise<RunResult> {
     const { id, epoch } = run;
     const active = new Active(epoch);
-    const waits = new StoredRunWaits({ store: this.s.store, runId: id, chain: plan.name, epoch, clock: this.s.clock, onEvent: options.onEvent });
+    // Only a run that may wait keeps its waits: for any other, nothing is made per execution.
+    const waits = mayWait(plan, options) ? new StoredRunWaits({ store: this.s.store, runId: id, chain: plan.name, epoch, clock: this.s.clock, onEvent: options.onEvent }) : undefined;
     this.active.set(id, active);
     this.recorder.begin(id, epoch);
     this.keepLeases();
@@ -223,8 +226,8 @@ export class DurableRuns {
     const end = suspended || parks ? undefined : { status, outputs: status === 'succeeded' ? result.outputs : null, error: result.error ?? null, finished_at: this.s.clock.now() };
     try {
       await this.recorder.settled(id, end);
-      if (parks) return await this.park(plan, run, waits, result, options);
-      if (end !== undefined && status !== 'succeeded' && mayWait(plan, options)) await closeWaits(this.s.store, id, end.finished_at, `run ${id} ended ${status}`);
+      if (parks) return await this.park(plan, run, waits!, result, options);
+      if (end !== undefined && status !== 'succeeded' && waits !== undefined) await closeWaits(this.s.store, id, end.finished_at, `run ${id} ended ${status}`);
     } catch (error) {
       const e = asStoreError(error, this.s.store.url);
       if (result.status === 'succeeded' || result.error?.code !== e.code) result = { ...result, status: 'failed', outputs: null, error: { code: e.code, message: e.message } };
@@ -253,8 +256,13 @@ export class DurableRuns {
     this.active.get(id)?.stop(cancelled(id));
     const run = await cancelRun(this.s.store, id, this.s.clock.now(), this.owner);
     if (run?.status === 'waiting') {
+      // No execution is at it to say so: its end is told here, as a woken run's would be (run:started,
+      // then run:finished), so that what counts runs in flight stays balanced.
       const ended = await this.s.store.getRun(id);
-      if (ended?.status === 'cancelled') this.s.onEnded?.(storedResult(ended, await this.s.store.getSteps(id)));
+      if (ended?.status !== 'cancelled') return run;
+      const result = storedResult(ended, await this.s.store.getSteps(id));
+      if (this.s.onEvent !== undefined) emitRunBounds(this.s.onEvent, result, run.input, ended.finished_at ?? this.s.clock.now());
+      this.s.onEnded?.(result);
     }
     return run;
   }
@@ -313,7 +321,7 @@ function executionOptions(o: InternalStartOptions, runId: string, recorder: Step
 }
 
 /** A run that may wait (a waiting step, a sub-chain, an approver that may answer 'wait') goes through the store's full path in memory too. */
-function mayWait(plan: ChainPlan, options: RunOptions): boolean {
+export function mayWait(plan: ChainPlan, options: RunOptions): boolean {
   return plan.mayWait || options.approve !== undefined;
 }
 

@@ -30,7 +30,7 @@ export interface RecoverySettings {
 const PASS_LIMIT = 1_000;
 
 /** Refusals that another pass would only repeat: the run waits for an operator. */
-const FOR_AN_OPERATOR: ReadonlySet<string> = new Set(['CHAIN_CHANGED', 'CHAIN_NOT_FOUND', 'INPUT_INVALID']);
+export const FOR_AN_OPERATOR: ReadonlySet<string> = new Set(['CHAIN_CHANGED', 'CHAIN_NOT_FOUND', 'INPUT_INVALID']);
 
 export class Recovery {
   /** Being resumed here now. */

@@ -1,6 +1,7 @@
 import type { Clock } from '../common/clock.js';
 import type { RunResult } from '../executor/types.js';
 import type { RunStore, StoredRun } from '../store/types.js';
+import { FOR_AN_OPERATOR } from './recovery.js';
 import { storedResult } from './stored-result.js';
 
 // Waking parked runs. A run with nothing left but waits is a record in the store; the process
@@ -29,8 +30,7 @@ export type FollowOptions = Record<string, unknown>;
 /** Most runs one look wakes. */
 const BATCH = 256;
 
-/** Refusals a wake would only repeat for now (the chain is not here, or changed): such a run is left alone this long. */
-const FOR_AN_OPERATOR: ReadonlySet<string> = new Set(['CHAIN_CHANGED', 'CHAIN_NOT_FOUND']);
+/** A run refused for a reason a wake would only repeat for now (recovery's: the chain is not here, or changed) is left alone this long. */
 const LEAVE_MS = 60_000;
 
 interface Follower {
@@ -197,4 +197,9 @@ export class Waker {
     );
     return true;
   }
+}
+
+/** What `wake` answers for a run it leaves waiting: handed to a queue, or to a process that has its chain (CHAIN_NOT_FOUND: left alone a while). */
+export function leftWaiting(run: StoredRun, code: 'RUN_WAITING' | 'CHAIN_NOT_FOUND', message: string): RunResult {
+  return { run_id: run.id, chain: run.chain, status: 'waiting', outputs: null, error: { code, message }, steps: {}, duration_ms: 0 };
 }

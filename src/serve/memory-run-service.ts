@@ -236,14 +236,9 @@ export function createMemoryRunService(engine: Engine, options: MemoryRunService
         await entry.done;
         return entry.view.summary();
       }
-      // Parked, or woken by the engine's waker: stopped through the engine (a parked run ends cancelled at once, telling no one).
+      // Parked, or woken by the engine's waker: stopped through the engine; a parked run ends at
+      // once, and its run:finished reaches the view through the tap.
       await engine.cancel(runId);
-      if (status === 'waiting' && entry.view.status === 'waiting') {
-        const now = Date.now();
-        const ended: RunEvent = { type: 'run:finished', run_id: runId, chain: entry.view.chain, timestamp: now, status: 'failed', duration_ms: now - entry.view.started_at, outputs: null, error: { code: 'ABORTED', message: `run ${runId} was cancelled` } };
-        entry.view.apply(ended);
-        entry.feed.push(ended);
-      }
       return entry.view.summary();
     },
     async resume(runId: string): Promise<StartOutcome> {
