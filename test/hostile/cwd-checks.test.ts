@@ -1,11 +1,11 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import listFiles from '../../plugins/files/tools/list_files.js';
 import runCommand from '../../plugins/shell/tools/run_command.js';
-import { context, failure } from './helpers.js';
+import { context, failure, startSwapper } from './helpers.js';
 
 // run_command's `cwd` and the folders list_files walks were checked inside TOOLCHAIN_FILES_ROOT
 // and then used by name: a folder on the path swapped for a symbolic link to outside the root
@@ -19,20 +19,6 @@ let base: string;
 let root: string;
 let outside: string;
 let swapper: ChildProcess | undefined;
-
-// A separate process, as an attacker would be: `real` is a folder, then a link to the outside
-// folder, then a folder again, for as long as the swap tests run.
-const SWAPPER = `
-const fs = require('node:fs');
-const [root, outside] = process.argv.slice(1);
-const real = root + '/real', parked = root + '/parked';
-for (;;) {
-  try { fs.renameSync(real, parked); } catch {}
-  try { fs.symlinkSync(outside, real); } catch {}
-  try { if (fs.lstatSync(real).isSymbolicLink()) fs.unlinkSync(real); } catch {}
-  try { fs.renameSync(parked, real); } catch {}
-}
-`;
 
 beforeAll(async () => {
   base = await mkdtemp(join(tmpdir(), 'toolchain-cwd-'));
@@ -77,7 +63,7 @@ describe('a cwd outside the files root is refused', () => {
 
 describe('a folder swapped for a link to outside while the tools use it', () => {
   beforeAll(() => {
-    swapper = spawn(process.execPath, ['-e', SWAPPER, root, outside], { stdio: 'ignore' });
+    swapper = startSwapper(root, outside);
   });
 
   it(`run_command never runs its program in the outside folder (${ROUNDS} calls with cwd real)`, async () => {

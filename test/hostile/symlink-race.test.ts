@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fileStats from '../../plugins/files/tools/file_stats.js';
 import readFile from '../../plugins/files/tools/read_file.js';
 import writeFileTool from '../../plugins/files/tools/write_file.js';
-import { context } from './helpers.js';
+import { context, startSwapper } from './helpers.js';
 
 // Hostile input, round two: 46 of 3,000 read_file calls returned a file outside
 // TOOLCHAIN_FILES_ROOT while another process swapped a folder on the path for a symbolic link
@@ -19,21 +19,6 @@ let root: string;
 let outside: string;
 let swapper: ChildProcess;
 
-// A separate process, as an attacker would be: `real` is a folder, then a link to the outside
-// folder, then a folder again, for as long as the test runs (it is killed after).
-const SWAPPER = `
-const fs = require('node:fs');
-const [root, outside] = process.argv.slice(1);
-const real = root + '/real', parked = root + '/parked';
-for (;;) {
-  // Each step on its own, so that one failing never leaves the tree without 'real' for good.
-  try { fs.renameSync(real, parked); } catch {}
-  try { fs.symlinkSync(outside, real); } catch {}
-  try { if (fs.lstatSync(real).isSymbolicLink()) fs.unlinkSync(real); } catch {}
-  try { fs.renameSync(parked, real); } catch {}
-}
-`;
-
 beforeAll(async () => {
   base = await mkdtemp(join(tmpdir(), 'toolchain-race-'));
   root = join(base, 'root');
@@ -42,7 +27,7 @@ beforeAll(async () => {
   await mkdir(outside);
   await writeFile(join(root, 'real', 'secret.txt'), 'inside');
   await writeFile(join(outside, 'secret.txt'), 'OUTSIDE-SECRET-LONGER');
-  swapper = spawn(process.execPath, ['-e', SWAPPER, root, outside], { stdio: 'ignore' });
+  swapper = startSwapper(root, outside);
 });
 afterAll(async () => {
   if (swapper.pid !== undefined) swapper.kill('SIGKILL');

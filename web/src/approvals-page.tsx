@@ -1,6 +1,7 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { api, type ApprovalView } from './api.js';
 import { ApprovalCard } from './approval-card.js';
+import { usePolling } from './use-polling.js';
 
 // The approval requests waiting for a person, oldest first: a dangerous tool's call (with its
 // validated arguments) or an `approval:` step, each with its run and Approve / Deny.
@@ -16,31 +17,16 @@ export function ApprovalsPage() {
   const [notice, setNotice] = useState<string | undefined>();
   const [refresh, setRefresh] = useState(0);
 
-  useEffect(() => {
-    let stopped = false;
-    let timer: number | undefined;
-    const load = async (): Promise<void> => {
-      try {
-        const list = await api.approvals();
-        if (!stopped) {
-          setApprovals(list);
-          setError(undefined);
-        }
-      } catch (e) {
-        if (!stopped) setError((e as Error).message);
-      }
-      if (!stopped) timer = window.setTimeout(tick, REFRESH_MS);
-    };
-    const tick = (): void => {
-      if (document.visibilityState === 'visible') void load();
-      else timer = window.setTimeout(tick, REFRESH_MS);
-    };
-    void load();
-    return () => {
-      stopped = true;
-      clearTimeout(timer);
-    };
-  }, [refresh]);
+  usePolling(
+    () => api.approvals(),
+    (list) => {
+      setApprovals(list);
+      setError(undefined);
+    },
+    setError,
+    REFRESH_MS,
+    [refresh],
+  );
 
   const decided = (d: ApprovalView | undefined): void => {
     if (d?.decision !== undefined) {

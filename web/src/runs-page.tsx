@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, describeWaits, formatDuration, formatTime, type ChainListItem, type RunSummary } from './api.js';
 import { StatusBadge } from './status.js';
+import { usePolling } from './use-polling.js';
 
 // The runs list: newest first, filtered by status and chain, refreshed every 1.5 s while the tab
 // is visible (and at once when it becomes visible again). A waiting run says what it waits for.
@@ -20,40 +21,17 @@ export function RunsPage() {
     api.chains().then(setChains, (e: Error) => setError(e.message));
   }, []);
 
-  useEffect(() => {
-    let stopped = false;
-    let timer: number | undefined;
-    const load = async (): Promise<void> => {
-      try {
-        const list = await api.runs({ status, chain, limit: 200 });
-        if (!stopped) {
-          setRuns(list);
-          setNow(Date.now());
-          setError(undefined);
-        }
-      } catch (e) {
-        if (!stopped) setError((e as Error).message);
-      }
-      if (!stopped) timer = window.setTimeout(tick, REFRESH_MS);
-    };
-    const tick = (): void => {
-      if (document.visibilityState === 'visible') void load();
-      else timer = window.setTimeout(tick, REFRESH_MS);
-    };
-    void load();
-    const onVisible = (): void => {
-      if (document.visibilityState === 'visible') {
-        clearTimeout(timer);
-        void load();
-      }
-    };
-    document.addEventListener('visibilitychange', onVisible);
-    return () => {
-      stopped = true;
-      clearTimeout(timer);
-      document.removeEventListener('visibilitychange', onVisible);
-    };
-  }, [status, chain]);
+  usePolling(
+    () => api.runs({ status, chain, limit: 200 }),
+    (list) => {
+      setRuns(list);
+      setNow(Date.now());
+      setError(undefined);
+    },
+    setError,
+    REFRESH_MS,
+    [status, chain],
+  );
 
   return (
     <section>
