@@ -22,7 +22,7 @@ import type { CallTargets, ChainCallOptions } from './llm/call-targets.js';
 import { DurableRuns, mayWait } from './runs/durable-runs.js';
 import { withPlumbing, type InternalStartOptions, type RunStartOptions } from './runs/start-options.js';
 import { Recovery } from './runs/recovery.js';
-import { leftWaiting, Waker, type FollowOptions } from './runs/waker.js';
+import { leftWaiting, Waker } from './runs/waker.js';
 import { registerWaitMetrics } from './observe/wait-metrics.js';
 import { countTriggerFires } from './observe/trigger-metrics.js';
 import { TriggerScheduler, type FireOutcome } from './triggers/scheduler.js';
@@ -191,7 +191,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
     scope: options.timers === true ? 'all' : 'followed',
     intervalMs: options.wakeIntervalMs ?? 1_000,
     // A run of a chain this engine does not have (another process's, such as an MCP server's calls) is left to that process.
-    wake: (run, followed) => (lookup(run.chain) === undefined ? Promise.resolve(leftWaiting(run, 'CHAIN_NOT_FOUND', `chain '${run.chain}' is not loaded here`)) : durable.resume(run.id, withPlumbing(withDefaults((followed ?? {}) as RunStartOptions), { wake: true }))),
+    wake: (run, followed) => (lookup(run.chain) === undefined ? Promise.resolve(leftWaiting(run, 'CHAIN_NOT_FOUND', `chain '${run.chain}' is not loaded here`)) : durable.resume(run.id, withPlumbing(withDefaults(followed ?? {}), { wake: true }))),
   });
   closers.unshift(() => waker.close());
   const submitter = address ? await QueueSubmitter.open(address, store, host.clock) : undefined;
@@ -248,7 +248,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
     if (given.untilWaiting === true) return promise;
     return promise.then((result) => {
       if (result.status !== 'waiting') return result;
-      const follow = waker.follow(result.run_id, given as FollowOptions);
+      const follow = waker.follow(result.run_id, given);
       // The caller's signal still cancels the run while it waits: there is nothing at work to abort, so it ends cancelled.
       const signal = given.signal;
       if (signal === undefined) return follow;

@@ -2,6 +2,7 @@ import type { Clock } from '../common/clock.js';
 import type { RunResult } from '../executor/types.js';
 import type { RunStore, StoredRun } from '../store/types.js';
 import { FOR_AN_OPERATOR } from './recovery.js';
+import type { RunStartOptions } from './start-options.js';
 import { storedResult } from './stored-result.js';
 
 // Waking parked runs. A run with nothing left but waits is a record in the store; the process
@@ -25,7 +26,7 @@ export interface WakerSettings {
 }
 
 /** What a caller awaiting a run asked for it: its events keep going to its listener when the run is woken here. */
-export type FollowOptions = Record<string, unknown>;
+export type FollowOptions = RunStartOptions;
 
 /** Most runs one look wakes. */
 const BATCH = 256;
