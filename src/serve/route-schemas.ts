@@ -83,3 +83,23 @@ export const decideApprovalSchema = {
 
 /** Keys a body may have, for did-you-mean on an unknown one. */
 export const START_BODY_KEYS = Object.keys(startRunSchema.body.properties);
+
+/** A trigger to pause or resume: `CHAIN#ID` (the `#` sent as %23), or `CHAIN` for every trigger of the chain. */
+const triggerTarget = { type: 'string', minLength: 1, maxLength: 400 } as const;
+
+export const listTriggersSchema = {
+  querystring: { type: 'object', additionalProperties: false, properties: { chain: chainName } },
+} as const;
+
+export const pauseTriggerSchema = {
+  params: { type: 'object', required: ['key'], properties: { key: triggerTarget } },
+  body: {
+    type: ['object', 'null'],
+    additionalProperties: false,
+    properties: { reason: { type: 'string', maxLength: 1000 } },
+  },
+} as const;
+
+export const resumeTriggerSchema = {
+  params: { type: 'object', required: ['key'], properties: { key: triggerTarget } },
+} as const;
