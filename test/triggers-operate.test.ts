@@ -78,6 +78,9 @@ describe('operating triggers across processes', () => {
     expect(sec.paused).toBeUndefined();
     expect(morning).toMatchObject({ id: '2', kind: 'schedule', schedule: '0 6 * * 1-5', timezone: 'Europe/Paris' });
     expect(morning.next).toHaveLength(3);
+    // A tick's run, by its id (`#` and `@` sent encoded), as the inspector's link to it asks.
+    const shown = await api('GET', `/api/runs/${encodeURIComponent(sec.last.run_id)}`);
+    expect(shown).toMatchObject({ status: 200, body: { run_id: sec.last.run_id, chain: 'nightly', status: 'succeeded' } });
     expect((await api('GET', '/api/triggers?chain=other')).body).toEqual({ triggers: [] });
     expect((await api('GET', '/api/triggers', undefined, {})).status).toBe(401);
     // The stream has said what fired.

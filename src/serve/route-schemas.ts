@@ -1,7 +1,8 @@
 // JSON Schemas of the routes' bodies, parameters and query strings. Fastify compiles
 // them once; a request that breaks one is answered 400 `{ error: { code: 'BAD_REQUEST', … } }`.
 
-const runId = { type: 'string', minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9][A-Za-z0-9_.:-]*$' } as const;
+// `#` and `@` for the runs triggers start (`CHAIN#ID@TICK`): sent URL-encoded in a path.
+const runId = { type: 'string', minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9][A-Za-z0-9_.:#@-]*$' } as const;
 const chainName = { type: 'string', minLength: 1, maxLength: 200 } as const;
 
 export const RUN_STATUSES = ['running', 'waiting', 'succeeded', 'failed', 'cancelled'] as const;
