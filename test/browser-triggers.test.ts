@@ -89,7 +89,7 @@ describe('triggers in the inspector', () => {
     await sec.getByRole('button', { name: 'Resume' }).click();
     await page.locator('tr[data-trigger="nightly#sec"][data-state="active"]').waitFor({ timeout: 10_000 });
     expect(await sec.locator('ol.next-runs li').count()).toBe(3);
-    await page.waitForFunction((before) => document.querySelector('tr[data-trigger="nightly#sec"] td.last a')?.textContent !== before, lastWhilePaused, { timeout: 10_000 });
+    await expect.poll(() => sec.locator('td.last a').textContent(), { timeout: 10_000, interval: 200 }).not.toBe(lastWhilePaused);
     await page.screenshot({ path: join(ARTIFACTS, 'inspector-triggers.png') });
 
     // One chain's triggers, from its heading.
