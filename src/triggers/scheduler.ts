@@ -122,8 +122,11 @@ export class TriggerScheduler {
 
   private async lookOnce(): Promise<void> {
     const seen = new Set<string>();
-    const controls = new Map<string, TriggerControl>((await this.s.store.triggers.list()).map((c) => [c.key, c]));
-    for (const plan of this.s.plans()) {
+    const plans = this.s.plans();
+    // No store read at all while no loaded chain has an enabled trigger.
+    const any = plans.some((p) => p.triggers?.some((t) => t.enabled) === true);
+    const controls = new Map<string, TriggerControl>(any ? (await this.s.store.triggers.list()).map((c) => [c.key, c]) : []);
+    for (const plan of plans) {
       for (const trigger of plan.triggers ?? []) {
         if (this.closed) return;
         const key = triggerPrefix(plan.name, trigger);
