@@ -24,9 +24,10 @@ import { withPlumbing, type InternalStartOptions, type RunStartOptions } from '.
 import { Recovery } from './runs/recovery.js';
 import { leftWaiting, Waker } from './runs/waker.js';
 import { registerWaitMetrics } from './observe/wait-metrics.js';
-import { countTriggerFires } from './observe/trigger-metrics.js';
-import { TriggerScheduler, type FireOutcome } from './triggers/scheduler.js';
-import { triggerViews, type TriggerView } from './triggers/views.js';
+import { countTriggerFires, registerPausedTriggers } from './observe/trigger-metrics.js';
+import { pauseTriggers, resolveTriggers, resumeTriggers, triggerKey, type PauseRequest } from './triggers/controls.js';
+import { TriggerScheduler, type FireOutcome, type TriggerEvent } from './triggers/scheduler.js';
+import { triggerViews, type TriggerUpdate, type TriggerView } from './triggers/views.js';
 import { deliverEvent, type SentEvent } from './runs/deliver-event.js';
 import { decideApproval, pendingApprovals, type ApprovalView, type Decision } from './runs/approvals.js';
 import type { RunDetail, RunSummary } from './runs/stored-result.js';
@@ -90,6 +91,17 @@ export interface Engine extends CallTargets {
      * `triggerIntervalMs`: for a test clock. Needs `createEngine({ triggers: true })`.
      */
     fireDue(): Promise<void>;
+    /**
+     * Pauses a trigger (`CHAIN#ID`) or every trigger of a chain (`CHAIN`), in the run store: every
+     * process firing triggers on the store fires none of its ticks until it is resumed. A trigger
+     * paused already keeps its pause (`changed: false`). Unknown names are CHAIN_NOT_FOUND or
+     * TRIGGER_NOT_FOUND, with a did-you-mean.
+     */
+    pause(target: string, request: PauseRequest): Promise<TriggerUpdate[]>;
+    /** Ends the pause of a trigger or of every trigger of a chain: it fires again from now on, with no catch-up of the ticks while it was paused. */
+    resume(target: string): Promise<TriggerUpdate[]>;
+    /** Every trigger event of this engine's loop from now on (fired, skipped, paused, resumed); returns a function that stops listening. */
+    listen(listener: (event: TriggerEvent) => void): () => void;
   };
   /** The recorded runs. */
   readonly runs: {
@@ -327,8 +339,15 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
 
   let scheduler: TriggerScheduler | undefined;
   const allPlans = (): ChainPlan[] => [...set.plans.values(), ...added.values()];
+  const triggerListeners = new Set<(event: TriggerEvent) => void>();
   if (options.triggers === true) {
     const count = observer ? countTriggerFires(observer.registry) : undefined;
+    if (observer) {
+      registerPausedTriggers(observer.registry, async () => {
+        const loaded = new Set(allPlans().flatMap((p) => (p.triggers ?? []).map((t) => triggerKey(p.name, t))));
+        return (await store.triggers.list()).filter((c) => c.paused !== null && loaded.has(c.key)).length;
+      });
+    }
     scheduler = new TriggerScheduler({
       store,
       clock: host.clock,
@@ -338,12 +357,30 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
       onEvent: (e) => {
         count?.(e);
         options.onTrigger?.(e);
+        for (const listener of triggerListeners) {
+          try {
+            listener(e);
+          } catch {
+            // a listener's exception is its own problem; the loop goes on
+          }
+        }
       },
       onError: () => undefined, // the store is away: the next look tries again
     });
     const started = scheduler;
     closers.unshift(() => started.close());
     void started.start();
+  }
+
+  /** Pauses or resumes what `target` names, lets this engine's loop see it at once, and says how each trigger is now. */
+  async function changeTriggers(target: string, change: (found: ReturnType<typeof resolveTriggers>, at: number) => Promise<{ changed: boolean }[]>): Promise<TriggerUpdate[]> {
+    const plans = allPlans();
+    const found = resolveTriggers(plans, target, unknownChain);
+    const changes = await change(found, host.clock.now());
+    // This process says so (trigger:paused / trigger:resumed) and acts on it before answering.
+    await scheduler?.look();
+    const views = await triggerViews(plans.filter((p) => p.name === found[0]!.plan.name), store, host.clock.now());
+    return found.map(({ trigger }, i) => ({ ...views.find((v) => v.id === trigger.id)!, changed: changes[i]!.changed }));
   }
 
   return {
@@ -409,6 +446,12 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
       async fireDue() {
         if (scheduler === undefined) throw new ToolchainError('USAGE', 'this engine fires no triggers: create it with createEngine({ triggers: true })');
         await scheduler.look();
+      },
+      pause: (target, request) => changeTriggers(target, (found, at) => pauseTriggers(store, found, request, at)),
+      resume: (target) => changeTriggers(target, (found, at) => resumeTriggers(store, found, at)),
+      listen(listener) {
+        triggerListeners.add(listener);
+        return () => void triggerListeners.delete(listener);
       },
     },
     runs: { list: (filter) => durable.list(filter), get: (runId) => durable.get(runId), waits: (filter) => store.waits.listWaits(filter), wakeAt: (runId) => store.waits.wakeAt(runId) },

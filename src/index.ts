@@ -7,7 +7,8 @@
 export { createEngine, type Engine, type EngineOptions } from './engine.js';
 export type { RunStartOptions } from './runs/start-options.js';
 export type { TriggerEvent } from './triggers/scheduler.js';
-export type { TriggerView } from './triggers/views.js';
+export type { TriggerUpdate, TriggerView } from './triggers/views.js';
+export type { PauseRequest } from './triggers/controls.js';
 export type { RecoveryEvent } from './runs/recovery.js';
 export { createWorker, type WorkerOptions, type ToolchainWorker } from './worker.js';
 export type { QueueWorkerOptions } from './queue/worker.js';

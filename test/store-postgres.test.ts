@@ -33,7 +33,7 @@ describe('PostgreSQL store schemas', () => {
     expect(await store.recordSteps([{ run_id: 'old-2', epoch: 1, steps: [step('big', big)] }])).toEqual(['ok']);
     expect((await store.getSteps('old-2'))[0]?.output).toBe(big);
     expect(await store.waits.openWait('old-2', 1, { id: 'w', key: 'w', kind: 'sleep', name: null, match: null, until: T0 + 5, detail: null }, T0)).toMatchObject({ run_id: 'old-2', outcome: null });
-    expect(await postgresQuery(`SELECT value FROM "${schema()}".toolchain_meta`)).toEqual([{ value: '4' }]);
+    expect(await postgresQuery(`SELECT value FROM "${schema()}".toolchain_meta`)).toEqual([{ value: '5' }]);
   });
 
   it('refuses a schema written by a newer toolchain with STORE_TOO_NEW, and leaves it alone', async () => {
@@ -42,7 +42,7 @@ describe('PostgreSQL store schemas', () => {
     await postgresQuery(`UPDATE "${schema()}".toolchain_meta SET value = '99' WHERE key = 'version'`);
     await expect(openStore(ns.url)).rejects.toMatchObject({
       code: 'STORE_TOO_NEW',
-      message: `${ns.url} was written by a newer toolchain (store schema version 99; this one knows versions up to 4): upgrade toolchain, or use another store`,
+      message: `${ns.url} was written by a newer toolchain (store schema version 99; this one knows versions up to 5): upgrade toolchain, or use another store`,
     });
     expect(await postgresQuery(`SELECT value FROM "${schema()}".toolchain_meta`)).toEqual([{ value: '99' }]);
   });
@@ -63,7 +63,7 @@ describe('PostgreSQL store schemas', () => {
     const stores = await Promise.all([ns.open(), ns.open(), ns.open(), ns.open()]);
     await stores[0]!.createRun({ id: 'r', chain: 'c', chain_hash: 'h', input: {}, owner: 'o', lease_until: T0, now: T0 });
     expect(await stores[3]!.getRun('r')).toMatchObject({ id: 'r' });
-    expect(await postgresQuery(`SELECT value FROM "${schema()}".toolchain_meta`)).toEqual([{ value: '4' }]);
+    expect(await postgresQuery(`SELECT value FROM "${schema()}".toolchain_meta`)).toEqual([{ value: '5' }]);
   });
 
   it('defaults to the schema toolchain', async () => {

@@ -22,7 +22,7 @@ describe('Redis store prefixes', () => {
     await redisCommand('HSET', `${prefix()}meta`, 'version', '99');
     await expect(openStore(ns.url)).rejects.toMatchObject({
       code: 'STORE_TOO_NEW',
-      message: `${ns.url} was written by a newer toolchain (store schema version 99; this one knows versions up to 2): upgrade toolchain, or use another store`,
+      message: `${ns.url} was written by a newer toolchain (store schema version 99; this one knows versions up to 3): upgrade toolchain, or use another store`,
     });
   });
 
@@ -47,15 +47,16 @@ describe('Redis store waits', () => {
     await ns.drop();
   });
 
-  it('opens a version 1 prefix and marks it version 2: its runs are kept and can wait', async () => {
+  it('opens a version 1 prefix and marks it the current version: its runs are kept, can wait and can be paused', async () => {
     ns = redisNamespace();
     await redisCommand('HSET', `${prefix()}meta`, 'version', '1');
     await redisCommand('HSET', `${prefix()}run:r`, 'id', 'r', 'chain', 'c', 'chain_hash', 'h', 'status', 'running', 'created_at', T0, 'updated_at', T0, 'owner', 'o', 'lease_until', T0, 'epoch', 1, 'cancel_requested', '0');
     const store = await ns.open();
-    expect(await redisCommand('HGET', `${prefix()}meta`, 'version')).toBe('2');
+    expect(await redisCommand('HGET', `${prefix()}meta`, 'version')).toBe('3');
     expect(await store.waits.openWait('r', 1, { id: 'w', key: 'w', kind: 'sleep', name: null, match: null, until: T0 + 5, detail: null }, T0)).toMatchObject({ run_id: 'r', until: T0 + 5 });
     expect(await store.waits.parkRun('r', 1, T0 + 5, ['w'], T0)).toBe('ok');
     expect((await store.waits.dueRuns(T0 + 5, 10)).map((r) => r.id)).toEqual(['r']);
+    expect((await store.triggers.pause('c#1', { by: 'ada', at: T0 })).changed).toBe(true);
   });
 
   it('prune leaves no key of a pruned run, its waits or old events behind', async () => {

@@ -58,7 +58,7 @@ describe('SQLite store files', () => {
     expect(await store.recordSteps([{ run_id: 'old-2', epoch: 1, steps: [step('big', big)] }])).toEqual(['ok']);
     expect((await store.getSteps('old-2'))[0]?.output).toBe(big);
     await store.close();
-    expect(pragma(file, 'user_version')).toBe(4);
+    expect(pragma(file, 'user_version')).toBe(5);
   });
 
   it('refuses a file written by a newer toolchain with STORE_TOO_NEW, and leaves it alone', async () => {
@@ -69,7 +69,7 @@ describe('SQLite store files', () => {
     db.close();
     const error = await openStore(`sqlite:${file}`).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'STORE_TOO_NEW' });
-    expect((error as Error).message).toMatch(/newer toolchain \(store schema version 99; this one knows versions up to 4\)/);
+    expect((error as Error).message).toMatch(/newer toolchain \(store schema version 99; this one knows versions up to 5\)/);
     expect(pragma(file, 'user_version')).toBe(99);
   });
 

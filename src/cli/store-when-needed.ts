@@ -29,5 +29,6 @@ export function storeWhenNeeded(url: string, cwd: string): string | RunStore {
       dueRuns: async (now, limit) => (there() ? lazy.waits.dueRuns(now, limit) : []),
       wakeAt: async (runId) => (there() ? lazy.waits.wakeAt(runId) : undefined),
     },
+    triggers: { ...lazy.triggers, list: async () => (there() ? lazy.triggers.list() : []) },
   };
 }

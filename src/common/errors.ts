@@ -128,6 +128,8 @@ export const ERROR_KINDS = {
   BAD_TRIGGER: 'definition',
   /** A trigger's `input` or `input_map` does not fit the chain's inputs. */
   TRIGGER_INPUT: 'definition',
+  /** Pausing or resuming a trigger that no loaded chain has (`CHAIN#ID`), or a chain that declares none. */
+  TRIGGER_NOT_FOUND: 'usage',
   // a model endpoint (agent steps)
   MODEL_ERROR: 'run',
   RATE_LIMITED: 'run',

@@ -15,6 +15,7 @@ import { createMemoryRunService } from './memory-run-service.js';
 import { registerCatalogueRoutes } from './routes-catalogue.js';
 import { registerRunValueRoutes } from './routes-run-values.js';
 import { registerRunRoutes } from './routes-runs.js';
+import { registerTriggerRoutes } from './routes-triggers.js';
 import { registerWaitRoutes } from './routes-waits.js';
 import { tapOf } from './observer-tap.js';
 import type { RunService } from './run-service.js';
@@ -123,10 +124,14 @@ export async function createServer(engine: Engine, options: ServerOptions = {}):
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/metrics', async (_req, reply) => reply.header('content-type', observer.metricsContentType).send(await observer.metrics()));
   registerCatalogueRoutes(app, engine, approvedNow);
-  registerRunRoutes(app, { service, stopping, heartbeatMs: options.heartbeatMs ?? 15_000, streams: new Gauge(limits.maxEventStreams), retryAfterS: limits.retryAfterS, valueBytes: limits.valueBytes, answerBytes: limits.answerBytes });
+  const heartbeatMs = options.heartbeatMs ?? 15_000;
+  const streams = new Gauge(limits.maxEventStreams);
+  registerRunRoutes(app, { service, stopping, heartbeatMs, streams, retryAfterS: limits.retryAfterS, valueBytes: limits.valueBytes, answerBytes: limits.answerBytes });
   registerRunValueRoutes(app, service);
-  // Without a token only loopback reaches the server: whoever decides is a local user.
-  registerWaitRoutes(app, engine, { decider: options.token !== undefined ? 'token' : 'local' });
+  // Without a token only loopback reaches the server: whoever decides (or pauses) is a local user.
+  const decider = options.token !== undefined ? 'token' : 'local';
+  registerWaitRoutes(app, engine, { decider });
+  registerTriggerRoutes(app, engine, { decider, stopping, heartbeatMs, streams, retryAfterS: limits.retryAfterS });
   await registerInspector(app, options.webRoot);
 
   return {

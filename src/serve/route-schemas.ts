@@ -1,7 +1,8 @@
 // JSON Schemas of the routes' bodies, parameters and query strings. Fastify compiles
 // them once; a request that breaks one is answered 400 `{ error: { code: 'BAD_REQUEST', … } }`.
 
-const runId = { type: 'string', minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9][A-Za-z0-9_.:-]*$' } as const;
+// `#` and `@` for the runs triggers start (`CHAIN#ID@TICK`): sent URL-encoded in a path.
+const runId = { type: 'string', minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9][A-Za-z0-9_.:#@-]*$' } as const;
 const chainName = { type: 'string', minLength: 1, maxLength: 200 } as const;
 
 export const RUN_STATUSES = ['running', 'waiting', 'succeeded', 'failed', 'cancelled'] as const;
@@ -83,3 +84,23 @@ export const decideApprovalSchema = {
 
 /** Keys a body may have, for did-you-mean on an unknown one. */
 export const START_BODY_KEYS = Object.keys(startRunSchema.body.properties);
+
+/** A trigger to pause or resume: `CHAIN#ID` (the `#` sent as %23), or `CHAIN` for every trigger of the chain. */
+const triggerTarget = { type: 'string', minLength: 1, maxLength: 400 } as const;
+
+export const listTriggersSchema = {
+  querystring: { type: 'object', additionalProperties: false, properties: { chain: chainName } },
+} as const;
+
+export const pauseTriggerSchema = {
+  params: { type: 'object', required: ['key'], properties: { key: triggerTarget } },
+  body: {
+    type: ['object', 'null'],
+    additionalProperties: false,
+    properties: { reason: { type: 'string', maxLength: 1000 } },
+  },
+} as const;
+
+export const resumeTriggerSchema = {
+  params: { type: 'object', required: ['key'], properties: { key: triggerTarget } },
+} as const;

@@ -17,4 +17,5 @@ export type {
   StoredRun,
   StoredStep,
 } from './types.js';
+export type { TriggerChange, TriggerControl, TriggerControlStore, TriggerPause } from './trigger-control-types.js';
 export type { StoredEvent, StoredWait, WaitFilter, WaitKind, WaitOutcome, WaitRequest, WaitStore } from './wait-types.js';

@@ -27,6 +27,11 @@ export function openOnFirstUse(url: string, open: () => Promise<RunStore>): RunS
       dueRuns: async (now, limit) => (await store()).waits.dueRuns(now, limit),
       recordEvent: async (event) => (await store()).waits.recordEvent(event),
     },
+    triggers: {
+      pause: async (key, pause) => (await store()).triggers.pause(key, pause),
+      resume: async (key, at) => (await store()).triggers.resume(key, at),
+      list: async () => (await store()).triggers.list(),
+    },
     async close() {
       if (opened !== undefined) await (await opened.catch(() => undefined))?.close();
     },

@@ -1,6 +1,7 @@
 import { ToolchainError } from '../common/errors.js';
 import { listLimit } from './run-codec.js';
 import { Entry, type LiveRun } from './memory-entry.js';
+import { memoryTriggerControls } from './memory-trigger-controls.js';
 import { memoryWaits } from './memory-waits.js';
 import { storedStep } from './stored-step.js';
 import type { Claim, ClaimOutcome, CreateOutcome, NewRun, RunEnd, RunFilter, RunStore, StepBatch, StoredRun, StoredStep } from './types.js';
@@ -103,6 +104,7 @@ export function createMemoryStore(maxRuns = 100): MemoryRunStore {
 
   return {
     waits,
+    triggers: memoryTriggerControls(),
     url: 'memory:',
     inProcess: true,
     begin(r) {

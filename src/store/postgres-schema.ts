@@ -45,13 +45,15 @@ function migrations(s: string): readonly string[] {
      CREATE INDEX wakes_by_time ON ${s}.wakes (wake_at) WHERE wake_at IS NOT NULL;
      CREATE TABLE ${s}.events (id text PRIMARY KEY, name text NOT NULL, payload text, at bigint NOT NULL);
      CREATE INDEX events_by_time ON ${s}.events (at);`,
+    // 5: triggers people paused (who, when, why) and when each was last resumed, by `CHAIN#ID`.
+    `CREATE TABLE ${s}.trigger_controls (key text PRIMARY KEY, paused_by text, paused_at bigint, reason text, resumed_at bigint);`,
   ];
 }
 
 export const POSTGRES_SCHEMA_VERSION = migrations('s').length;
 
 /** Our tables: a schema holding one of them without toolchain_meta belongs to someone else. */
-const OWN_TABLES = ['runs', 'steps', 'blobs', 'waits', 'wakes', 'events'];
+const OWN_TABLES = ['runs', 'steps', 'blobs', 'waits', 'wakes', 'events', 'trigger_controls'];
 
 /** `schema` is the bare name (checked to be an identifier), `s` its quoted form. */
 export async function preparePostgresSchema(pool: Pool, schema: string, url: string): Promise<void> {

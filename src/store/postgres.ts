@@ -3,7 +3,8 @@ import { importOptional } from '../common/optional-package.js';
 import { badUrl, redact, takeOption } from './store-url.js';
 import { postgresStatements, type PostgresStatements, type Query } from './postgres-sql.js';
 import { preparePostgresSchema, quote } from './postgres-schema.js';
-import { PostgresWaits } from './postgres-waits.js';
+import { PostgresTriggerControls } from './postgres-trigger-controls.js';
+import { PostgresWaits, type PostgresAccess } from './postgres-waits.js';
 import { CorruptRunError, corruptRun, decodeListed, jsonText, listLimit, listShape, newStoredRun, runFromRow, type RunRow } from './run-codec.js';
 import { encodeStep, foldSteps, MissingBlobError, parseSteps, withBlobs, type EncodedStep } from './step-codec.js';
 import { isOwnError, storeError } from './store-error.js';
@@ -74,6 +75,7 @@ function mapPostgresError(url: string, doing: string, error: unknown, op: 'read'
 class PostgresStore implements RunStore {
   private readonly sql: PostgresStatements;
   readonly waits: PostgresWaits;
+  readonly triggers: PostgresTriggerControls;
 
   constructor(
     private readonly pool: Pool,
@@ -81,7 +83,9 @@ class PostgresStore implements RunStore {
     schema: string,
   ) {
     this.sql = postgresStatements(quote(schema), schema);
-    this.waits = new PostgresWaits(quote(schema), { query: (doing, op, query, values) => this.query(doing, op, query, values), transaction: (doing, fn) => this.transaction(doing, fn) });
+    const access: PostgresAccess = { query: (doing, op, query, values) => this.query(doing, op, query, values), transaction: (doing, fn) => this.transaction(doing, fn) };
+    this.waits = new PostgresWaits(quote(schema), access);
+    this.triggers = new PostgresTriggerControls(quote(schema), access);
   }
 
   private async query<R extends QueryResultRow>(doing: string, op: 'read' | 'write', query: Query, values: unknown[]): Promise<R[]> {

@@ -3,7 +3,8 @@ import { ToolchainError } from '../common/errors.js';
 import { importOptional } from '../common/optional-package.js';
 import { CANCEL, CLAIM, CREATE, FINISH, PRUNE, RECORD, RENEW, STEPS, type Script } from './redis-scripts.js';
 import { runFromFields, runFromHash } from './redis-run.js';
-import { RedisWaits } from './redis-waits.js';
+import { RedisTriggerControls } from './redis-trigger-controls.js';
+import { RedisWaits, type RedisAccess } from './redis-waits.js';
 import { CorruptRunError, corruptRun, decodeListed, jsonText, listLimit, newStoredRun } from './run-codec.js';
 import { encodeStep, MissingBlobError, parseSteps, withBlobs } from './step-codec.js';
 import { isOwnError, storeError, tooNew } from './store-error.js';
@@ -21,8 +22,12 @@ import type { StoredEvent, StoredWait, WaitFilter, WaitOutcome, WaitRequest } fr
 // opening refuses a server that says otherwise (one that does not answer CONFIG GET is taken at
 // its word).
 
-/** 2: runs that wait (their keys are made as they are used: a version 1 store needs nothing to become 2). */
-const VERSION = 2;
+/**
+ * 2: runs that wait; 3: paused triggers. Their keys are made as they are used, so an older store
+ * needs nothing to become the current one; the version keeps out a toolchain that would not
+ * know them (one that knows only version 2 would fire triggers people paused).
+ */
+const VERSION = 3;
 const PRUNE_CHUNK = 200;
 /** Ids read at once from an index while listing one queue's runs (no index has the queue). */
 const LIST_CHUNK = 500;
@@ -115,13 +120,16 @@ function mapRedisError(url: string, doing: string, error: unknown, op: 'read' | 
 
 class RedisStore implements RunStore {
   readonly waits: RedisWaits;
+  readonly triggers: RedisTriggerControls;
 
   constructor(
     private readonly redis: RedisClient,
     readonly url: string,
     private readonly prefix: string,
   ) {
-    this.waits = new RedisWaits(prefix, { eval: (doing, op, script, args) => this.eval(doing, op, script, args), command: (doing, fn) => this.command(doing, fn) });
+    const access: RedisAccess = { eval: (doing, op, script, args) => this.eval(doing, op, script, args), command: (doing, fn) => this.command(doing, fn) };
+    this.waits = new RedisWaits(prefix, access);
+    this.triggers = new RedisTriggerControls(prefix, access);
   }
 
   /**

@@ -39,6 +39,8 @@ const MIGRATIONS: readonly string[] = [
    CREATE INDEX wakes_by_time ON wakes (wake_at) WHERE wake_at IS NOT NULL;
    CREATE TABLE events (id TEXT PRIMARY KEY, name TEXT NOT NULL, payload TEXT, at INTEGER NOT NULL) WITHOUT ROWID;
    CREATE INDEX events_by_time ON events (at);`,
+  // 5: triggers people paused (who, when, why) and when each was last resumed, by `CHAIN#ID`.
+  `CREATE TABLE trigger_controls (key TEXT PRIMARY KEY, paused_by TEXT, paused_at INTEGER, reason TEXT, resumed_at INTEGER) WITHOUT ROWID;`,
 ];
 
 export const SQLITE_SCHEMA_VERSION = MIGRATIONS.length;

@@ -5,7 +5,8 @@ import type BetterSqlite3 from 'better-sqlite3';
 import { ToolchainError } from '../common/errors.js';
 import { CorruptRunError, corruptRun, decodeListed, jsonText, listLimit, listShape, newStoredRun, RUN_COLUMNS, runFromRow, type RunRow } from './run-codec.js';
 import { prepareSqliteSchema } from './sqlite-schema.js';
-import { SqliteWaits } from './sqlite-waits.js';
+import { SqliteTriggerControls } from './sqlite-trigger-controls.js';
+import { SqliteWaits, type SqliteAccess } from './sqlite-waits.js';
 import { encodeStep, MissingBlobError, parseSteps, withBlobs, type EncodedStep } from './step-codec.js';
 import { isOwnError, storeError } from './store-error.js';
 import type { Claim, ClaimOutcome, CreateOutcome, NewRun, RunEnd, RunFilter, RunStore, StepBatch, StoreOptions, StoredRun, StoredStep } from './types.js';
@@ -144,6 +145,7 @@ export class SqliteStore implements RunStore {
   private readonly stepsTx: (id: string) => StoredStep[];
   private readonly pruneTx: (finishedBefore: number) => number;
   readonly waits: SqliteWaits;
+  readonly triggers: SqliteTriggerControls;
 
   /** `connection`: the better-sqlite3 handle, for diagnostics and tests; not part of RunStore. */
   constructor(
@@ -152,7 +154,9 @@ export class SqliteStore implements RunStore {
   ) {
     this.sql = prepare(connection);
     const sql = this.sql;
-    const waits = (this.waits = new SqliteWaits(connection, { write: (doing, fn) => this.write(doing, fn), read: (doing, fn) => this.read(doing, fn) }));
+    const access: SqliteAccess = { write: (doing, fn) => this.write(doing, fn), read: (doing, fn) => this.read(doing, fn) };
+    const waits = (this.waits = new SqliteWaits(connection, access));
+    this.triggers = new SqliteTriggerControls(connection, access);
     this.recordTx = connection.transaction((batches: readonly EncodedBatch[]) =>
       batches.map((batch) => {
         if (sql.epoch.get(batch.run_id) !== batch.epoch) return 'fenced';

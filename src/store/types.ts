@@ -1,6 +1,7 @@
 import type { ToolchainError } from '../common/errors.js';
 import type { RunError } from '../executor/events.js';
 import type { StepRecord } from '../executor/step-state.js';
+import type { TriggerControlStore } from './trigger-control-types.js';
 import type { WaitStore } from './wait-types.js';
 
 // The run store: one small driver contract, one file per driver (memory, sqlite,
@@ -144,6 +145,8 @@ export interface RunStore {
   readonly url: string;
   /** Runs that wait: their waits, parked runs and events (wait-types.ts). */
   readonly waits: WaitStore;
+  /** Triggers people paused, and when each was resumed (trigger-control-types.ts). */
+  readonly triggers: TriggerControlStore;
   /** Creates a run unless one with that id exists (atomic: of two concurrent creates, one wins). */
   createRun(run: NewRun): Promise<CreateOutcome>;
   /**

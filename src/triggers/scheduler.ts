@@ -1,6 +1,8 @@
 import type { Clock } from '../common/clock.js';
 import type { ChainPlan, TriggerPlan } from '../compiler/index.js';
 import type { RunStore } from '../store/types.js';
+import type { TriggerControl, TriggerPause } from '../store/trigger-control-types.js';
+import { triggerKey } from './controls.js';
 import { tickName, tickOfRun, ticksBetween, triggerPrefix, triggerRunId } from './ticks.js';
 
 // Firing triggers: the periodic loop of serve, worker, watch and `createEngine({ triggers: true })`.
@@ -23,6 +25,13 @@ import { tickName, tickOfRun, ticksBetween, triggerPrefix, triggerRunId } from '
 // missed ticks `catchup: all` brings are never skipped for overlap: each waits for the one before
 // (unless `allow`), since having each of them is what `all` asks for. A run whose process died
 // counts as going until recovery has resumed and ended it.
+//
+// A paused trigger (the store's record, store.triggers, read once per look) fires nothing: its
+// ticks meanwhile are neither fired, nor skipped, nor missed — on resume it starts from the time
+// of the resume, as a trigger enabled again does, and the ticks it had kept (`queue`, `all`) are
+// dropped when it is paused. A process meeting a trigger for the first time counts as missed only
+// the ticks after its last resume. `trigger:paused` and `trigger:resumed` say when this process
+// saw the change (whichever process made it).
 
 /** Most missed ticks `catchup: all` fires; older ones are dropped. */
 export const MAX_CATCHUP = 100;
@@ -33,7 +42,11 @@ const SCAN = 1000;
 
 export type TriggerEvent =
   | { readonly type: 'trigger:fired'; readonly chain: string; readonly trigger: string; readonly tick: string; readonly run_id: string; readonly timestamp: number }
-  | { readonly type: 'trigger:skipped'; readonly chain: string; readonly trigger: string; readonly tick: string; readonly run_id: string; readonly timestamp: number; readonly reason: 'overlap' | 'queue_full' | 'refused'; readonly message?: string };
+  | { readonly type: 'trigger:skipped'; readonly chain: string; readonly trigger: string; readonly tick: string; readonly run_id: string; readonly timestamp: number; readonly reason: 'overlap' | 'queue_full' | 'refused'; readonly message?: string }
+  /** Seen paused in the store (by whichever process paused it): it fires nothing until resumed. `at`: when it was paused. */
+  | { readonly type: 'trigger:paused'; readonly chain: string; readonly trigger: string; readonly by: string; readonly at: number; readonly reason?: string; readonly timestamp: number }
+  /** Seen resumed: it starts from `at`, the time of the resume. */
+  | { readonly type: 'trigger:resumed'; readonly chain: string; readonly trigger: string; readonly at: number; readonly timestamp: number };
 
 /**
  * How a start went: `fired` (the run is recorded, by this process), `exists` (another process, or
@@ -55,7 +68,7 @@ export interface SchedulerSettings {
 }
 
 interface TriggerState {
-  /** What the ticks depend on: a change starts the trigger from now. */
+  /** What the ticks depend on (PAUSED while paused): a change starts the trigger from now. */
   readonly fingerprint: string;
   /** Ticks up to here have been taken in. */
   last: number;
@@ -64,6 +77,9 @@ interface TriggerState {
   /** Of `pending`, the missed ticks `catchup: all` brought: each waits for the run before it rather than being skipped. */
   readonly caughtUp: Set<number>;
 }
+
+/** The fingerprint of a paused trigger's state. */
+const PAUSED = 'paused';
 
 export class TriggerScheduler {
   private readonly states = new Map<string, TriggerState>();
@@ -106,7 +122,11 @@ export class TriggerScheduler {
 
   private async lookOnce(): Promise<void> {
     const seen = new Set<string>();
-    for (const plan of this.s.plans()) {
+    const plans = this.s.plans();
+    // No store read at all while no loaded chain has an enabled trigger.
+    const any = plans.some((p) => p.triggers?.some((t) => t.enabled) === true);
+    const controls = new Map<string, TriggerControl>(any ? (await this.s.store.triggers.list()).map((c) => [c.key, c]) : []);
+    for (const plan of plans) {
       for (const trigger of plan.triggers ?? []) {
         if (this.closed) return;
         const key = triggerPrefix(plan.name, trigger);
@@ -116,8 +136,13 @@ export class TriggerScheduler {
           this.states.set(key, { fingerprint: 'disabled', last: this.s.clock.now(), pending: [], caughtUp: new Set<number>() });
           continue;
         }
+        const control = controls.get(triggerKey(plan.name, trigger));
+        if (control?.paused) {
+          this.pausedNow(plan, trigger, key, control.paused);
+          continue;
+        }
         try {
-          await this.lookAt(plan, trigger, key);
+          await this.lookAt(plan, trigger, key, control?.resumed_at ?? null);
         } catch (error) {
           this.s.onError?.(error);
         }
@@ -126,12 +151,30 @@ export class TriggerScheduler {
     for (const key of this.states.keys()) if (!seen.has(key)) this.states.delete(key);
   }
 
-  private async lookAt(plan: ChainPlan, t: TriggerPlan, key: string): Promise<void> {
+  /** Paused: nothing is kept, nothing fires; said once, when this process sees it paused after having seen it otherwise. */
+  private pausedNow(plan: ChainPlan, t: TriggerPlan, key: string, pause: TriggerPause): void {
+    const before = this.states.get(key);
+    this.states.set(key, { fingerprint: PAUSED, last: this.s.clock.now(), pending: [], caughtUp: new Set<number>() });
+    if (before !== undefined && before.fingerprint !== PAUSED) {
+      this.s.onEvent?.({ type: 'trigger:paused', chain: plan.name, trigger: t.id, by: pause.by, at: pause.at, ...(pause.reason !== undefined ? { reason: pause.reason } : {}), timestamp: this.s.clock.now() });
+    }
+  }
+
+  private async lookAt(plan: ChainPlan, t: TriggerPlan, key: string, resumedAt: number | null): Promise<void> {
     const now = this.s.clock.now();
     const fingerprint = `${t.kind} ${t.cron ?? ''} ${t.timezone} ${t.everyMs ?? ''}`;
     let state = this.states.get(key);
-    if (state === undefined || state.fingerprint !== fingerprint) {
-      state = state === undefined ? await this.firstLook(plan, t, key, fingerprint, now) : { fingerprint, last: now, pending: [], caughtUp: new Set<number>() };
+    if (state !== undefined && state.fingerprint === PAUSED) {
+      // Resumed: from the resume on (not before this process last saw it paused, whatever the clocks say).
+      const from = Math.max(state.last, Math.min(now, resumedAt ?? now));
+      this.s.onEvent?.({ type: 'trigger:resumed', chain: plan.name, trigger: t.id, at: resumedAt ?? now, timestamp: now });
+      state = { fingerprint, last: from, pending: [], caughtUp: new Set<number>() };
+      this.states.set(key, state);
+      const due = ticksBetween(t, from, now, MAX_CATCHUP);
+      if (due.length > 0) state.pending.push(...due);
+      state.last = now;
+    } else if (state === undefined || state.fingerprint !== fingerprint) {
+      state = state === undefined ? await this.firstLook(plan, t, key, fingerprint, now, resumedAt) : { fingerprint, last: now, pending: [], caughtUp: new Set<number>() };
       this.states.set(key, state);
     } else {
       const due = ticksBetween(t, state.last, now, MAX_CATCHUP);
@@ -145,7 +188,7 @@ export class TriggerScheduler {
   }
 
   /** What the store says of a trigger this process has not looked at yet: its last tick, and the ticks missed since. */
-  private async firstLook(plan: ChainPlan, t: TriggerPlan, prefix: string, fingerprint: string, now: number): Promise<TriggerState> {
+  private async firstLook(plan: ChainPlan, t: TriggerPlan, prefix: string, fingerprint: string, now: number, resumedAt: number | null): Promise<TriggerState> {
     const runs = await this.s.store.listRuns({ chain: plan.name, limit: SCAN });
     let lastFired: number | undefined;
     for (const run of runs) {
@@ -154,7 +197,8 @@ export class TriggerScheduler {
     }
     const state: TriggerState = { fingerprint, last: now, pending: [], caughtUp: new Set<number>() };
     if (lastFired === undefined || t.catchup === 'none') return state; // new (or no catch-up): from now on
-    const missed = ticksBetween(t, lastFired, now, t.catchup === 'all' ? MAX_CATCHUP : 1);
+    // Ticks before its last resume were paused ones, not missed ones.
+    const missed = ticksBetween(t, Math.max(lastFired, resumedAt ?? -Infinity), now, t.catchup === 'all' ? MAX_CATCHUP : 1);
     state.pending.push(...missed);
     if (t.catchup === 'all') for (const tick of missed) state.caughtUp.add(tick);
     return state;

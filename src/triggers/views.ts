@@ -1,9 +1,11 @@
 import type { ChainPlan, TriggerPlan } from '../compiler/index.js';
 import type { RunStatus, RunStore } from '../store/types.js';
+import { triggerKey } from './controls.js';
 import { nextTicks, tickOfRun, triggerPrefix } from './ticks.js';
 
-// What `toolchain triggers` (and `engine.triggers.list()`) shows of each trigger of the loaded
-// chains: its settings, its next fire times on the given clock, and its newest run in the store.
+// What `toolchain triggers` (and `engine.triggers.list()`, `GET /api/triggers`) shows of each
+// trigger of the loaded chains: its settings, its next fire times on the given clock, its newest
+// run in the store, and whether it is paused (the store's record, read once for all of them).
 
 export interface TriggerView {
   readonly chain: string;
@@ -16,17 +18,23 @@ export interface TriggerView {
   readonly enabled: boolean;
   readonly catchup: TriggerPlan['catchup'];
   readonly overlap: TriggerPlan['overlap'];
-  /** The next fire times (ISO 8601), none when disabled. */
+  /** The next fire times (ISO 8601), none when disabled or paused. */
   readonly next: readonly string[];
+  /** Set while it is paused: by whom, since when (ISO 8601), why. */
+  readonly paused?: { readonly by: string; readonly at: string; readonly reason?: string };
   /** Its newest run in the store, if any. */
   readonly last?: { readonly run_id: string; readonly tick: string; readonly status: RunStatus; readonly error_code?: string };
 }
+
+/** A trigger as `list()` shows it after a pause or a resume, and whether that call changed it. */
+export type TriggerUpdate = TriggerView & { readonly changed: boolean };
 
 /** Runs of a chain read to find a trigger's newest run. */
 const SCAN = 1000;
 
 export async function triggerViews(plans: readonly ChainPlan[], store: RunStore, now: number, count = 3): Promise<TriggerView[]> {
   const views: TriggerView[] = [];
+  const paused = new Map((await store.triggers.list()).flatMap((c) => (c.paused !== null ? [[c.key, c.paused] as const] : [])));
   for (const plan of [...plans].sort((a, b) => a.name.localeCompare(b.name))) {
     if (!plan.triggers?.length) continue;
     const runs = await store.listRuns({ chain: plan.name, limit: SCAN });
@@ -40,6 +48,7 @@ export async function triggerViews(plans: readonly ChainPlan[], store: RunStore,
         lastTick = tick;
         last = { run_id: run.id, tick: new Date(tick).toISOString(), status: run.status, ...(run.error ? { error_code: run.error.code } : {}) };
       }
+      const pause = paused.get(triggerKey(plan.name, t));
       views.push({
         chain: plan.name,
         id: t.id,
@@ -50,8 +59,9 @@ export async function triggerViews(plans: readonly ChainPlan[], store: RunStore,
         enabled: t.enabled,
         catchup: t.catchup,
         overlap: t.overlap,
-        next: t.enabled ? nextTicks(t, now, count).map((tick) => new Date(tick).toISOString()) : [],
+        next: t.enabled && pause === undefined ? nextTicks(t, now, count).map((tick) => new Date(tick).toISOString()) : [],
         ...(last ? { last } : {}),
+        ...(pause !== undefined ? { paused: { by: pause.by, at: new Date(pause.at).toISOString(), ...(pause.reason !== undefined ? { reason: pause.reason } : {}) } } : {}),
       });
     }
   }

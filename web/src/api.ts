@@ -2,11 +2,12 @@ import type { ChainGraph } from '../../src/graph/chain-graph.js';
 import type { RunEvent } from '../../src/executor/events.js';
 import type { RunDetail, RunSummary } from '../../src/serve/run-service.js';
 import type { ApprovalView } from '../../src/runs/approvals.js';
+import type { TriggerUpdate, TriggerView } from '../../src/triggers/views.js';
 
 // The server's API as the page uses it. Same origin; with a token the browser carries the
 // cookie that /?token= set, so neither fetch nor EventSource needs a header.
 
-export type { ApprovalView, ChainGraph, RunDetail, RunEvent, RunSummary };
+export type { ApprovalView, ChainGraph, RunDetail, RunEvent, RunSummary, TriggerUpdate, TriggerView };
 
 export interface JsonSchema {
   type?: string;
@@ -70,6 +71,11 @@ export const api = {
   approvals: (run?: string) => call<{ approvals: ApprovalView[] }>('GET', `api/approvals${run !== undefined ? `?run=${encodeURIComponent(run)}` : ''}`).then((r) => r.approvals),
   decide: (id: string, decision: 'approve' | 'deny', comment: string) =>
     call<ApprovalView>('POST', `api/approvals/${encodeURIComponent(id)}`, { decision, ...(comment.trim() !== '' ? { comment: comment.trim() } : {}) }),
+  /** Every trigger of the loaded chains (of one chain with `chain`): next fire times, last run, paused or not. */
+  triggers: (chain?: string) => call<{ triggers: TriggerView[] }>('GET', `api/triggers${chain !== undefined ? `?chain=${encodeURIComponent(chain)}` : ''}`).then((r) => r.triggers),
+  /** `key`: `CHAIN#ID` (sent with its `#` encoded). The server records who pauses. */
+  pauseTrigger: (key: string, reason: string) => call<{ triggers: TriggerUpdate[] }>('POST', `api/triggers/${encodeURIComponent(key)}/pause`, reason.trim() !== '' ? { reason: reason.trim() } : {}).then((r) => r.triggers),
+  resumeTrigger: (key: string) => call<{ triggers: TriggerUpdate[] }>('POST', `api/triggers/${encodeURIComponent(key)}/resume`).then((r) => r.triggers),
 };
 
 /** What a wait is, for people: `approval of vault/open_vault`, `event payment.settled`, `sleep`. */

@@ -1,10 +1,10 @@
-import { userInfo } from 'node:os';
 import type { Command } from 'commander';
 import { printable, printableJson } from '../../common/printable.js';
 import { decideApproval, pendingApprovals, type ApprovalView } from '../../runs/approvals.js';
 import { systemClock } from '../../common/clock.js';
 import { EXIT_OK } from '../io.js';
 import type { CommandContext } from '../main.js';
+import { osUser } from '../os-user.js';
 import { withOpenStore, withStoreOption, type StoreFlag } from '../with-store.js';
 
 // `toolchain approvals [list] [--json]`, `toolchain approvals approve|deny ID [--comment TEXT]`:
@@ -46,12 +46,4 @@ function describe(a: ApprovalView): string {
   const what = a.tool !== undefined ? `tool ${a.tool} ${printableJson(a.args ?? {})}` : a.prompt;
   const until = a.until !== undefined ? ` (denied at ${new Date(a.until).toISOString()} if undecided)` : '';
   return printable(`${a.id}  run ${a.run_id} (${a.chain}) step ${a.step}: ${what.length > 300 ? `${what.slice(0, 297)}...` : what}${until}`);
-}
-
-function osUser(): string {
-  try {
-    return userInfo().username;
-  } catch {
-    return 'unknown';
-  }
 }

@@ -14,6 +14,7 @@ import { LIMIT_NAMES, limitsFrom } from '../../serve/server-limits.js';
 import { collect, describeRecovery, ISOLATION_HELP, isolationFlag, RECOVER_HELP } from '../shared-options.js';
 import { guardProcess } from '../process-guard.js';
 import { DEFAULT_STORE, storeUrl } from '../store-url.js';
+import { describeTriggerEvent, triggerLogFields } from '../../triggers/event-text.js';
 
 // `toolchain serve`: the HTTP API, the run inspector at `/`, metrics at /metrics and
 // one JSON log line per run event on stdout (pretty with --verbose on a terminal). Plugins and
@@ -116,7 +117,7 @@ async function serve(ctx: CommandContext, flags: ServeFlags): Promise<number> {
     timers: true,
     // The chains' triggers start their runs here (one run per tick across every process on the store).
     triggers: true,
-    onTrigger: (e) => logger.info({ event: e.type, chain: e.chain, trigger: e.trigger, tick: e.tick, run_id: e.run_id, ...('reason' in e ? { reason: e.reason } : {}) }, `${e.type} ${e.run_id}`),
+    onTrigger: (e) => logger.info(triggerLogFields(e), describeTriggerEvent(e)),
     // With a queue the workers execute runs, and take over those whose worker died.
     recover: flags.recover && flags.queue === undefined,
     onRecovery: (e) => logger[e.type === 'recovery:refused' ? 'warn' : 'info']({ event: e.type, ...e }, describeRecovery(e)),

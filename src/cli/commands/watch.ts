@@ -10,6 +10,7 @@ import { printable } from '../../common/printable.js';
 import type { RecoveryEvent } from '../../runs/recovery.js';
 import { describeRecovery, RECOVER_HELP } from '../shared-options.js';
 import { DEFAULT_STORE, storeUrl } from '../store-url.js';
+import { describeTriggerEvent } from '../../triggers/event-text.js';
 
 // `toolchain watch`: an engine that stays up and reloads plugins and chains as their files
 // change, printing one line per reload and one per problem, until interrupted. On its store it
@@ -38,7 +39,7 @@ export function registerWatch(program: Command, ctx: CommandContext): void {
         timers: true,
         // The chains' triggers start their runs here (one run per tick across every process on the store).
         triggers: true,
-        onTrigger: (e) => say(printable(`${e.type} ${e.run_id}${'reason' in e ? ` (${e.reason})` : ''}`)),
+        onTrigger: (e) => say(printable(describeTriggerEvent(e))),
         cache: ctx.diskCache(),
         ...(flags.recover ? { store: storeUrl(flags.store, io), recover: true, onRecovery: (e: RecoveryEvent) => say(printable(describeRecovery(e))) } : {}),
         ...(flags.verbose ? { logger: (e: LogEntry) => say(printable(`[${e.step}${e.item !== undefined ? `[${e.item}]` : ''}] ${e.message}${e.fields ? ` ${JSON.stringify(e.fields)}` : ''}`)) } : {}),

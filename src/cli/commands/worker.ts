@@ -8,6 +8,8 @@ import { showDiagnostic } from '../paths.js';
 import { guardProcess } from '../process-guard.js';
 import { ISOLATION_HELP, isolationFlag } from '../shared-options.js';
 import { storeUrl } from '../store-url.js';
+import { printable } from '../../common/printable.js';
+import { describeTriggerEvent } from '../../triggers/event-text.js';
 
 // `toolchain worker --queue redis://…`: executes the queue's runs with this folder's
 // chains and plugins (reloaded when they change), recording them in the shared store. SIGTERM or
@@ -73,7 +75,7 @@ async function work(ctx: CommandContext, flags: WorkerFlags): Promise<number> {
     recover: flags.recover,
     // The chains' triggers start their runs here (one run per tick across every process on the store).
     triggers: true,
-    onTrigger: (e) => say(`${e.type} ${e.run_id}${'reason' in e ? ` (${e.reason})` : ''}`),
+    onTrigger: (e) => say(printable(describeTriggerEvent(e))),
     onNotice: say,
     onChainsReloaded: (e) => {
       say(`chains reloaded: ${e.chains.length} runnable`);
