@@ -1,7 +1,7 @@
 import type { Clock } from '../common/clock.js';
 import type { ChainPlan, TriggerPlan } from '../compiler/index.js';
 import type { RunStore } from '../store/types.js';
-import { tickName, tickOfRun, ticksBetween, triggerPrefix, triggerRunId } from './ticks.js';
+import { scheduleFingerprint, tickName, tickOfRun, ticksBetween, triggerPrefix, triggerRunId } from './ticks.js';
 
 // Firing triggers: the periodic loop of serve, worker, watch and `createEngine({ triggers: true })`.
 // Each look reads the engine's current plans (so a reload reschedules, and a removed chain's
@@ -52,9 +52,14 @@ export interface SchedulerSettings {
   readonly intervalMs?: number;
   readonly onEvent?: (event: TriggerEvent) => void;
   readonly onError?: (error: unknown) => void;
+  /**
+   * What is known of each trigger, by `CHAIN#ID@` (default: this scheduler's own, in memory). A
+   * queue's processes bring the state they share for the one trigger a tick job names.
+   */
+  readonly states?: Map<string, TriggerState>;
 }
 
-interface TriggerState {
+export interface TriggerState {
   /** What the ticks depend on: a change starts the trigger from now. */
   readonly fingerprint: string;
   /** Ticks up to here have been taken in. */
@@ -66,13 +71,15 @@ interface TriggerState {
 }
 
 export class TriggerScheduler {
-  private readonly states = new Map<string, TriggerState>();
+  private readonly states: Map<string, TriggerState>;
   private timer: ReturnType<typeof setInterval> | undefined;
   private looking: Promise<void> | undefined;
   private next: Promise<void> | undefined;
   private closed = false;
 
-  constructor(private readonly s: SchedulerSettings) {}
+  constructor(private readonly s: SchedulerSettings) {
+    this.states = s.states ?? new Map<string, TriggerState>();
+  }
 
   /** The first look now, then one every interval. */
   start(): Promise<void> {
@@ -128,7 +135,7 @@ export class TriggerScheduler {
 
   private async lookAt(plan: ChainPlan, t: TriggerPlan, key: string): Promise<void> {
     const now = this.s.clock.now();
-    const fingerprint = `${t.kind} ${t.cron ?? ''} ${t.timezone} ${t.everyMs ?? ''}`;
+    const fingerprint = scheduleFingerprint(t);
     let state = this.states.get(key);
     if (state === undefined || state.fingerprint !== fingerprint) {
       state = state === undefined ? await this.firstLook(plan, t, key, fingerprint, now) : { fingerprint, last: now, pending: [], caughtUp: new Set<number>() };
