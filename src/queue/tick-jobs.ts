@@ -16,7 +16,7 @@ import { TriggerStates } from './trigger-state.js';
 // (TriggerScheduler: overlap, the ticks kept for later, one run per tick under its derived id,
 // enqueued for the workers), from the state the processes share in Redis (trigger-state.ts),
 // written back only if no other look wrote it meanwhile. So each tick is looked at by about one
-// process instead of every process four times a second, and a tick job lost with a killed
+// process instead of by every process at each of its looks, and a tick job lost with a killed
 // process loses no tick: the next look takes in every tick since the last look.
 //
 // Missed ticks: when the oldest tick a look takes in is more than LATE_MS old, no process was
@@ -26,7 +26,7 @@ import { TriggerStates } from './trigger-state.js';
 // Ticks kept for later (`overlap: queue`, `catchup: all`) are looked at again each second by a
 // look job until they are fired, since no tick job may come for a long while.
 
-/** A tick taken in later than this after its time was missed. */
+/** A look whose oldest tick is older than this takes the ticks since the last look in as missed ones. */
 export const LATE_MS = 10_000;
 /** How often each process makes the schedulers match its chains, besides at start and on reload. */
 const SYNC_INTERVAL_MS = 30_000;
