@@ -41,6 +41,7 @@ import { failedBeforeStart } from './engine/refuse.js';
 import { queueMode } from './engine/queue-mode.js';
 import { parseQueueUrl, queueStoreFailure } from './queue/connection.js';
 import { QueueSubmitter, type Submission } from './queue/submit.js';
+import { startQueueTriggers, type QueueTriggers } from './queue/tick-jobs.js';
 import { createPluginHost, watchFiles, type PluginHost, type PluginStatus } from './plugins/index.js';
 import { createRegistry, createSchemaCompiler } from './registry/index.js';
 import type { Tool, ToolDefinition, ToolSet } from './registry/types.js';
@@ -151,6 +152,8 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
   /** Chains added from code; the folder's chains take precedence over none of them (names must not clash). */
   const added = new Map<string, ChainPlan>();
   const closers: (() => Promise<void> | void)[] = [];
+  // With a queue and `triggers`: the queue's job schedulers carry the triggers, and this process takes their tick jobs.
+  let queueTriggers: QueueTriggers | undefined;
 
   const lookup = (name: string): ChainPlan | undefined => added.get(name) ?? set.plans.get(name);
   const observer = options.observe === true ? (await import('./observe/index.js')).createObserver({ chain: lookup }) : options.observe;
@@ -241,6 +244,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
     const watcher = watchFiles(chainsDir, { depth: 0 }, async () => {
       // A failed reload keeps the last good chains (loadChainSet reports, it does not throw).
       await reloadChains();
+      await queueTriggers?.sync().catch(() => undefined); // the queue's schedules follow the chains at once
       options.onChainsReloaded?.({ chains: [...set.plans.keys()], diagnostics: set.diagnostics });
     });
     closers.push(() => watcher.close());
@@ -348,28 +352,35 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
         return (await store.triggers.list()).filter((c) => c.paused !== null && loaded.has(c.key)).length;
       });
     }
-    scheduler = new TriggerScheduler({
-      store,
-      clock: host.clock,
-      plans: allPlans,
-      start: fireTrigger,
-      ...(options.triggerIntervalMs !== undefined ? { intervalMs: options.triggerIntervalMs } : {}),
-      onEvent: (e) => {
-        count?.(e);
-        options.onTrigger?.(e);
-        for (const listener of triggerListeners) {
-          try {
-            listener(e);
-          } catch {
-            // a listener's exception is its own problem; the loop goes on
-          }
+    const onEvent = (e: TriggerEvent): void => {
+      count?.(e);
+      options.onTrigger?.(e);
+      for (const listener of triggerListeners) {
+        try {
+          listener(e);
+        } catch {
+          // a listener's exception is its own problem; the loop goes on
         }
-      },
-      onError: () => undefined, // the store is away: the next look tries again
-    });
-    const started = scheduler;
-    closers.unshift(() => started.close());
-    void started.start();
+      }
+    };
+    if (address !== undefined) {
+      const started = await startQueueTriggers({ address, store, clock: host.clock, plans: allPlans, start: fireTrigger, onEvent });
+      queueTriggers = started;
+      closers.unshift(() => started.close());
+    } else {
+      scheduler = new TriggerScheduler({
+        store,
+        clock: host.clock,
+        plans: allPlans,
+        start: fireTrigger,
+        ...(options.triggerIntervalMs !== undefined ? { intervalMs: options.triggerIntervalMs } : {}),
+        onEvent,
+        onError: () => undefined, // the store is away: the next look tries again
+      });
+      const started = scheduler;
+      closers.unshift(() => started.close());
+      void started.start();
+    }
   }
 
   /** Pauses or resumes what `target` names, lets this engine's loop see it at once, and says how each trigger is now. */
@@ -444,6 +455,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
     triggers: {
       list: () => triggerViews(allPlans(), store, host.clock.now()),
       async fireDue() {
+        if (queueTriggers !== undefined) return queueTriggers.lookAll();
         if (scheduler === undefined) throw new ToolchainError('USAGE', 'this engine fires no triggers: create it with createEngine({ triggers: true })');
         await scheduler.look();
       },
@@ -476,7 +488,10 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
     tools: () => registry.current(),
     diagnostics: () => set.diagnostics,
     plugins: () => pluginHost?.plugins() ?? [],
-    reloadChains,
+    async reloadChains() {
+      await reloadChains();
+      await queueTriggers?.sync().catch(() => undefined);
+    },
     async close() {
       for (const close of closers.splice(0)) await close();
     },

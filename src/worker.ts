@@ -5,13 +5,14 @@ import { parseQueueUrl, queueStoreFailure } from './queue/connection.js';
 import { startQueueWorker, type QueueWorkerOptions } from './queue/worker.js';
 import { openStore } from './store/open-store.js';
 import { QueueSubmitter } from './queue/submit.js';
-import { TriggerScheduler } from './triggers/scheduler.js';
+import { startQueueTriggers, type QueueTriggers } from './queue/tick-jobs.js';
 
 // createWorker: an engine with its own chains and plugins (reloaded when they change,
 // by default) that executes the runs of a BullMQ queue, recording them in the shared store.
-// With `triggers`, it fires its chains' triggers into the queue: a tick's run is recorded and
-// enqueued under the id the tick names, so any worker executes it, and one run per tick holds
-// across every worker and server on the store.
+// With `triggers`, it keeps the queue's job schedulers matching its chains' triggers and takes
+// their tick jobs (queue/tick-jobs.ts): a tick's run is recorded and enqueued under the id the
+// tick names, so any worker executes it, and one run per tick holds across every worker and
+// server on the store.
 
 export interface WorkerOptions extends QueueWorkerOptions, Omit<EngineOptions, 'queue' | 'store'> {
   /** The shared run store (default: the queue's Redis): `postgres://…` for one that outlives Redis. */
@@ -34,32 +35,41 @@ export async function createWorker(options: WorkerOptions): Promise<ToolchainWor
   });
   let engine: Engine | undefined;
   let submitter: QueueSubmitter | undefined;
+  let fired: QueueTriggers | undefined;
   try {
-    const { queue: _q, store: _s, concurrency, stalledIntervalMs, reconcileIntervalMs, recover, onNotice, triggers, triggerIntervalMs, onTrigger, ...engineOptions } = options;
+    const { queue: _q, store: _s, concurrency, stalledIntervalMs, reconcileIntervalMs, recover, onNotice, triggers, triggerIntervalMs: _t, onTrigger, onChainsReloaded, ...engineOptions } = options;
     // `concurrency` is the worker's runs at once; steps within a run are bounded by the chains.
-    engine = await createEngine({ watch: true, ...engineOptions, store });
+    engine = await createEngine({
+      watch: true,
+      ...engineOptions,
+      store,
+      // A reload reschedules at once: the job schedulers follow the chains.
+      onChainsReloaded: (e) => {
+        onChainsReloaded?.(e);
+        void fired?.sync().catch(() => undefined);
+      },
+    });
     const clock = options.clock ?? systemClock;
     const queueWorker = await startQueueWorker(engine, store, clock, { queue: options.queue, concurrency, stalledIntervalMs, reconcileIntervalMs, recover, onNotice });
     const e = engine;
     submitter = triggers === true ? await QueueSubmitter.open(address, store, clock) : undefined;
     const into = submitter;
-    const scheduler = into
-      ? new TriggerScheduler({
+    fired = into
+      ? await startQueueTriggers({
+          address,
           store,
           clock,
           plans: () => e.chains(),
           start: (plan, input, runId) => into.submit(plan, input, runId).then(() => 'fired' as const),
-          ...(triggerIntervalMs !== undefined ? { intervalMs: triggerIntervalMs } : {}),
           ...(onTrigger ? { onEvent: onTrigger } : {}),
-          onError: () => undefined, // Redis or the store is away: the next look tries again
         })
       : undefined;
-    void scheduler?.start();
+    const triggering = fired;
     return {
       engine: e,
       active: () => queueWorker.active(),
       async close(graceMs) {
-        scheduler?.close();
+        await triggering?.close();
         await into?.close();
         const inTime = await queueWorker.close(graceMs);
         // Runs released after the grace keep executing here until the process ends; their writes are fenced by the new owner.
@@ -69,6 +79,7 @@ export async function createWorker(options: WorkerOptions): Promise<ToolchainWor
       },
     };
   } catch (error) {
+    await fired?.close();
     await submitter?.close();
     await engine?.close();
     await store.close();

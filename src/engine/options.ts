@@ -84,8 +84,10 @@ export interface EngineOptions {
   /**
    * Fire the loaded chains' `triggers:` (schedules and intervals): one run per tick, under the id
    * `CHAIN#TRIGGER@TICK`, so that any number of processes sharing the store make one run of it.
-   * Looked at every `triggerIntervalMs` (default 250 ms) on the engine's clock. Default false;
-   * serve, worker and watch turn it on. Runs that wait need `timers` too.
+   * Looked at every `triggerIntervalMs` (default 250 ms) on the engine's clock. With `queue`, the
+   * queue's BullMQ job schedulers carry them instead, and this engine takes their tick jobs
+   * (`triggerIntervalMs` does not apply). Default false; serve, worker and watch turn it on. Runs
+   * that wait need `timers` too.
    */
   readonly triggers?: boolean;
   readonly triggerIntervalMs?: number;

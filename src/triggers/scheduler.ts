@@ -3,7 +3,7 @@ import type { ChainPlan, TriggerPlan } from '../compiler/index.js';
 import type { RunStore } from '../store/types.js';
 import type { TriggerControl, TriggerPause } from '../store/trigger-control-types.js';
 import { triggerKey } from './controls.js';
-import { tickName, tickOfRun, ticksBetween, triggerPrefix, triggerRunId } from './ticks.js';
+import { scheduleFingerprint, tickName, tickOfRun, ticksBetween, triggerPrefix, triggerRunId } from './ticks.js';
 
 // Firing triggers: the periodic loop of serve, worker, watch and `createEngine({ triggers: true })`.
 // Each look reads the engine's current plans (so a reload reschedules, and a removed chain's
@@ -65,9 +65,14 @@ export interface SchedulerSettings {
   readonly intervalMs?: number;
   readonly onEvent?: (event: TriggerEvent) => void;
   readonly onError?: (error: unknown) => void;
+  /**
+   * What is known of each trigger, by `CHAIN#ID@` (default: this scheduler's own, in memory). A
+   * queue's processes bring the state they share for the one trigger a tick job names.
+   */
+  readonly states?: Map<string, TriggerState>;
 }
 
-interface TriggerState {
+export interface TriggerState {
   /** What the ticks depend on (PAUSED while paused): a change starts the trigger from now. */
   readonly fingerprint: string;
   /** Ticks up to here have been taken in. */
@@ -82,13 +87,15 @@ interface TriggerState {
 const PAUSED = 'paused';
 
 export class TriggerScheduler {
-  private readonly states = new Map<string, TriggerState>();
+  private readonly states: Map<string, TriggerState>;
   private timer: ReturnType<typeof setInterval> | undefined;
   private looking: Promise<void> | undefined;
   private next: Promise<void> | undefined;
   private closed = false;
 
-  constructor(private readonly s: SchedulerSettings) {}
+  constructor(private readonly s: SchedulerSettings) {
+    this.states = s.states ?? new Map<string, TriggerState>();
+  }
 
   /** The first look now, then one every interval. */
   start(): Promise<void> {
@@ -162,7 +169,7 @@ export class TriggerScheduler {
 
   private async lookAt(plan: ChainPlan, t: TriggerPlan, key: string, resumedAt: number | null): Promise<void> {
     const now = this.s.clock.now();
-    const fingerprint = `${t.kind} ${t.cron ?? ''} ${t.timezone} ${t.everyMs ?? ''}`;
+    const fingerprint = scheduleFingerprint(t);
     let state = this.states.get(key);
     if (state !== undefined && state.fingerprint === PAUSED) {
       // Resumed: from the resume on (not before this process last saw it paused, whatever the clocks say).

@@ -23,6 +23,11 @@ function schedule(t: TriggerPlan): CronSchedule {
   return s;
 }
 
+/** What a trigger's ticks depend on (its kind, cron, zone and interval): a change starts it from now. */
+export function scheduleFingerprint(t: TriggerPlan): string {
+  return `${t.kind} ${t.cron ?? ''} ${t.timezone} ${t.everyMs ?? ''}`;
+}
+
 /** The first `count` ticks strictly after `after`, ascending. */
 export function nextTicks(t: TriggerPlan, after: number, count: number): number[] {
   if (t.kind === 'schedule') return schedule(t).next(after, count);
