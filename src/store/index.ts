@@ -17,4 +17,4 @@ export type {
   StoredRun,
   StoredStep,
 } from './types.js';
-export type { StoredEvent, StoredWait, WaitFilter, WaitKind, WaitOutcome, WaitRequest, WaitStore } from './wait-types.js';
+export type { EventFilter, RecordedEvent, StoredEvent, StoredWait, WaitFilter, WaitKind, WaitOutcome, WaitRequest, WaitStore } from './wait-types.js';

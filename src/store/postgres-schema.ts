@@ -45,6 +45,12 @@ function migrations(s: string): readonly string[] {
      CREATE INDEX wakes_by_time ON ${s}.wakes (wake_at) WHERE wake_at IS NOT NULL;
      CREATE TABLE ${s}.events (id text PRIMARY KEY, name text NOT NULL, payload text, at bigint NOT NULL);
      CREATE INDEX events_by_time ON ${s}.events (at);`,
+    // 5: events get their position in the order they were recorded (`seq`), so that a process can
+    //    read the events recorded since it last looked; the events kept so far get positions as
+    //    the column is added. Recording takes a lock that orders the commits too (postgres-waits.ts).
+    `ALTER TABLE ${s}.events ADD COLUMN seq bigserial NOT NULL;
+     CREATE UNIQUE INDEX events_by_seq ON ${s}.events (seq);
+     CREATE INDEX events_by_name ON ${s}.events (name, seq);`,
   ];
 }
 

@@ -39,6 +39,16 @@ const MIGRATIONS: readonly string[] = [
    CREATE INDEX wakes_by_time ON wakes (wake_at) WHERE wake_at IS NOT NULL;
    CREATE TABLE events (id TEXT PRIMARY KEY, name TEXT NOT NULL, payload TEXT, at INTEGER NOT NULL) WITHOUT ROWID;
    CREATE INDEX events_by_time ON events (at);`,
+  // 5: events get their position in the order they were recorded (`seq`, never given twice:
+  // AUTOINCREMENT), so that a process can read the events recorded since it last looked. The
+  // table is made anew (a column cannot become the key in place); the events kept so far get
+  // positions in the order they were sent.
+  `CREATE TABLE events_by_seq (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, name TEXT NOT NULL, payload TEXT, at INTEGER NOT NULL);
+   INSERT INTO events_by_seq (id, name, payload, at) SELECT id, name, payload, at FROM events ORDER BY at, id;
+   DROP TABLE events;
+   ALTER TABLE events_by_seq RENAME TO events;
+   CREATE INDEX events_by_time ON events (at);
+   CREATE INDEX events_by_name ON events (name, seq);`,
 ];
 
 export const SQLITE_SCHEMA_VERSION = MIGRATIONS.length;
