@@ -1,6 +1,7 @@
 import type { Clock } from '../common/clock.js';
 import type { ChainPlan, TriggerPlan } from '../compiler/index.js';
 import type { RunStore } from '../store/types.js';
+import { EventTriggers } from './event-triggers.js';
 import { tickName, tickOfRun, ticksBetween, triggerPrefix, triggerRunId } from './ticks.js';
 
 // Firing triggers: the periodic loop of serve, worker, watch and `createEngine({ triggers: true })`.
@@ -23,6 +24,9 @@ import { tickName, tickOfRun, ticksBetween, triggerPrefix, triggerRunId } from '
 // missed ticks `catchup: all` brings are never skipped for overlap: each waits for the one before
 // (unless `allow`), since having each of them is what `all` asks for. A run whose process died
 // counts as going until recovery has resumed and ended it.
+//
+// Event triggers are looked at in the same loop, after the ticks (event-triggers.ts); webhook
+// triggers are not fired here but by the server that receives their deliveries (webhooks.ts).
 
 /** Most missed ticks `catchup: all` fires; older ones are dropped. */
 export const MAX_CATCHUP = 100;
@@ -31,9 +35,13 @@ export const MAX_QUEUED = 100;
 /** Runs of a chain read to find a trigger's last tick and its runs still going. */
 const SCAN = 1000;
 
+/**
+ * What a process did with a tick, an event or a webhook delivery: `tick` (`20261201T050000Z`)
+ * names a schedule's or an interval's tick, `event_id` the event (or the delivery) that came.
+ */
 export type TriggerEvent =
-  | { readonly type: 'trigger:fired'; readonly chain: string; readonly trigger: string; readonly tick: string; readonly run_id: string; readonly timestamp: number }
-  | { readonly type: 'trigger:skipped'; readonly chain: string; readonly trigger: string; readonly tick: string; readonly run_id: string; readonly timestamp: number; readonly reason: 'overlap' | 'queue_full' | 'refused'; readonly message?: string };
+  | { readonly type: 'trigger:fired'; readonly chain: string; readonly trigger: string; readonly tick?: string; readonly event_id?: string; readonly run_id: string; readonly timestamp: number }
+  | { readonly type: 'trigger:skipped'; readonly chain: string; readonly trigger: string; readonly tick?: string; readonly event_id?: string; readonly run_id: string; readonly timestamp: number; readonly reason: 'overlap' | 'queue_full' | 'refused'; readonly message?: string };
 
 /**
  * How a start went: `fired` (the run is recorded, by this process), `exists` (another process, or
@@ -71,8 +79,11 @@ export class TriggerScheduler {
   private looking: Promise<void> | undefined;
   private next: Promise<void> | undefined;
   private closed = false;
+  private readonly events: EventTriggers;
 
-  constructor(private readonly s: SchedulerSettings) {}
+  constructor(private readonly s: SchedulerSettings) {
+    this.events = new EventTriggers({ store: s.store, clock: s.clock, start: s.start, ...(s.onEvent ? { onEvent: s.onEvent } : {}) });
+  }
 
   /** The first look now, then one every interval. */
   start(): Promise<void> {
@@ -106,9 +117,11 @@ export class TriggerScheduler {
 
   private async lookOnce(): Promise<void> {
     const seen = new Set<string>();
-    for (const plan of this.s.plans()) {
+    const plans = this.s.plans();
+    for (const plan of plans) {
       for (const trigger of plan.triggers ?? []) {
         if (this.closed) return;
+        if (trigger.kind !== 'schedule' && trigger.kind !== 'every') continue;
         const key = triggerPrefix(plan.name, trigger);
         seen.add(key);
         if (!trigger.enabled) {
@@ -124,6 +137,12 @@ export class TriggerScheduler {
       }
     }
     for (const key of this.states.keys()) if (!seen.has(key)) this.states.delete(key);
+    if (this.closed) return;
+    try {
+      await this.events.look(plans, () => this.closed);
+    } catch (error) {
+      this.s.onError?.(error);
+    }
   }
 
   private async lookAt(plan: ChainPlan, t: TriggerPlan, key: string): Promise<void> {
