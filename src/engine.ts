@@ -25,8 +25,9 @@ import { Recovery } from './runs/recovery.js';
 import { leftWaiting, Waker } from './runs/waker.js';
 import { registerWaitMetrics } from './observe/wait-metrics.js';
 import { countTriggerFires } from './observe/trigger-metrics.js';
-import { TriggerScheduler, type FireOutcome } from './triggers/scheduler.js';
+import { TriggerScheduler, type FireOutcome, type TriggerEvent } from './triggers/scheduler.js';
 import { triggerViews, type TriggerView } from './triggers/views.js';
+import { webhookEndpoint, type WebhookEndpoint } from './triggers/webhooks.js';
 import { deliverEvent, type SentEvent } from './runs/deliver-event.js';
 import { decideApproval, pendingApprovals, type ApprovalView, type Decision } from './runs/approvals.js';
 import type { RunDetail, RunSummary } from './runs/stored-result.js';
@@ -86,10 +87,17 @@ export interface Engine extends CallTargets {
     /** Every trigger with its next 3 fire times on the engine's clock and its newest run. */
     list(): Promise<TriggerView[]>;
     /**
-     * Fires what is due now on the engine's clock, as the engine's own loop does every
-     * `triggerIntervalMs`: for a test clock. Needs `createEngine({ triggers: true })`.
+     * Fires what is due now on the engine's clock, and the events recorded since the last look,
+     * as the engine's own loop does every `triggerIntervalMs`: for a test clock. Needs
+     * `createEngine({ triggers: true })`.
      */
     fireDue(): Promise<void>;
+    /**
+     * The enabled webhook trigger of the loaded chains that serves `path` (`/hooks/PATH`), to
+     * hand it a delivery's raw body; undefined when none does, or when the engine fires no
+     * triggers. A server's route is the usual caller.
+     */
+    webhook(path: string): WebhookEndpoint | undefined;
   };
   /** The recorded runs. */
   readonly runs: {
@@ -327,18 +335,27 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
 
   let scheduler: TriggerScheduler | undefined;
   const allPlans = (): ChainPlan[] => [...set.plans.values(), ...added.values()];
+  const count = options.triggers === true && observer ? countTriggerFires(observer.registry) : undefined;
+  const triggerEvent = (e: TriggerEvent): void => {
+    count?.(e);
+    options.onTrigger?.(e);
+  };
+  /** Sends an event: kept, delivered to waits (woken here), and looked at by this engine's event triggers at once. */
+  async function emit(name: string, payload: unknown, id: string | undefined): Promise<SentEvent> {
+    const sent = await deliverEvent(store, host.clock, name, payload, id);
+    if (sent.delivered.length > 0) waker.poke();
+    if (sent.new) void scheduler?.look();
+    return sent;
+  }
+  const secrets = options.secrets ?? process.env;
   if (options.triggers === true) {
-    const count = observer ? countTriggerFires(observer.registry) : undefined;
     scheduler = new TriggerScheduler({
       store,
       clock: host.clock,
       plans: allPlans,
       start: fireTrigger,
       ...(options.triggerIntervalMs !== undefined ? { intervalMs: options.triggerIntervalMs } : {}),
-      onEvent: (e) => {
-        count?.(e);
-        options.onTrigger?.(e);
-      },
+      onEvent: triggerEvent,
       onError: () => undefined, // the store is away: the next look tries again
     });
     const started = scheduler;
@@ -389,11 +406,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
       const status = (await durable.cancel(runId))?.status;
       return status === 'running' || status === 'waiting';
     },
-    async emit(name, payload, emitOptions = {}) {
-      const sent = await deliverEvent(store, host.clock, name, payload, emitOptions.id);
-      if (sent.delivered.length > 0) waker.poke();
-      return sent;
-    },
+    emit: (name, payload, emitOptions = {}) => emit(name, payload, emitOptions.id),
     approvals: {
       list: () => pendingApprovals(store),
       async decide(id, decision) {
@@ -410,6 +423,17 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
         if (scheduler === undefined) throw new ToolchainError('USAGE', 'this engine fires no triggers: create it with createEngine({ triggers: true })');
         await scheduler.look();
       },
+      webhook: (path) =>
+        scheduler === undefined
+          ? undefined
+          : webhookEndpoint(allPlans(), path, {
+              store,
+              clock: host.clock,
+              secret: (name) => secrets[name],
+              emit: async (name, payload, id) => (await emit(name, payload, id)).new,
+              start: fireTrigger,
+              onEvent: triggerEvent,
+            }),
     },
     runs: { list: (filter) => durable.list(filter), get: (runId) => durable.get(runId), waits: (filter) => store.waits.listWaits(filter), wakeAt: (runId) => store.waits.wakeAt(runId) },
     registerTool: (def) => registry.register(def),
