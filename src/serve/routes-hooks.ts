@@ -10,8 +10,10 @@ import type { Engine } from '../engine.js';
 //
 // The body is read raw — the signature is over the bytes as sent — with the trigger's own limit
 // instead of the server's `body-bytes`: a Content-Length over it is refused with 413 before a
-// byte is read, and a body that grows past it while arriving is dropped at that point. Refusals
-// close the connection, so that a body left unread is not read to find the next request.
+// byte is read, and a body that grows past it while arriving is refused at that point. What
+// is left of a refused body is read and thrown away, not kept or hashed, until it ends (or the
+// server's request timeout): closing the socket on a sender still writing would reset the
+// connection, and the sender would lose the answer with it.
 
 const STATUS: ReadonlyMap<string, number> = new Map([
   ['WEBHOOK_SIGNATURE', 401],
@@ -22,22 +24,31 @@ const STATUS: ReadonlyMap<string, number> = new Map([
 
 class TooLarge extends Error {}
 
-/** The body, or TooLarge as soon as it passes `limit`. */
-async function readBody(stream: Readable, limit: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let total = 0;
-  for await (const chunk of stream as AsyncIterable<Buffer>) {
-    total += chunk.byteLength;
-    if (total > limit) throw new TooLarge();
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
+/** The body, or TooLarge as soon as it passes `limit` (the rest then flows away unread). */
+function readBody(stream: Readable, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    const onData = (chunk: Buffer): void => {
+      total += chunk.byteLength;
+      if (total <= limit) return void chunks.push(chunk);
+      stream.off('data', onData);
+      stream.off('end', onEnd);
+      chunks.length = 0;
+      stream.resume();
+      reject(new TooLarge());
+    };
+    const onEnd = (): void => resolve(Buffer.concat(chunks));
+    stream.on('data', onData);
+    stream.once('end', onEnd);
+    stream.once('error', reject);
+  });
 }
 
 function refuse(req: FastifyRequest, reply: FastifyReply, status: number, code: string, message: string): FastifyReply {
   // The sender is told why; the server's log gets the path and the code (never a header or the body).
   req.log.warn({ event: 'webhook:refused', path: req.url.split('?')[0], status, code }, `webhook:refused ${code}`);
-  return reply.code(status).header('connection', 'close').header('cache-control', 'no-store').send({ error: { code, message } });
+  return reply.code(status).header('cache-control', 'no-store').send({ error: { code, message } });
 }
 
 export async function registerHookRoutes(app: FastifyInstance, engine: Engine): Promise<void> {
