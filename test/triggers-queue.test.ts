@@ -5,10 +5,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../src/store/open-store.js';
 import type { PrivateRedis } from './fixtures/store/private-redis.js';
 import { FIXTURE, privateQueueRedis, sleep, startWorker, type WorkerProcess } from './helpers/queue-cluster.js';
+import { runCli } from './helpers/run-cli.js';
 
 // Two real `toolchain worker` processes on one queue (a private Redis, which is also the store),
 // one chain with `every: 1s`: both fire every tick into the queue, and the store keeps one run of
 // each, executed by whichever worker took its job (each run records the queue it went through).
+// Then an event trigger: events a `toolchain emit` process records start one queued run each,
+// under job ids the event ids give (a colon in one made into a hash: BullMQ refuses it).
 
 const chains = mkdtempSync(join(tmpdir(), 'toolchain-triggers-queue-'));
 let redis: PrivateRedis;
@@ -48,5 +51,37 @@ describe('workers fire an every: 1s trigger into their queue', () => {
     expect(Math.abs(ticks.length - elapsed)).toBeLessThanOrEqual(1);
     expect(new Set(runs.map((r) => r.queue))).toEqual(new Set([new URL(redis.url).searchParams.get('queue') ?? 'toolchain']));
     expect(runs.filter((r) => r.status === 'succeeded').length).toBeGreaterThanOrEqual(runs.length - 1);
+  }, 60_000);
+});
+
+describe('workers fire an event trigger into their queue', () => {
+  it('one queued run per event recorded by toolchain emit, an id with a colon included', async () => {
+    const dir = join(chains, 'events');
+    mkdirSync(join(dir, 'chains'), { recursive: true });
+    writeFileSync(join(dir, 'chains', 'orders.yaml'), 'name: orders\ninputs:\n  n: { type: integer, default: 0 }\ntriggers:\n  - event: order.created\n    input_map: { n: $.event.payload.n }\nsteps:\n  - name: w\n    tool: work\n    input_map: { value: $.n, ms: 5 }\n');
+    const env = { EFFECT_LOG: join(dir, 'effects.log'), TOOLCHAIN_CACHE_DIR: join(chains, 'cache') };
+    const spec = { queue: redis.url, chains: join(dir, 'chains'), plugins: join(FIXTURE, 'plugins'), env };
+    const pair = [startWorker(spec), startWorker(spec)];
+    workers.push(...pair);
+    await Promise.all(pair.map((w) => w.ready));
+    for (const [n, id] of [[1, 'o-1'], [2, 'order:2'], [3, 'o-3']] as const) {
+      const sent = await runCli(['emit', 'order.created', '--data', JSON.stringify({ n }), '--id', id, '--store', redis.url], { env });
+      expect(sent.code, sent.stderr).toBe(0);
+    }
+    const store = await openStore(redis.url);
+    try {
+      let runs = await store.listRuns({ chain: 'orders', limit: 100 });
+      for (let i = 0; i < 200 && runs.filter((r) => r.status === 'succeeded').length < 3; i++) {
+        await sleep(50);
+        runs = await store.listRuns({ chain: 'orders', limit: 100 });
+      }
+      expect(runs.map((r) => r.id).sort()).toEqual(['orders#1@o-1', 'orders#1@o-3', expect.stringMatching(/^orders#1@sha256-[0-9a-f]{32}$/)]);
+      expect(runs.every((r) => r.status === 'succeeded')).toBe(true);
+      expect(runs.map((r) => (r.input as { n: number }).n).sort()).toEqual([1, 2, 3]);
+    } finally {
+      await store.close();
+      for (const w of pair) w.kill('SIGINT');
+      await Promise.all(pair.map((w) => w.exited));
+    }
   }, 60_000);
 });
