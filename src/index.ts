@@ -8,6 +8,7 @@ export { createEngine, type Engine, type EngineOptions } from './engine.js';
 export type { RunStartOptions } from './runs/start-options.js';
 export type { TriggerEvent } from './triggers/scheduler.js';
 export type { TriggerView } from './triggers/views.js';
+export type { WebhookDelivery, WebhookEndpoint, WebhookReceipt } from './triggers/webhooks.js';
 export type { RecoveryEvent } from './runs/recovery.js';
 export { createWorker, type WorkerOptions, type ToolchainWorker } from './worker.js';
 export type { QueueWorkerOptions } from './queue/worker.js';
@@ -28,6 +29,9 @@ export type {
   ChainPlan,
   ChainInputs,
   PlanStep,
+  TriggerKind,
+  TriggerPlan,
+  WebhookPlan,
   RetryPolicy,
   BackoffPolicy,
   FallbackPolicy,
