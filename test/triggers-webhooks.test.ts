@@ -220,8 +220,11 @@ describe('the webhook routes', () => {
       expect(serve.stdout()).not.toContain(secret);
       expect(serve.stderr()).not.toContain(secret);
     }
-    // The log names each fire with its delivery.
+    // The log names each fire with its delivery, and the metric counts them.
     expect(serve.stdout()).toContain('"event_id":"delivery-1"');
+    const metrics = await (await fetch(`${serve.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } })).text();
+    expect(metrics).toContain('toolchain_trigger_fires_total{chain="gh",trigger="1",outcome="fired"} 2');
+    expect(metrics).toContain('toolchain_trigger_fires_total{chain="shop",trigger="1",outcome="fired"} 2');
   });
 });
 
