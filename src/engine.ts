@@ -28,6 +28,7 @@ import { countTriggerFires, registerPausedTriggers } from './observe/trigger-met
 import { pauseTriggers, resolveTriggers, resumeTriggers, triggerKey, type PauseRequest } from './triggers/controls.js';
 import { TriggerScheduler, type FireOutcome, type TriggerEvent } from './triggers/scheduler.js';
 import { triggerViews, type TriggerUpdate, type TriggerView } from './triggers/views.js';
+import { webhookEndpoint, type WebhookEndpoint } from './triggers/webhooks.js';
 import { deliverEvent, type SentEvent } from './runs/deliver-event.js';
 import { decideApproval, pendingApprovals, type ApprovalView, type Decision } from './runs/approvals.js';
 import type { RunDetail, RunSummary } from './runs/stored-result.js';
@@ -88,8 +89,9 @@ export interface Engine extends CallTargets {
     /** Every trigger with its next 3 fire times on the engine's clock and its newest run. */
     list(): Promise<TriggerView[]>;
     /**
-     * Fires what is due now on the engine's clock, as the engine's own loop does every
-     * `triggerIntervalMs`: for a test clock. Needs `createEngine({ triggers: true })`.
+     * Fires what is due now on the engine's clock, and the events recorded since the last look,
+     * as the engine's own loop does every `triggerIntervalMs`: for a test clock. Needs
+     * `createEngine({ triggers: true })`.
      */
     fireDue(): Promise<void>;
     /**
@@ -103,6 +105,12 @@ export interface Engine extends CallTargets {
     resume(target: string): Promise<TriggerUpdate[]>;
     /** Every trigger event of this engine's loop from now on (fired, skipped, paused, resumed); returns a function that stops listening. */
     listen(listener: (event: TriggerEvent) => void): () => void;
+    /**
+     * The enabled webhook trigger of the loaded chains that serves `path` (`/hooks/PATH`), to
+     * hand it a delivery's raw body; undefined when none does, or when the engine fires no
+     * triggers. A server's route is the usual caller.
+     */
+    webhook(path: string): WebhookEndpoint | undefined;
   };
   /** The recorded runs. */
   readonly runs: {
@@ -344,27 +352,35 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
   let scheduler: TriggerScheduler | undefined;
   const allPlans = (): ChainPlan[] => [...set.plans.values(), ...added.values()];
   const triggerListeners = new Set<(event: TriggerEvent) => void>();
+  const count = options.triggers === true && observer ? countTriggerFires(observer.registry) : undefined;
+  const triggerEvent = (e: TriggerEvent): void => {
+    count?.(e);
+    options.onTrigger?.(e);
+    for (const listener of triggerListeners) {
+      try {
+        listener(e);
+      } catch {
+        // a listener's exception is its own problem; the loop goes on
+      }
+    }
+  };
+  /** Sends an event: kept, delivered to waits (woken here), and looked at by this engine's event triggers at once. */
+  async function emit(name: string, payload: unknown, id: string | undefined): Promise<SentEvent> {
+    const sent = await deliverEvent(store, host.clock, name, payload, id);
+    if (sent.delivered.length > 0) waker.poke();
+    if (sent.new) void scheduler?.look();
+    return sent;
+  }
+  const secrets = options.secrets ?? process.env;
   if (options.triggers === true) {
-    const count = observer ? countTriggerFires(observer.registry) : undefined;
     if (observer) {
       registerPausedTriggers(observer.registry, async () => {
         const loaded = new Set(allPlans().flatMap((p) => (p.triggers ?? []).map((t) => triggerKey(p.name, t))));
         return (await store.triggers.list()).filter((c) => c.paused !== null && loaded.has(c.key)).length;
       });
     }
-    const onEvent = (e: TriggerEvent): void => {
-      count?.(e);
-      options.onTrigger?.(e);
-      for (const listener of triggerListeners) {
-        try {
-          listener(e);
-        } catch {
-          // a listener's exception is its own problem; the loop goes on
-        }
-      }
-    };
     if (address !== undefined) {
-      const started = await startQueueTriggers({ address, store, clock: host.clock, plans: allPlans, start: fireTrigger, onEvent });
+      const started = await startQueueTriggers({ address, store, clock: host.clock, plans: allPlans, start: fireTrigger, onEvent: triggerEvent });
       queueTriggers = started;
       closers.unshift(() => started.close());
     } else {
@@ -374,7 +390,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
         plans: allPlans,
         start: fireTrigger,
         ...(options.triggerIntervalMs !== undefined ? { intervalMs: options.triggerIntervalMs } : {}),
-        onEvent,
+        onEvent: triggerEvent,
         onError: () => undefined, // the store is away: the next look tries again
       });
       const started = scheduler;
@@ -437,11 +453,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
       const status = (await durable.cancel(runId))?.status;
       return status === 'running' || status === 'waiting';
     },
-    async emit(name, payload, emitOptions = {}) {
-      const sent = await deliverEvent(store, host.clock, name, payload, emitOptions.id);
-      if (sent.delivered.length > 0) waker.poke();
-      return sent;
-    },
+    emit: (name, payload, emitOptions = {}) => emit(name, payload, emitOptions.id),
     approvals: {
       list: () => pendingApprovals(store),
       async decide(id, decision) {
@@ -465,6 +477,17 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
         triggerListeners.add(listener);
         return () => void triggerListeners.delete(listener);
       },
+      webhook: (path) =>
+        options.triggers !== true
+          ? undefined
+          : webhookEndpoint(allPlans(), path, {
+              store,
+              clock: host.clock,
+              secret: (name) => secrets[name],
+              emit: async (name, payload, id) => (await emit(name, payload, id)).new,
+              start: fireTrigger,
+              onEvent: triggerEvent,
+            }),
     },
     runs: { list: (filter) => durable.list(filter), get: (runId) => durable.get(runId), waits: (filter) => store.waits.listWaits(filter), wakeAt: (runId) => store.waits.wakeAt(runId) },
     registerTool: (def) => registry.register(def),

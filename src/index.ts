@@ -9,6 +9,7 @@ export type { RunStartOptions } from './runs/start-options.js';
 export type { TriggerEvent } from './triggers/scheduler.js';
 export type { TriggerUpdate, TriggerView } from './triggers/views.js';
 export type { PauseRequest } from './triggers/controls.js';
+export type { WebhookDelivery, WebhookEndpoint, WebhookReceipt } from './triggers/webhooks.js';
 export type { RecoveryEvent } from './runs/recovery.js';
 export { createWorker, type WorkerOptions, type ToolchainWorker } from './worker.js';
 export type { QueueWorkerOptions } from './queue/worker.js';
@@ -29,6 +30,9 @@ export type {
   ChainPlan,
   ChainInputs,
   PlanStep,
+  TriggerKind,
+  TriggerPlan,
+  WebhookPlan,
   RetryPolicy,
   BackoffPolicy,
   FallbackPolicy,

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type RunStore, type StoredStep } from '../src/store/index.js';
+import { POSTGRES_SCHEMA_VERSION } from '../src/store/postgres-schema.js';
 import { postgresNamespace, postgresQuery, POSTGRES_URL, type Namespace } from './fixtures/store/drivers.js';
 import { startPrivatePostgres, type PrivatePostgres } from './fixtures/store/private-postgres.js';
 
@@ -33,7 +34,25 @@ describe('PostgreSQL store schemas', () => {
     expect(await store.recordSteps([{ run_id: 'old-2', epoch: 1, steps: [step('big', big)] }])).toEqual(['ok']);
     expect((await store.getSteps('old-2'))[0]?.output).toBe(big);
     expect(await store.waits.openWait('old-2', 1, { id: 'w', key: 'w', kind: 'sleep', name: null, match: null, until: T0 + 5, detail: null }, T0)).toMatchObject({ run_id: 'old-2', outcome: null });
-    expect(await postgresQuery(`SELECT value FROM "${schema()}".toolchain_meta`)).toEqual([{ value: '5' }]);
+    expect(await postgresQuery(`SELECT value FROM "${schema()}".toolchain_meta`)).toEqual([{ value: String(POSTGRES_SCHEMA_VERSION) }]);
+  });
+
+  it("migrates a version 5 schema's events: each kept, given positions", async () => {
+    ns = postgresNamespace();
+    await (await ns.open()).close();
+    // The events table as versions 4 and 5 made it, with events in it.
+    await postgresQuery(`DROP TABLE "${schema()}".events;
+      CREATE TABLE "${schema()}".events (id text PRIMARY KEY, name text NOT NULL, payload text, at bigint NOT NULL);
+      INSERT INTO "${schema()}".events VALUES ('a', 'paid', '{"order":1}', ${T0 + 10}), ('b', 'paid', '{"order":2}', ${T0 + 20});
+      UPDATE "${schema()}".toolchain_meta SET value = '5' WHERE key = 'version'`);
+    const store = await ns.open();
+    const kept = await store.waits.listEvents({ name: 'paid' });
+    expect(kept.map((e) => e.id).sort()).toEqual(['a', 'b']);
+    expect(await store.waits.recordEvent({ id: 'c', name: 'paid', payload: null, at: T0 + 30 })).toBe(true);
+    const all = await store.waits.listEvents();
+    expect(all.map((e) => e.id).at(-1)).toBe('c');
+    expect(new Set(all.map((e) => e.seq)).size).toBe(3);
+    expect(await postgresQuery(`SELECT value FROM "${schema()}".toolchain_meta`)).toEqual([{ value: String(POSTGRES_SCHEMA_VERSION) }]);
   });
 
   it('refuses a schema written by a newer toolchain with STORE_TOO_NEW, and leaves it alone', async () => {
@@ -42,7 +61,7 @@ describe('PostgreSQL store schemas', () => {
     await postgresQuery(`UPDATE "${schema()}".toolchain_meta SET value = '99' WHERE key = 'version'`);
     await expect(openStore(ns.url)).rejects.toMatchObject({
       code: 'STORE_TOO_NEW',
-      message: `${ns.url} was written by a newer toolchain (store schema version 99; this one knows versions up to 5): upgrade toolchain, or use another store`,
+      message: `${ns.url} was written by a newer toolchain (store schema version 99; this one knows versions up to ${POSTGRES_SCHEMA_VERSION}): upgrade toolchain, or use another store`,
     });
     expect(await postgresQuery(`SELECT value FROM "${schema()}".toolchain_meta`)).toEqual([{ value: '99' }]);
   });
@@ -63,7 +82,7 @@ describe('PostgreSQL store schemas', () => {
     const stores = await Promise.all([ns.open(), ns.open(), ns.open(), ns.open()]);
     await stores[0]!.createRun({ id: 'r', chain: 'c', chain_hash: 'h', input: {}, owner: 'o', lease_until: T0, now: T0 });
     expect(await stores[3]!.getRun('r')).toMatchObject({ id: 'r' });
-    expect(await postgresQuery(`SELECT value FROM "${schema()}".toolchain_meta`)).toEqual([{ value: '5' }]);
+    expect(await postgresQuery(`SELECT value FROM "${schema()}".toolchain_meta`)).toEqual([{ value: String(POSTGRES_SCHEMA_VERSION) }]);
   });
 
   it('defaults to the schema toolchain', async () => {

@@ -22,7 +22,7 @@ describe('Redis store prefixes', () => {
     await redisCommand('HSET', `${prefix()}meta`, 'version', '99');
     await expect(openStore(ns.url)).rejects.toMatchObject({
       code: 'STORE_TOO_NEW',
-      message: `${ns.url} was written by a newer toolchain (store schema version 99; this one knows versions up to 3): upgrade toolchain, or use another store`,
+      message: `${ns.url} was written by a newer toolchain (store schema version 99; this one knows versions up to 4): upgrade toolchain, or use another store`,
     });
   });
 
@@ -47,12 +47,12 @@ describe('Redis store waits', () => {
     await ns.drop();
   });
 
-  it('opens a version 1 prefix and marks it the current version: its runs are kept, can wait and can be paused', async () => {
+  it('opens a version 1 prefix and marks it with the current version: its runs are kept, can wait and can be paused', async () => {
     ns = redisNamespace();
     await redisCommand('HSET', `${prefix()}meta`, 'version', '1');
     await redisCommand('HSET', `${prefix()}run:r`, 'id', 'r', 'chain', 'c', 'chain_hash', 'h', 'status', 'running', 'created_at', T0, 'updated_at', T0, 'owner', 'o', 'lease_until', T0, 'epoch', 1, 'cancel_requested', '0');
     const store = await ns.open();
-    expect(await redisCommand('HGET', `${prefix()}meta`, 'version')).toBe('3');
+    expect(await redisCommand('HGET', `${prefix()}meta`, 'version')).toBe('4');
     expect(await store.waits.openWait('r', 1, { id: 'w', key: 'w', kind: 'sleep', name: null, match: null, until: T0 + 5, detail: null }, T0)).toMatchObject({ run_id: 'r', until: T0 + 5 });
     expect(await store.waits.parkRun('r', 1, T0 + 5, ['w'], T0)).toBe('ok');
     expect((await store.waits.dueRuns(T0 + 5, 10)).map((r) => r.id)).toEqual(['r']);
@@ -71,8 +71,8 @@ describe('Redis store waits', () => {
     await store.finishRun('r', 2, { status: 'succeeded', outputs: {}, error: null, finished_at: T0 + 4 });
     await store.waits.recordEvent({ id: 'ev', name: 'paid', payload: { order: 1 }, at: T0 });
     expect(await store.prune(T0 + 10)).toBe(1);
-    // What stays: the version and the counter that orders waits.
-    expect((await redisKeys(prefix())).sort()).toEqual([`${prefix()}meta`, `${prefix()}wait-seq`]);
+    // What stays: the version and the counters that order waits and events.
+    expect((await redisKeys(prefix())).sort()).toEqual([`${prefix()}event-seq`, `${prefix()}meta`, `${prefix()}wait-seq`]);
   });
 });
 

@@ -5,6 +5,7 @@ import Sqlite from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openStore, type RunStore, type StoredStep } from '../src/store/index.js';
 import { SqliteStore } from '../src/store/sqlite.js';
+import { SQLITE_SCHEMA_VERSION } from '../src/store/sqlite-schema.js';
 import { NOBODY, startChild } from './fixtures/store/spawn-child.js';
 
 // What only the SQLite store has: a file — old ones migrate, newer ones and files of something
@@ -58,7 +59,30 @@ describe('SQLite store files', () => {
     expect(await store.recordSteps([{ run_id: 'old-2', epoch: 1, steps: [step('big', big)] }])).toEqual(['ok']);
     expect((await store.getSteps('old-2'))[0]?.output).toBe(big);
     await store.close();
-    expect(pragma(file, 'user_version')).toBe(5);
+    expect(pragma(file, 'user_version')).toBe(SQLITE_SCHEMA_VERSION);
+  });
+
+  it("migrates a version 5 file's events: each kept, given positions in the order they were sent", async () => {
+    const file = join(dir, 'runs.db');
+    await (await openStore(`sqlite:${file}`)).close();
+    // The events table as versions 4 and 5 made it, with events in it.
+    const db = new Sqlite(file);
+    db.exec(`DROP TABLE events;
+      CREATE TABLE events (id TEXT PRIMARY KEY, name TEXT NOT NULL, payload TEXT, at INTEGER NOT NULL) WITHOUT ROWID;
+      CREATE INDEX events_by_time ON events (at);
+      INSERT INTO events VALUES ('later', 'paid', '{"order":2}', ${T0 + 20}), ('sooner', 'paid', '{"order":1}', ${T0 + 10});`);
+    db.pragma('user_version = 5');
+    db.close();
+    const store = await openStore(`sqlite:${file}`);
+    const kept = await store.waits.listEvents();
+    expect(kept.map((e) => [e.id, e.payload])).toEqual([['sooner', { order: 1 }], ['later', { order: 2 }]]);
+    expect(await store.waits.recordEvent({ id: 'later', name: 'paid', payload: null, at: T0 + 30 })).toBe(false);
+    expect(await store.waits.recordEvent({ id: 'new', name: 'paid', payload: null, at: T0 + 30 })).toBe(true);
+    const newest = (await store.waits.listEvents({ newest: true, limit: 1 }))[0]!;
+    expect(newest.id).toBe('new');
+    expect(newest.seq).toBeGreaterThan(kept[1]!.seq);
+    await store.close();
+    expect(pragma(file, 'user_version')).toBe(SQLITE_SCHEMA_VERSION);
   });
 
   it('refuses a file written by a newer toolchain with STORE_TOO_NEW, and leaves it alone', async () => {
@@ -69,7 +93,7 @@ describe('SQLite store files', () => {
     db.close();
     const error = await openStore(`sqlite:${file}`).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'STORE_TOO_NEW' });
-    expect((error as Error).message).toMatch(/newer toolchain \(store schema version 99; this one knows versions up to 5\)/);
+    expect((error as Error).message).toContain(`newer toolchain (store schema version 99; this one knows versions up to ${SQLITE_SCHEMA_VERSION})`);
     expect(pragma(file, 'user_version')).toBe(99);
   });
 

@@ -4,7 +4,7 @@ import { DRIVERS, type Namespace } from './fixtures/store/drivers.js';
 
 // The waits half of the store contract, against every driver: opening a wait under the owner's
 // epoch, parking a run, resolving a wait once (first writer wins), finding due runs, events kept
-// once by id, and pruning.
+// once by id and listed by position, and pruning.
 
 const T0 = 1_700_000_000_000;
 
@@ -136,6 +136,50 @@ describe.each(DRIVERS)('run store waits: $name', (driver) => {
     expect(await store.waits.recordEvent({ id: 'e2', name: 'payment.settled', payload: null, at: T0 + 1 })).toBe(true);
   });
 
+  it('lists events by position: after one, of a name, the oldest or the newest, in recording order', async () => {
+    expect(await store.waits.listEvents()).toEqual([]);
+    // Sent-at times out of order: the position is the order they were recorded in, not their times.
+    for (const [id, name, at] of [['e1', 'a', 30], ['e2', 'b', 10], ['e3', 'a', 20], ['e4', 'a', 40]] as const) {
+      expect(await store.waits.recordEvent({ id, name, payload: { id }, at: T0 + at })).toBe(true);
+    }
+    expect(await store.waits.recordEvent({ id: 'e2', name: 'b', payload: 'again', at: T0 + 50 })).toBe(false);
+    const all = await store.waits.listEvents();
+    expect(all.map((e) => e.id)).toEqual(['e1', 'e2', 'e3', 'e4']);
+    expect(all[1]).toEqual({ seq: all[1]!.seq, id: 'e2', name: 'b', payload: { id: 'e2' }, at: T0 + 10 });
+    const seqs = all.map((e) => e.seq);
+    expect([...seqs].sort((x, y) => x - y)).toEqual(seqs);
+    expect(new Set(seqs).size).toBe(4);
+    expect((await store.waits.listEvents({ after: seqs[1] })).map((e) => e.id)).toEqual(['e3', 'e4']);
+    expect((await store.waits.listEvents({ after: seqs[3] })).map((e) => e.id)).toEqual([]);
+    expect((await store.waits.listEvents({ name: 'a' })).map((e) => e.id)).toEqual(['e1', 'e3', 'e4']);
+    expect((await store.waits.listEvents({ name: 'a', after: seqs[0] })).map((e) => e.id)).toEqual(['e3', 'e4']);
+    expect((await store.waits.listEvents({ limit: 2 })).map((e) => e.id)).toEqual(['e1', 'e2']);
+    expect((await store.waits.listEvents({ newest: true, limit: 2 })).map((e) => e.id)).toEqual(['e3', 'e4']);
+    expect((await store.waits.listEvents({ newest: true, limit: 2, name: 'a' })).map((e) => e.id)).toEqual(['e3', 'e4']);
+    expect((await store.waits.listEvents({ newest: true, limit: 9, name: 'a', after: seqs[2] })).map((e) => e.id)).toEqual(['e4']);
+    expect(await store.waits.listEvents({ name: 'none' })).toEqual([]);
+  });
+
+  it('gives events recorded at once by several connections positions a reader following them misses none of', async () => {
+    const other = await ns.open();
+    const seen: string[] = [];
+    let after = 0;
+    const follow = async (): Promise<void> => {
+      for (const e of await store.waits.listEvents({ after })) {
+        seen.push(e.id);
+        after = e.seq;
+      }
+    };
+    const sends = Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? store : other).waits.recordEvent({ id: `c${i}`, name: 'n', payload: i, at: T0 + i }));
+    const following = (async () => {
+      for (let i = 0; i < 40; i++) await follow();
+    })();
+    await Promise.all([...sends, following]);
+    await follow();
+    expect(seen.length).toBe(40);
+    expect(new Set(seen).size).toBe(40);
+  });
+
   it('prunes the waits of pruned runs and old events; a waiting run stays', async () => {
     await store.createRun(newRun('done'));
     await store.waits.openWait('done', 1, wait('wd', { key: 'x' }), T0);
@@ -147,7 +191,13 @@ describe.each(DRIVERS)('run store waits: $name', (driver) => {
     expect(await store.prune(T0 + 100)).toBe(1);
     expect((await store.waits.listWaits({})).map((w) => w.id)).toEqual(['wp']);
     expect(await store.getRun('parked')).toMatchObject({ status: 'waiting' });
-    // The pruned event's id may be sent again.
+    const before = await store.waits.listEvents();
+    expect(before).toEqual([]);
+    // The pruned event's id may be sent again, and it comes after every position given before.
+    await store.waits.recordEvent({ id: 'kept', name: 'n', payload: 0, at: T0 + 150 });
     expect(await store.waits.recordEvent({ id: 'old', name: 'n', payload: 2, at: T0 + 200 })).toBe(true);
+    const after = await store.waits.listEvents({ name: 'n' });
+    expect(after.map((e) => [e.id, e.payload])).toEqual([['kept', 0], ['old', 2]]);
+    expect(after[0]!.seq).toBeGreaterThan(1);
   });
 });

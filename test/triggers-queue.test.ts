@@ -8,6 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../src/store/open-store.js';
 import type { PrivateRedis } from './fixtures/store/private-redis.js';
 import { FIXTURE, privateQueueRedis, sleep, startWorker, until, type WorkerProcess } from './helpers/queue-cluster.js';
+import { runCli } from './helpers/run-cli.js';
 import { startServe, type ServeProcess } from './helpers/serve-cli.js';
 
 // Triggers on a queue: real `toolchain worker` (and `serve --queue`) processes on a private Redis,
@@ -15,7 +16,9 @@ import { startServe, type ServeProcess } from './helpers/serve-cli.js';
 // triggers queue (`toolchain~triggers`), one per trigger however many processes upsert them; each
 // tick job is taken by one process, which fires the tick's run into the queue under the id the
 // tick names. Killing a process loses no tick, removing a chain removes its schedulers, and a tick
-// job taken long after its time (every process was stopped) follows `catchup`.
+// job taken long after its time (every process was stopped) follows `catchup`. Event triggers
+// on a queue: events a `toolchain emit` process records start one queued run each, under job ids
+// the event ids give (a colon in one made into a hash: BullMQ refuses it).
 
 const TRIGGERS_QUEUE = 'toolchain~triggers';
 const root = mkdtempSync(join(tmpdir(), 'toolchain-triggers-queue-'));
@@ -238,4 +241,32 @@ describe('a tick job taken long after its time', () => {
       await store.close();
     }
   }, 120_000);
+});
+
+describe('workers fire an event trigger into their queue', () => {
+  it('one queued run per event recorded by toolchain emit, an id with a colon included', async () => {
+    const { chains } = project('events', {
+      'orders.yaml': 'name: orders\ninputs:\n  n: { type: integer, default: 0 }\ntriggers:\n  - event: order.created\n    input_map: { n: $.event.payload.n }\nsteps:\n  - name: w\n    tool: work\n    input_map: { value: $.n, ms: 5 }\n',
+    });
+    const pair = [worker(chains), worker(chains)];
+    await Promise.all(pair.map((w) => w.ready));
+    const env = { TOOLCHAIN_CACHE_DIR: join(root, 'cache') };
+    for (const [n, id] of [[1, 'o-1'], [2, 'order:2'], [3, 'o-3']] as const) {
+      const sent = await runCli(['emit', 'order.created', '--data', JSON.stringify({ n }), '--id', id, '--store', redis.url], { env });
+      expect(sent.code, sent.stderr).toBe(0);
+    }
+    const store = await openStore(redis.url);
+    try {
+      let runs = await store.listRuns({ chain: 'orders', limit: 100 });
+      for (let i = 0; i < 200 && runs.filter((r) => r.status === 'succeeded').length < 3; i++) {
+        await sleep(50);
+        runs = await store.listRuns({ chain: 'orders', limit: 100 });
+      }
+      expect(runs.map((r) => r.id).sort()).toEqual(['orders#1@o-1', 'orders#1@o-3', expect.stringMatching(/^orders#1@sha256-[0-9a-f]{32}$/)]);
+      expect(runs.every((r) => r.status === 'succeeded')).toBe(true);
+      expect(runs.map((r) => (r.input as { n: number }).n).sort()).toEqual([1, 2, 3]);
+    } finally {
+      await store.close();
+    }
+  }, 60_000);
 });

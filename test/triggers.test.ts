@@ -282,7 +282,7 @@ describe('overlap: a tick while the previous run is going', () => {
     await release();
     await tick(); // 4 fires
     expect(await ids(store)).toEqual(['n#1@20261201T050001Z', 'n#1@20261201T050004Z']);
-    expect(events.map((e) => `${e.type} ${'tick' in e ? e.tick.slice(-3, -1) : ''}`)).toEqual(['trigger:fired 01', 'trigger:skipped 02', 'trigger:skipped 03', 'trigger:fired 04']);
+    expect(events.map((e) => `${e.type} ${'tick' in e ? e.tick!.slice(-3, -1) : ''}`)).toEqual(['trigger:fired 01', 'trigger:skipped 02', 'trigger:skipped 03', 'trigger:fired 04']);
   });
 
   it('queue runs the ticks that came meanwhile, one after the other, none at once', async () => {

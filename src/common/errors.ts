@@ -130,6 +130,16 @@ export const ERROR_KINDS = {
   TRIGGER_INPUT: 'definition',
   /** Pausing or resuming a trigger that no loaded chain has (`CHAIN#ID`), or a chain that declares none. */
   TRIGGER_NOT_FOUND: 'usage',
+  /** A webhook delivery to a trigger someone paused: refused, nothing recorded (the sender may deliver it again). */
+  TRIGGER_PAUSED: 'usage',
+  /** No enabled webhook trigger of the loaded chains has the path a delivery was sent to. */
+  WEBHOOK_NOT_FOUND: 'usage',
+  /** A webhook delivery whose signature is missing or does not match its body (or whose Stripe timestamp is too far off). */
+  WEBHOOK_SIGNATURE: 'usage',
+  /** A webhook trigger's secret variable is not set where deliveries are received (a warning in validate and at serve start). */
+  WEBHOOK_SECRET_MISSING: 'usage',
+  /** A signed webhook delivery that is not what its signature kind sends (a Stripe body without an event id). */
+  WEBHOOK_BAD_DELIVERY: 'usage',
   // a model endpoint (agent steps)
   MODEL_ERROR: 'run',
   RATE_LIMITED: 'run',

@@ -141,7 +141,7 @@ export interface ToolchainChain {
    */
   timeout?: number | string;
   /**
-   * When the chain runs on its own: on a cron schedule or at a fixed interval. Fired by serve, worker and watch; one run per tick however many processes share the store. Not part of the chain's content hash.
+   * When the chain runs on its own: on a cron schedule, at a fixed interval, on an event, or on a signed webhook. Fired by serve, worker and watch (webhooks by serve); one run per tick, event or delivery however many processes share the store. Not part of the chain's content hash.
    */
   triggers?: Trigger[];
 }
@@ -372,7 +372,7 @@ export interface Fallback1 {
   output?: unknown;
 }
 /**
- * One trigger: `schedule` (cron) or `every` (interval), exactly one of them.
+ * One trigger: exactly one of `schedule` (cron), `every` (interval), `event` (an event name) and `webhook` (POST /hooks/PATH on serve).
  */
 export interface Trigger {
   /**
@@ -388,7 +388,21 @@ export interface Trigger {
    */
   every?: number | string;
   /**
-   * The trigger's id in its runs' ids (CHAIN#ID@TICK); default its 1-based position in the list.
+   * An event name (order.created): each event of this name — engine.emit, toolchain emit, POST /api/events — whose payload meets `match` starts one run.
+   */
+  event?: string;
+  /**
+   * With `event`: each key must equal the event payload's value at that key (literals: a trigger has no run to read from).
+   */
+  match?: {
+    /**
+     * A literal: a string, number, boolean, null, list or map.
+     */
+    [k: string]: unknown;
+  };
+  webhook?: Webhook;
+  /**
+   * The trigger's id in its runs' ids (CHAIN#ID@TICK, CHAIN#ID@EVENT); default its 1-based position in the list.
    */
   id?: string;
   /**
@@ -396,21 +410,54 @@ export interface Trigger {
    */
   input?: {};
   /**
-   * The run's input by name, read from `$.tick` ({ at, trigger }): `$.tick.at` is the tick's time (ISO 8601).
+   * The run's input by name, read from `$.tick` ({ at, trigger }) for `schedule` and `every`, or from `$.event` for `event` ({ name, id, payload }) and `webhook` ({ name, id, type, payload, headers }).
    */
   input_map?: {
     [k: string]: MappedValue;
   };
   /**
-   * Ticks missed while no process ran: `none`, `latest` (the default: the newest one only) or `all` (at most the newest 100).
+   * Ticks or events missed while no process ran: `none`, `latest` (the newest one only; the default for ticks) or `all` (at most the newest 100; the default for events). Not for webhooks: their senders deliver again.
    */
   catchup?: 'none' | 'latest' | 'all';
   /**
-   * A tick that comes while the trigger's previous run is still going: `skip` (the default), `queue` (run it once that run ends) or `allow`.
+   * A tick or an event that comes while the trigger's previous run is still going: `skip` (the default for ticks), `queue` (run it once that run ends) or `allow` (the default for events). Not for webhooks: each delivery starts its run.
    */
   overlap?: 'allow' | 'skip' | 'queue';
   /**
    * false: the trigger fires nothing.
    */
   enabled?: boolean;
+}
+/**
+ * POST /hooks/PATH on serve starts one run per delivery, once its signature is verified.
+ */
+export interface Webhook {
+  /**
+   * The route's path after /hooks/ (github, billing/stripe): letters, digits, _ and -, segments split by /. One trigger of all loaded chains per path.
+   */
+  path: string;
+  /**
+   * How deliveries are signed: github (X-Hub-Signature-256), stripe (Stripe-Signature, with a timestamp) or hmac-sha256 (the hex HMAC-SHA256 of the body in `header`).
+   */
+  signature: 'github' | 'stripe' | 'hmac-sha256';
+  /**
+   * The environment variable of serve holding the signing secret (never one of toolchain's own TOOLCHAIN_* variables).
+   */
+  secret_env: string;
+  /**
+   * With hmac-sha256: the header holding the signature (X-Signature), hex, optionally after `sha256=`.
+   */
+  header?: string;
+  /**
+   * With hmac-sha256: the header holding the delivery id that makes redeliveries idempotent. Default: the SHA-256 of the body.
+   */
+  id_header?: string;
+  /**
+   * With stripe: how far the signed timestamp may be from the server's clock (default 300s).
+   */
+  tolerance?: number | string;
+  /**
+   * The largest body accepted, in bytes (default 1048576, 1 MiB); a larger one is refused with 413 before it is read.
+   */
+  max_body_bytes?: number;
 }

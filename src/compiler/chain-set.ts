@@ -97,6 +97,29 @@ export function compileChainSet(sources: readonly ChainSource[], tools?: NameCat
     diagnostics.push(diagnostic);
     broken.add(chain);
   }
+  // A webhook path is one trigger's: a chain declaring a path a chain before it (by file name) has is not loaded.
+  const paths = new Map<string, string>();
+  for (const f of byName.values()) {
+    if (broken.has(f.name!)) continue;
+    for (const t of f.plan?.triggers ?? []) {
+      if (t.webhook === undefined) continue;
+      const first = paths.get(t.webhook.path);
+      if (first === undefined) {
+        paths.set(t.webhook.path, f.file);
+        continue;
+      }
+      diagnostics.push({
+        code: 'BAD_TRIGGER',
+        severity: 'error',
+        message: `webhook path '${t.webhook.path}' is declared by ${first} too: a path is served by one trigger, so this chain is not loaded; give it another path`,
+        file: f.file,
+        pointer: `${t.pointer}/webhook/path`,
+        line: t.webhook.pathLine,
+        col: t.webhook.pathCol,
+      });
+      broken.add(f.name!);
+    }
+  }
   // A chain that runs a broken chain cannot run either.
   let grew = true;
   while (grew) {

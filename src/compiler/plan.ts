@@ -129,27 +129,58 @@ export interface ChainPlan {
   readonly triggers?: readonly TriggerPlan[];
 }
 
+export type TriggerKind = 'schedule' | 'every' | 'event' | 'webhook';
+
 /**
- * A trigger: a cron `schedule` in a zone, or an interval (`every`, ticks at the multiples of
- * `everyMs` since the Unix epoch). `input` is read from `{ tick: { at, trigger } }` when it fires.
+ * A trigger: a cron `schedule` in a zone, an interval (`every`, ticks at the multiples of
+ * `everyMs` since the Unix epoch), an `event` by name (and `match`), or a signed `webhook`.
+ * `input` is read from `{ tick: { at, trigger } }` for ticks, `{ event: { name, id, payload, … } }` for events and webhooks.
  */
 export interface TriggerPlan {
-  /** Its id in run ids (`CHAIN#ID@TICK`): the file's `id`, or its 1-based position. */
+  /** Its id in run ids (`CHAIN#ID@TICK`, `CHAIN#ID@EVENT`): the file's `id`, or its 1-based position. */
   readonly id: string;
-  readonly kind: 'schedule' | 'every';
+  readonly kind: TriggerKind;
   /** The cron expression (`schedule`). */
   readonly cron?: string;
-  /** The zone a `schedule` is read in (default UTC). */
+  /** The zone a `schedule` is read in (default UTC; UTC for the other kinds, which have none). */
   readonly timezone: string;
   /** The interval (`every`), whole seconds. */
   readonly everyMs?: number;
-  /** The run's input: `input` (constant) or `input_map` (reads `$.tick`); none: an empty input. */
+  /** The event's name (`event`). */
+  readonly event?: string;
+  /** Each key must equal the event payload's value at that key (`event`); absent: every event of the name. */
+  readonly match?: Readonly<Record<string, unknown>>;
+  /** How deliveries reach it and are verified (`webhook`). */
+  readonly webhook?: WebhookPlan;
+  /** The run's input: `input` (constant) or `input_map` (reads `$.tick` or `$.event`); none: an empty input. */
   readonly input?: CompiledValue;
+  /** Missed ticks or events (`none` for webhooks, whose senders deliver again). */
   readonly catchup: 'none' | 'latest' | 'all';
+  /** A tick or event while a run of the trigger goes (`allow` for webhooks). */
   readonly overlap: 'allow' | 'skip' | 'queue';
   readonly enabled: boolean;
   /** `/triggers/0` */
   readonly pointer: string;
   readonly line: number;
   readonly col: number;
+}
+
+/** A webhook trigger's route and signature check: `POST /hooks/PATH` on serve. */
+export interface WebhookPlan {
+  readonly path: string;
+  readonly signature: 'github' | 'stripe' | 'hmac-sha256';
+  /** The variable holding the secret; read when a delivery comes, never kept in the plan. */
+  readonly secretEnv: string;
+  /** hmac-sha256: the signature's header, lower case. */
+  readonly header?: string;
+  /** hmac-sha256: the delivery id's header, lower case (absent: the body's SHA-256). */
+  readonly idHeader?: string;
+  /** stripe: how far the signed timestamp may be from the clock. */
+  readonly toleranceMs: number;
+  readonly maxBodyBytes: number;
+  /** Where `path` and `secret_env` are in the file: for a path another chain declares too, a secret not set. */
+  readonly pathLine: number;
+  readonly pathCol: number;
+  readonly secretLine: number;
+  readonly secretCol: number;
 }

@@ -82,17 +82,24 @@ export interface EngineOptions {
   readonly timers?: boolean;
   readonly wakeIntervalMs?: number;
   /**
-   * Fire the loaded chains' `triggers:` (schedules and intervals): one run per tick, under the id
-   * `CHAIN#TRIGGER@TICK`, so that any number of processes sharing the store make one run of it.
-   * Looked at every `triggerIntervalMs` (default 250 ms) on the engine's clock. With `queue`, the
-   * queue's BullMQ job schedulers carry them instead, and this engine takes their tick jobs
-   * (`triggerIntervalMs` does not apply). Default false; serve, worker and watch turn it on. Runs
-   * that wait need `timers` too.
+   * Fire the loaded chains' `triggers:`: one run per tick (schedules, intervals) or per event,
+   * under the id `CHAIN#TRIGGER@TICK` or `CHAIN#TRIGGER@EVENT`, so that any number of processes
+   * sharing the store make one run of it. Looked at every `triggerIntervalMs` (default 250 ms) on
+   * the engine's clock, which also reads the events other processes recorded. With `queue`, the
+   * queue's BullMQ job schedulers carry the schedules and intervals instead, and this engine takes
+   * their tick jobs. Webhook triggers receive their deliveries through
+   * `engine.triggers.webhook(path)` (a server's `/hooks/PATH`). Default false; serve, worker and
+   * watch turn it on. Runs that wait need `timers` too.
    */
   readonly triggers?: boolean;
   readonly triggerIntervalMs?: number;
-  /** With `triggers`: each tick fired here, and each dropped (overlap, a full queue). */
+  /** With `triggers`: each tick, event and webhook delivery fired here, and each dropped (overlap, a full queue, an input refused). */
   readonly onTrigger?: (event: TriggerEvent) => void;
+  /**
+   * Where webhook triggers read the secrets their `secret_env` names, at each delivery (default:
+   * process.env). Nothing else reads it, and no secret is kept, logged or shown.
+   */
+  readonly secrets?: Readonly<Record<string, string | undefined>>;
   /**
    * Asked before every dangerous tool call of a run that brings no `approve` of its own: `true`,
    * `false`, or `'wait'` (the call becomes an approval request a person decides later). Default:

@@ -4,11 +4,12 @@ import type { TriggerEvent } from '../triggers/scheduler.js';
 
 const promClient = lazyPackage<typeof import('prom-client')>('prom-client');
 
-// `toolchain_trigger_fires_total{chain,trigger,outcome}`: the ticks this process fired
-// (outcome `fired`), dropped (`skipped`: a run of the trigger was still going, or a queue of
-// ticks was full) and could not start (`refused`: the chain refused the input). A tick another process fired first is counted there, not here, so the sum over
-// processes is the number of runs triggers started. A paused trigger's ticks are none of these:
-// they are not ticks it has, and are not counted.
+// `toolchain_trigger_fires_total{chain,trigger,outcome}`: the ticks, events and webhook
+// deliveries this process fired (outcome `fired`), dropped (`skipped`: a run of the trigger was
+// still going, or a queue was full) and could not start (`refused`: the chain refused the
+// input). One another process fired first is counted there, not here, so the sum over processes
+// is the number of runs triggers started. A paused trigger's ticks and events are none of these:
+// they are not counted.
 //
 // `toolchain_triggers_paused`: how many triggers of the chains this process has loaded are
 // paused, read from the run store when metrics are scraped (a pause is the store's record, made
@@ -21,7 +22,7 @@ export function countTriggerFires(registry: Registry): (event: TriggerEvent) => 
     (existing as InstanceType<typeof Counter<'chain' | 'trigger' | 'outcome'>> | undefined) ??
     new Counter({
       name: 'toolchain_trigger_fires_total',
-      help: 'Trigger ticks by chain, trigger and outcome (fired, skipped, refused) in this process.',
+      help: 'Trigger ticks, events and webhook deliveries by chain, trigger and outcome (fired, skipped, refused) in this process.',
       labelNames: ['chain', 'trigger', 'outcome'] as const,
       registers: [registry],
     });

@@ -3,7 +3,7 @@ import type { Clock } from '../common/clock.js';
 import type { ChainPlan, TriggerPlan } from '../compiler/plan.js';
 import type { RunStore } from '../store/types.js';
 import { MAX_CATCHUP, TriggerScheduler, type FireOutcome, type TriggerEvent, type TriggerState } from '../triggers/scheduler.js';
-import { nextTicks, scheduleFingerprint, tickOfRun, ticksBetween, triggerPrefix, triggersOf } from '../triggers/ticks.js';
+import { nextTicks, scheduleFingerprint, tickOfRun, ticksBetween, triggerPrefix, isTicking, tickingTriggers } from '../triggers/ticks.js';
 import { importBullMQ, workerConnection, type QueueAddress } from './connection.js';
 import { cronerRepeatStrategy, decodeTickJob, LOOK_JOB, schedulerId, syncJobSchedulers, tickJobData, TICK_JOB_OPTIONS, triggersQueueName, type DeclaredTrigger } from './job-schedulers.js';
 import { TriggerStates } from './trigger-state.js';
@@ -70,7 +70,7 @@ export async function startQueueTriggers(s: QueueTriggerSettings): Promise<Queue
 
   function find(chain: string, id: string): DeclaredTrigger | undefined {
     const plan = s.plans().find((p) => p.name === chain);
-    const trigger = plan?.triggers?.find((t) => t.id === id);
+    const trigger = plan?.triggers?.find((t) => t.id === id && isTicking(t));
     return plan && trigger ? { plan, trigger } : undefined;
   }
 
@@ -148,7 +148,7 @@ export async function startQueueTriggers(s: QueueTriggerSettings): Promise<Queue
 
   async function syncOnce(): Promise<void> {
     if (closed) return;
-    const declared = triggersOf(s.plans());
+    const declared = tickingTriggers(s.plans());
     let failure: unknown;
     for (const d of declared) await ensureState(d.plan, d.trigger).catch((error: unknown) => (failure ??= error));
     const removed = await syncJobSchedulers(
@@ -177,15 +177,21 @@ export async function startQueueTriggers(s: QueueTriggerSettings): Promise<Queue
   worker.on('error', () => undefined); // connection trouble: ioredis reconnects, BullMQ carries on
   const timer = setInterval(() => void sync().catch(() => undefined), SYNC_INTERVAL_MS);
   timer.unref();
+  // Event triggers have no schedule: this process reads the store's events as a process without a
+  // queue does (four times a second), and submits each event's run into the run queue.
+  const events = new TriggerScheduler({ store: s.store, clock: s.clock, plans: s.plans, start: s.start, ticks: false, ...(s.onEvent ? { onEvent: s.onEvent } : {}), onError: () => undefined });
+  void events.start();
 
   return {
     sync,
     async lookAll() {
-      for (const { plan, trigger } of triggersOf(s.plans())) if (trigger.enabled) await look(plan, trigger);
+      for (const { plan, trigger } of tickingTriggers(s.plans())) if (trigger.enabled) await look(plan, trigger);
+      await events.look();
     },
     async close() {
       closed = true;
       clearInterval(timer);
+      events.close();
       await worker.close().catch(() => undefined);
       await sync().catch(() => undefined); // the one under way, if any, ends before its connection does
       await queue.close().catch(() => undefined);

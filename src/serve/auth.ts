@@ -8,6 +8,11 @@ import { ToolchainError } from '../common/errors.js';
 // Without a token the server only listens on loopback, and then only answers requests whose
 // Host is a loopback name, so a web page cannot reach it through DNS rebinding. Either way a
 // state-changing request that a browser marks as sent from another site is refused.
+//
+// Webhook deliveries (`/hooks/…`) need neither the token nor a loopback Host: each is signed
+// with its trigger's secret, which the route checks before anything runs (routes-hooks.ts), and
+// they come through whatever forwards them to a loopback server (a tunnel, a reverse proxy),
+// which keeps the sender's Host. A page in a browser cannot sign one, so rebinding gains nothing.
 
 export const TOKEN_COOKIE = 'toolchain_token';
 
@@ -87,6 +92,7 @@ export function installAuth(app: FastifyInstance, token: string | undefined): vo
     const path = req.url.split('?')[0]!;
     const foreign = crossSite(req);
     if (foreign !== undefined) return deny(reply, 403, 'CROSS_SITE_REQUEST', `refused a ${req.method} from another site (${foreign}): only this server's own pages and clients that are not browsers may change runs`);
+    if (req.method === 'POST' && path.startsWith('/hooks/')) return;
     if (expected === undefined) {
       const name = hostname(req.headers.host);
       if (name === undefined || !isLoopbackHost(name)) {

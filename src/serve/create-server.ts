@@ -13,6 +13,7 @@ import { installErrorHandlers } from './http-errors.js';
 import { builtInspector, inspectorFilesIn } from './inspector-files.js';
 import { createMemoryRunService } from './memory-run-service.js';
 import { registerCatalogueRoutes } from './routes-catalogue.js';
+import { registerHookRoutes } from './routes-hooks.js';
 import { registerRunValueRoutes } from './routes-run-values.js';
 import { registerRunRoutes } from './routes-runs.js';
 import { registerTriggerRoutes } from './routes-triggers.js';
@@ -26,7 +27,7 @@ import { checkLimits, DEFAULT_LIMITS, Gauge, httpServerOptions, type ServeLimits
 // it without a socket.
 
 export interface ServerOptions {
-  /** Bearer token every route but /healthz requires. Without one, only loopback. */
+  /** Bearer token every route but /healthz and /hooks/ (webhooks, which are signed) requires. Without one, only loopback. */
   readonly token?: string;
   /**
    * Dangerous tools: names (bare or `plugin/tool`) are standing approvals, and any other dangerous
@@ -132,6 +133,8 @@ export async function createServer(engine: Engine, options: ServerOptions = {}):
   const decider = options.token !== undefined ? 'token' : 'local';
   registerWaitRoutes(app, engine, { decider });
   registerTriggerRoutes(app, engine, { decider, stopping, heartbeatMs, streams, retryAfterS: limits.retryAfterS });
+  // The chains' webhook triggers (with an engine that fires triggers): signed, so no token.
+  await registerHookRoutes(app, engine);
   await registerInspector(app, options.webRoot);
 
   return {

@@ -18,4 +18,4 @@ export type {
   StoredStep,
 } from './types.js';
 export type { TriggerChange, TriggerControl, TriggerControlStore, TriggerPause } from './trigger-control-types.js';
-export type { StoredEvent, StoredWait, WaitFilter, WaitKind, WaitOutcome, WaitRequest, WaitStore } from './wait-types.js';
+export type { EventFilter, RecordedEvent, StoredEvent, StoredWait, WaitFilter, WaitKind, WaitOutcome, WaitRequest, WaitStore } from './wait-types.js';

@@ -26,6 +26,7 @@ export function openOnFirstUse(url: string, open: () => Promise<RunStore>): RunS
       listWaits: async (filter) => (await store()).waits.listWaits(filter),
       dueRuns: async (now, limit) => (await store()).waits.dueRuns(now, limit),
       recordEvent: async (event) => (await store()).waits.recordEvent(event),
+      listEvents: async (filter) => (await store()).waits.listEvents(filter),
     },
     triggers: {
       pause: async (key, pause) => (await store()).triggers.pause(key, pause),

@@ -1,17 +1,20 @@
 import type { Entry } from './memory-entry.js';
 import type { StoredRun } from './types.js';
-import { waitLimit, waitMatches } from './wait-codec.js';
-import type { StoredEvent, StoredWait, WaitStore } from './wait-types.js';
+import { eventRange, waitLimit, waitMatches } from './wait-codec.js';
+import type { RecordedEvent, StoredWait, WaitStore } from './wait-types.js';
 
 // The memory store's waits, events and parked runs (see wait-types.ts for the contract). Waits are
 // kept by id in creation order; a parked run's wake time is in a Map of waiting runs only, so
-// looking for due runs reads those and nothing else.
+// looking for due runs reads those and nothing else. Events are kept by id and in a list in
+// recording order (their positions ascending), which a listing searches by halves.
 
 export function memoryWaits(find: (id: string) => Entry | undefined): WaitStore & { forget(runId: string): void; pruneEvents(before: number): void } {
   const waits = new Map<string, StoredWait>();
   const byRun = new Map<string, Set<string>>();
   const wakes = new Map<string, number | null>();
-  const events = new Map<string, StoredEvent>();
+  const events = new Map<string, RecordedEvent>();
+  let log: RecordedEvent[] = [];
+  let lastSeq = 0;
 
   const copy = (run: StoredRun): StoredRun => ({ ...run });
 
@@ -74,8 +77,29 @@ export function memoryWaits(find: (id: string) => Entry | undefined): WaitStore 
     },
     async recordEvent(event) {
       if (events.has(event.id)) return false;
-      events.set(event.id, event);
+      const recorded: RecordedEvent = { seq: ++lastSeq, id: event.id, name: event.name, payload: event.payload, at: event.at };
+      events.set(event.id, recorded);
+      log.push(recorded);
       return true;
+    },
+    async listEvents(filter = {}) {
+      const { after, limit } = eventRange(filter);
+      // The first event after `after`: positions ascend along the list.
+      let lo = 0;
+      let hi = log.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (log[mid]!.seq <= after) lo = mid + 1;
+        else hi = mid;
+      }
+      const out: RecordedEvent[] = [];
+      const wanted = (e: RecordedEvent): boolean => filter.name === undefined || e.name === filter.name;
+      if (filter.newest === true) {
+        for (let i = log.length - 1; i >= lo && out.length < limit; i--) if (wanted(log[i]!)) out.push({ ...log[i]! });
+        return out.reverse();
+      }
+      for (let i = lo; i < log.length && out.length < limit; i++) if (wanted(log[i]!)) out.push({ ...log[i]! });
+      return out;
     },
     forget(runId) {
       for (const id of byRun.get(runId) ?? []) waits.delete(id);
@@ -84,6 +108,7 @@ export function memoryWaits(find: (id: string) => Entry | undefined): WaitStore 
     },
     pruneEvents(before) {
       for (const [id, event] of events) if (event.at < before) events.delete(id);
+      log = log.filter((e) => events.get(e.id) === e);
     },
   };
 }

@@ -47,6 +47,12 @@ function migrations(s: string): readonly string[] {
      CREATE INDEX events_by_time ON ${s}.events (at);`,
     // 5: triggers people paused (who, when, why) and when each was last resumed, by `CHAIN#ID`.
     `CREATE TABLE ${s}.trigger_controls (key text PRIMARY KEY, paused_by text, paused_at bigint, reason text, resumed_at bigint);`,
+    // 6: events get their position in the order they were recorded (`seq`), so that a process can
+    //    read the events recorded since it last looked; the events kept so far get positions as
+    //    the column is added. Recording takes a lock that orders the commits too (postgres-waits.ts).
+    `ALTER TABLE ${s}.events ADD COLUMN seq bigserial NOT NULL;
+     CREATE UNIQUE INDEX events_by_seq ON ${s}.events (seq);
+     CREATE INDEX events_by_name ON ${s}.events (name, seq);`,
   ];
 }
 

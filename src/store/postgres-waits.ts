@@ -2,8 +2,8 @@ import type { PoolClient, QueryResultRow } from 'pg';
 import type { Query } from './postgres-sql.js';
 import { RUN_COLUMNS, runFromRow, type RunRow } from './run-codec.js';
 import type { StoredRun } from './types.js';
-import { WAIT_COLUMNS, waitFromRow, waitLimit, waitWhere, type WaitRow } from './wait-codec.js';
-import type { StoredEvent, StoredWait, WaitFilter, WaitOutcome, WaitRequest, WaitStore } from './wait-types.js';
+import { EVENT_COLUMNS, eventFromRow, eventRange, WAIT_COLUMNS, waitFromRow, waitLimit, waitWhere, type EventRow, type WaitRow } from './wait-codec.js';
+import type { EventFilter, RecordedEvent, StoredEvent, StoredWait, WaitFilter, WaitOutcome, WaitRequest, WaitStore } from './wait-types.js';
 
 // The PostgreSQL store's waits, events and parked runs (the contract is wait-types.ts; the tables
 // are migration 4 of postgres-schema.ts). Opening a wait and recording an event are one statement
@@ -12,6 +12,13 @@ import type { StoredEvent, StoredWait, WaitFilter, WaitOutcome, WaitRequest, Wai
 // resolved before the park makes the run due at once, one resolved after it wakes the run.
 // (One statement could not do that: its reads of the other table see the snapshot it started
 // with, not what a transaction it waited for committed.)
+//
+// An event's position comes from a sequence, and a sequence gives numbers in the order they are
+// asked for, not in the order their transactions commit: a reader could see event 11 committed
+// while 10 is not yet, move past 10, and never see it. So recording an event first takes a
+// transaction-level advisory lock of the store's: one event is recorded at a time, each
+// committed before the next takes its number. Events are few next to steps; the lock costs
+// nothing else.
 
 export interface PostgresAccess {
   readonly query: <R extends QueryResultRow>(doing: string, op: 'read' | 'write', query: Query, values: unknown[]) => Promise<R[]>;
@@ -71,7 +78,13 @@ function postgresWaitStatements(s: string) {
        SELECT ${runColumns} FROM ${s}.wakes w JOIN ${s}.runs r ON r.id = w.run_id
        WHERE w.wake_at <= $1 AND r.status = 'waiting' ORDER BY w.wake_at, r.id LIMIT $2`,
     ),
+    eventLock: q('lock_events', 'SELECT pg_advisory_xact_lock(hashtext($1))'),
     event: q('record_event', `INSERT INTO ${s}.events (id, name, payload, at) VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING RETURNING 1 AS added`),
+    /** An event listing: after a position, of a name or all, the oldest or the newest first. */
+    events: (named: boolean, newest: boolean): Query => ({
+      name: `toolchain_list_events_${named ? 'named' : 'all'}_${newest ? 'newest' : 'oldest'}`,
+      text: `SELECT ${EVENT_COLUMNS} FROM ${s}.events WHERE seq > $1${named ? ' AND name = $3' : ''} ORDER BY seq${newest ? ' DESC' : ''} LIMIT $2`,
+    }),
     /** A listing's statement for a WHERE clause of waitWhere (its `?` numbered), then the limit. */
     list: (where: string, count: number): Query => {
       let n = 0;
@@ -90,12 +103,15 @@ function listName(where: string): string {
 
 export class PostgresWaits implements WaitStore {
   private readonly sql: ReturnType<typeof postgresWaitStatements>;
+  /** The advisory lock's name: one per schema, so stores in other schemas do not wait for each other. */
+  private readonly eventLockName: string;
 
   constructor(
     s: string,
     private readonly access: PostgresAccess,
   ) {
     this.sql = postgresWaitStatements(s);
+    this.eventLockName = `toolchain events ${s}`;
   }
 
   async openWait(runId: string, epoch: number, wait: WaitRequest, now: number): Promise<StoredWait | 'fenced'> {
@@ -138,9 +154,21 @@ export class PostgresWaits implements WaitStore {
     return (await this.access.query<RunRow>('cannot look for runs to wake', 'write', this.sql.due, [now, limit])).map(runFromRow);
   }
 
-  async recordEvent(event: StoredEvent): Promise<boolean> {
+  recordEvent(event: StoredEvent): Promise<boolean> {
     const values = [event.id, event.name, JSON.stringify(event.payload ?? null), event.at];
-    return (await this.access.query(`cannot record event ${event.id}`, 'write', this.sql.event, values)).length > 0;
+    return this.access.transaction(`cannot record event ${event.id}`, async (client) => {
+      await client.query({ ...this.sql.eventLock, values: [this.eventLockName] });
+      return ((await client.query({ ...this.sql.event, values })).rowCount ?? 0) > 0;
+    });
+  }
+
+  async listEvents(filter: EventFilter = {}): Promise<readonly RecordedEvent[]> {
+    const { after, limit } = eventRange(filter);
+    const named = filter.name !== undefined;
+    const newest = filter.newest === true;
+    const rows = await this.access.query<EventRow>('cannot list events', 'read', this.sql.events(named, newest), named ? [after, limit, filter.name] : [after, limit]);
+    const events = rows.map(eventFromRow);
+    return newest ? events.reverse() : events;
   }
 
   /** Part of prune's transaction: the events sent before `before` (the waits of pruned runs go with them, postgres-sql.ts). */

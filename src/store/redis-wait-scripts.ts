@@ -14,6 +14,9 @@ import { script } from './redis-scripts.js';
 //   P open-named:NAME            sorted set of the open waits for the event NAME, by seq
 //   P wakes                      sorted set of parked runs by wake time (none: only on a resolve)
 //   P event:ID, P events         an event (hash); every event by the time it was sent, for prune
+//   P event-seq                  the last event position given
+//   P event-log                  sorted set of every event, by its position (the order recorded)
+//   P event-log:NAME             sorted set of the events named NAME, by position
 
 /**
  * ARGV: P, run id, epoch, wait id, now, name or '' (indexed as open under it), then field, value,
@@ -81,19 +84,29 @@ while #out < limit do
 end
 return out`);
 
-/** ARGV: P, id, name, payload, sent at → 1 kept, 0 an event with that id was kept before. */
+/**
+ * ARGV: P, id, name, payload, sent at → 1 kept, 0 an event with that id was kept before. Its
+ * position is given and logged in the same script, so a reader never sees a later one without it.
+ */
 export const EVENT = script(`
 local k = p .. 'event:' .. ARGV[2]
 if redis.call('EXISTS', k) == 1 then return 0 end
-redis.call('HSET', k, 'id', ARGV[2], 'name', ARGV[3], 'payload', ARGV[4], 'at', ARGV[5])
+local seq = redis.call('INCR', p .. 'event-seq')
+redis.call('HSET', k, 'id', ARGV[2], 'name', ARGV[3], 'payload', ARGV[4], 'at', ARGV[5], 'seq', seq)
 redis.call('ZADD', p .. 'events', ARGV[5], ARGV[2])
+redis.call('ZADD', p .. 'event-log', seq, ARGV[2])
+redis.call('ZADD', p .. 'event-log:' .. ARGV[3], seq, ARGV[2])
 return 1`);
 
 /** ARGV: P, sent before, at most this many → how many events went (call again while it is the maximum). */
 export const PRUNE_EVENTS = script(`
 local ids = redis.call('ZRANGEBYSCORE', p .. 'events', '-inf', '(' .. ARGV[2], 'LIMIT', 0, tonumber(ARGV[3]))
 for _, id in ipairs(ids) do
-  redis.call('DEL', p .. 'event:' .. id)
+  local k = p .. 'event:' .. id
+  local name = redis.call('HGET', k, 'name')
+  redis.call('DEL', k)
   redis.call('ZREM', p .. 'events', id)
+  redis.call('ZREM', p .. 'event-log', id)
+  if name then redis.call('ZREM', p .. 'event-log:' .. name, id) end
 end
 return #ids`);

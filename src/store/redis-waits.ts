@@ -3,13 +3,14 @@ import { DUE, EVENT, OPEN_WAIT, PARK, PRUNE_EVENTS, RESOLVE } from './redis-wait
 import type { Script } from './redis-scripts.js';
 import { runFromFields } from './redis-run.js';
 import type { StoredRun } from './types.js';
-import { waitLimit, waitMatches } from './wait-codec.js';
-import type { StoredEvent, StoredWait, WaitFilter, WaitKind, WaitOutcome, WaitRequest, WaitStore } from './wait-types.js';
+import { eventRange, waitLimit, waitMatches } from './wait-codec.js';
+import type { EventFilter, RecordedEvent, StoredEvent, StoredWait, WaitFilter, WaitKind, WaitOutcome, WaitRequest, WaitStore } from './wait-types.js';
 
 // The Redis store's waits, events and parked runs (the contract is wait-types.ts; the keys and
 // scripts are redis-wait-scripts.ts). Every write is one script; a listing reads the smallest
 // index that holds what it asks for (a run's waits, the open waits for an event, the open waits,
-// all waits), in opening order, and keeps the waits that pass the filter.
+// all waits), in opening order, and keeps the waits that pass the filter. Events are listed from
+// the event log (of a name, or all), by position.
 
 export interface RedisAccess {
   readonly eval: <T>(doing: string, op: 'read' | 'write', script: Script, args: readonly (string | number)[]) => Promise<T>;
@@ -100,6 +101,26 @@ export class RedisWaits implements WaitStore {
   async recordEvent(event: StoredEvent): Promise<boolean> {
     const args = [event.id, event.name, JSON.stringify(event.payload ?? null), event.at];
     return (await this.access.eval<number>(`cannot record event ${event.id}`, 'write', EVENT, args)) === 1;
+  }
+
+  listEvents(filter: EventFilter = {}): Promise<readonly RecordedEvent[]> {
+    const { after, limit } = eventRange(filter);
+    const index = `${this.prefix}event-log${filter.name !== undefined ? `:${filter.name}` : ''}`;
+    return this.access.command('cannot list events', async (r) => {
+      const ids = filter.newest === true ? (await r.zrevrangebyscore(index, '+inf', `(${after}`, 'LIMIT', 0, limit)).reverse() : await r.zrangebyscore(index, `(${after}`, '+inf', 'LIMIT', 0, limit);
+      if (ids.length === 0) return [];
+      const pipeline = r.pipeline();
+      for (const id of ids) pipeline.hgetall(`${this.prefix}event:${id}`);
+      const out: RecordedEvent[] = [];
+      for (const [error, hash] of (await pipeline.exec()) ?? []) {
+        if (error) throw error;
+        const h = hash as Record<string, string>;
+        // An event pruned since the log was read is empty and left out.
+        if (h.id === undefined || h.seq === undefined) continue;
+        out.push({ seq: Number(h.seq), id: h.id, name: h.name ?? '', payload: JSON.parse(h.payload ?? 'null') as unknown, at: Number(h.at) });
+      }
+      return out;
+    });
   }
 
   /** Deletes the events sent before `before`, in chunks (the waits of pruned runs go with them, redis-scripts.ts). */

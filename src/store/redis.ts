@@ -23,11 +23,13 @@ import type { StoredEvent, StoredWait, WaitFilter, WaitOutcome, WaitRequest } fr
 // its word).
 
 /**
- * 2: runs that wait; 3: paused triggers. Their keys are made as they are used, so an older store
- * needs nothing to become the current one; the version keeps out a toolchain that would not
- * know them (one that knows only version 2 would fire triggers people paused).
+ * 2: runs that wait (their keys are made as they are used: a version 1 store needs nothing to
+ * become 2). 3: paused triggers (a toolchain that knows only version 2 would fire triggers people
+ * paused). 4: events in the order they were recorded (`event-log`), which processes read to learn
+ * of events recorded elsewhere; events an older toolchain records would be missing from it, so the
+ * version keeps such a toolchain out.
  */
-const VERSION = 3;
+const VERSION = 4;
 const PRUNE_CHUNK = 200;
 /** Ids read at once from an index while listing one queue's runs (no index has the queue). */
 const LIST_CHUNK = 500;
@@ -71,8 +73,9 @@ async function prepare(redis: RedisClient, p: string, url: string, options: Stor
     throw new ToolchainError('STORE_CORRUPT', `${url} is not a toolchain run store (keys under the prefix '${p}' belong to something else); choose another with ?prefix=P`);
   }
   // No version needs setting up: a run's keys are made when it is created, a wait's when it is
-  // opened. The version keeps out a toolchain that knows only version 1, whose prune would leave
-  // the waits of the runs it deletes behind.
+  // opened, the event log's when an event is recorded. The version keeps out a toolchain that
+  // knows only version 1, whose prune would leave the waits of the runs it deletes behind, or
+  // version 2, whose events would not be in the log.
   // A write: a read-only replica or a user without write rights refuses it (STORE_WRITE_FAILED).
   if (version < VERSION) await redis.hset(`${p}meta`, 'version', String(VERSION)).catch((error: unknown) => Promise.reject(mapRedisError(url, 'cannot set it up', error, 'write')));
   if (options.durability === 'full') await checkFsync(redis, url);

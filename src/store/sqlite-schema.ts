@@ -41,6 +41,16 @@ const MIGRATIONS: readonly string[] = [
    CREATE INDEX events_by_time ON events (at);`,
   // 5: triggers people paused (who, when, why) and when each was last resumed, by `CHAIN#ID`.
   `CREATE TABLE trigger_controls (key TEXT PRIMARY KEY, paused_by TEXT, paused_at INTEGER, reason TEXT, resumed_at INTEGER) WITHOUT ROWID;`,
+  // 6: events get their position in the order they were recorded (`seq`, never given twice:
+  // AUTOINCREMENT), so that a process can read the events recorded since it last looked. The
+  // table is made anew (a column cannot become the key in place); the events kept so far get
+  // positions in the order they were sent.
+  `CREATE TABLE events_by_seq (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, name TEXT NOT NULL, payload TEXT, at INTEGER NOT NULL);
+   INSERT INTO events_by_seq (id, name, payload, at) SELECT id, name, payload, at FROM events ORDER BY at, id;
+   DROP TABLE events;
+   ALTER TABLE events_by_seq RENAME TO events;
+   CREATE INDEX events_by_time ON events (at);
+   CREATE INDEX events_by_name ON events (name, seq);`,
 ];
 
 export const SQLITE_SCHEMA_VERSION = MIGRATIONS.length;

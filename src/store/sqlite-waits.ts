@@ -1,12 +1,14 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import { RUN_COLUMNS, runFromRow, type RunRow } from './run-codec.js';
 import type { StoredRun } from './types.js';
-import { WAIT_COLUMNS, waitFromRow, waitLimit, waitWhere, type WaitRow } from './wait-codec.js';
-import type { StoredEvent, StoredWait, WaitFilter, WaitOutcome, WaitRequest, WaitStore } from './wait-types.js';
+import { EVENT_COLUMNS, eventFromRow, eventRange, WAIT_COLUMNS, waitFromRow, waitLimit, waitWhere, type EventRow, type WaitRow } from './wait-codec.js';
+import type { EventFilter, RecordedEvent, StoredEvent, StoredWait, WaitFilter, WaitOutcome, WaitRequest, WaitStore } from './wait-types.js';
 
 // The SQLite store's waits, events and parked runs (the contract is wait-types.ts; the tables are
-// migration 4 of sqlite-schema.ts). Each operation is one transaction; a parked run's wake time
-// is a row of `wakes`, read through its index by the processes that wake runs.
+// migrations 4 and 5 of sqlite-schema.ts). Each operation is one transaction; a parked run's wake time
+// is a row of `wakes`, read through its index by the processes that wake runs. An event's
+// position is its rowid: the file has one writer at a time, so positions are given in the order
+// the events are committed.
 
 
 export interface SqliteAccess {
@@ -22,6 +24,7 @@ export class SqliteWaits implements WaitStore {
   private readonly dueTx: (now: number, limit: number) => StoredRun[];
   private readonly lists = new Map<string, BetterSqlite3.Statement<unknown[], WaitRow>>();
   private readonly insertEvent: BetterSqlite3.Statement;
+  private readonly eventLists = new Map<string, BetterSqlite3.Statement<unknown[], EventRow>>();
   /** Part of prune's transaction: the waits and wake times of runs that are gone. */
   readonly pruneWaits: { run(): void };
   readonly pruneEvents: BetterSqlite3.Statement;
@@ -118,6 +121,22 @@ export class SqliteWaits implements WaitStore {
 
   recordEvent(event: StoredEvent): Promise<boolean> {
     return this.access.write(`cannot record event ${event.id}`, () => this.insertEvent.run(event.id, event.name, JSON.stringify(event.payload ?? null), event.at).changes > 0);
+  }
+
+  listEvents(filter: EventFilter = {}): Promise<readonly RecordedEvent[]> {
+    return this.access.read('cannot list events', () => {
+      const { after, limit } = eventRange(filter);
+      const named = filter.name !== undefined;
+      const newest = filter.newest === true;
+      const key = `${named ? 'named' : 'all'} ${newest ? 'newest' : 'oldest'}`;
+      let statement = this.eventLists.get(key);
+      if (statement === undefined) {
+        statement = this.db.prepare<unknown[], EventRow>(`SELECT ${EVENT_COLUMNS} FROM events WHERE seq > ?${named ? ' AND name = ?' : ''} ORDER BY seq${newest ? ' DESC' : ''} LIMIT ?`);
+        this.eventLists.set(key, statement);
+      }
+      const rows = statement.all(...(named ? [after, filter.name] : [after]), limit).map(eventFromRow);
+      return newest ? rows.reverse() : rows;
+    });
   }
 }
 

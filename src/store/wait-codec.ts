@@ -1,7 +1,7 @@
-import type { StoredWait, WaitFilter, WaitKind, WaitOutcome } from './wait-types.js';
+import type { EventFilter, RecordedEvent, StoredWait, WaitFilter, WaitKind, WaitOutcome } from './wait-types.js';
 
-// A wait as the SQL drivers keep it: one row, JSON values as text, times as integers
-// (PostgreSQL's bigints arriving as strings). Shared by SQLite and PostgreSQL.
+// A wait, and an event, as the SQL drivers keep them: one row, JSON values as text, times and
+// positions as integers (PostgreSQL's bigints arriving as strings). Shared by SQLite and PostgreSQL.
 
 export interface WaitRow {
   readonly id: string;
@@ -64,4 +64,24 @@ export function waitMatches(wait: StoredWait, filter: WaitFilter): boolean {
   if (filter.open === true && wait.outcome !== null) return false;
   if (filter.open === false && wait.outcome === null) return false;
   return true;
+}
+
+export interface EventRow {
+  readonly seq: number | string;
+  readonly id: string;
+  readonly name: string;
+  readonly payload: string | null;
+  readonly at: number | string;
+}
+
+export const EVENT_COLUMNS = 'seq, id, name, payload, at';
+
+export function eventFromRow(row: EventRow): RecordedEvent {
+  return { seq: Number(row.seq), id: row.id, name: row.name, payload: row.payload === null ? null : (JSON.parse(row.payload) as unknown), at: Number(row.at) };
+}
+
+/** An event listing's position to start after (0: the oldest) and how many to give. */
+export function eventRange(filter: EventFilter): { readonly after: number; readonly limit: number } {
+  const after = filter.after !== undefined && Number.isFinite(filter.after) && filter.after > 0 ? Math.floor(filter.after) : 0;
+  return { after, limit: waitLimit(filter.limit) };
 }

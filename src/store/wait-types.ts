@@ -62,6 +62,28 @@ export interface StoredEvent {
   readonly at: number;
 }
 
+/** An event as the store keeps it, with its place among the events recorded. */
+export interface RecordedEvent extends StoredEvent {
+  /**
+   * Its position: larger than that of every event recorded before it, never given twice (not
+   * even after a prune), the same for every process on the store. Once a listing has given an
+   * event, no event with a smaller position appears later: a reader that keeps the last position
+   * it read misses nothing (how processes learn of events other processes recorded).
+   */
+  readonly seq: number;
+}
+
+export interface EventFilter {
+  /** Only events after this position (a `seq` a listing gave); default 0, the oldest kept. */
+  readonly after?: number;
+  /** Only events of this name. */
+  readonly name?: string;
+  /** true: the newest `limit` of them; default the oldest. Either way in recording order. */
+  readonly newest?: boolean;
+  /** Default 1,000. */
+  readonly limit?: number;
+}
+
 export interface WaitStore {
   /**
    * Opens a wait of a run the caller owns at `epoch`, unless one with that id exists already:
@@ -89,4 +111,6 @@ export interface WaitStore {
   dueRuns(now: number, limit: number): Promise<readonly StoredRun[]>;
   /** Keeps an event; false when an event with its id was kept before (then nothing is delivered again). */
   recordEvent(event: StoredEvent): Promise<boolean>;
+  /** The events kept after a position (of a name), in recording order: how processes learn of events recorded elsewhere. */
+  listEvents(filter?: EventFilter): Promise<readonly RecordedEvent[]>;
 }

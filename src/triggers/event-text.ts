@@ -21,12 +21,17 @@ export function triggerLogFields(e: TriggerEvent): Record<string, unknown> {
   const base = { event: e.type, chain: e.chain, trigger: e.trigger };
   switch (e.type) {
     case 'trigger:fired':
-      return { ...base, tick: e.tick, run_id: e.run_id };
+      return { ...base, ...fireFields(e) };
     case 'trigger:skipped':
-      return { ...base, tick: e.tick, run_id: e.run_id, reason: e.reason, ...(e.message !== undefined ? { message: e.message } : {}) };
+      return { ...base, ...fireFields(e), reason: e.reason, ...(e.message !== undefined ? { message: e.message } : {}) };
     case 'trigger:paused':
       return { ...base, by: e.by, paused_at: e.at, ...(e.reason !== undefined ? { reason: e.reason } : {}) };
     case 'trigger:resumed':
       return { ...base, resumed_at: e.at };
   }
+}
+
+/** The tick or the event a fire was for, and its run. */
+function fireFields(e: Extract<TriggerEvent, { type: 'trigger:fired' | 'trigger:skipped' }>): Record<string, unknown> {
+  return { ...(e.tick !== undefined ? { tick: e.tick } : {}), ...(e.event_id !== undefined ? { event_id: e.event_id } : {}), run_id: e.run_id };
 }

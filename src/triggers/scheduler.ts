@@ -3,7 +3,8 @@ import type { ChainPlan, TriggerPlan } from '../compiler/index.js';
 import type { RunStore } from '../store/types.js';
 import type { TriggerControl, TriggerPause } from '../store/trigger-control-types.js';
 import { triggerKey } from './controls.js';
-import { scheduleFingerprint, tickName, tickOfRun, ticksBetween, triggerPrefix, triggerRunId } from './ticks.js';
+import { EventTriggers } from './event-triggers.js';
+import { isTicking, scheduleFingerprint, tickName, tickOfRun, ticksBetween, triggerPrefix, triggerRunId } from './ticks.js';
 
 // Firing triggers: the periodic loop of serve, worker, watch and `createEngine({ triggers: true })`.
 // Each look reads the engine's current plans (so a reload reschedules, and a removed chain's
@@ -32,6 +33,9 @@ import { scheduleFingerprint, tickName, tickOfRun, ticksBetween, triggerPrefix, 
 // dropped when it is paused. A process meeting a trigger for the first time counts as missed only
 // the ticks after its last resume. `trigger:paused` and `trigger:resumed` say when this process
 // saw the change (whichever process made it).
+//
+// Event triggers are looked at in the same loop, after the ticks (event-triggers.ts); webhook
+// triggers are not fired here but by the server that receives their deliveries (webhooks.ts).
 
 /** Most missed ticks `catchup: all` fires; older ones are dropped. */
 export const MAX_CATCHUP = 100;
@@ -40,9 +44,13 @@ export const MAX_QUEUED = 100;
 /** Runs of a chain read to find a trigger's last tick and its runs still going. */
 const SCAN = 1000;
 
+/**
+ * What a process did with a tick, an event or a webhook delivery: `tick` (`20261201T050000Z`)
+ * names a schedule's or an interval's tick, `event_id` the event (or the delivery) that came.
+ */
 export type TriggerEvent =
-  | { readonly type: 'trigger:fired'; readonly chain: string; readonly trigger: string; readonly tick: string; readonly run_id: string; readonly timestamp: number }
-  | { readonly type: 'trigger:skipped'; readonly chain: string; readonly trigger: string; readonly tick: string; readonly run_id: string; readonly timestamp: number; readonly reason: 'overlap' | 'queue_full' | 'refused'; readonly message?: string }
+  | { readonly type: 'trigger:fired'; readonly chain: string; readonly trigger: string; readonly tick?: string; readonly event_id?: string; readonly run_id: string; readonly timestamp: number }
+  | { readonly type: 'trigger:skipped'; readonly chain: string; readonly trigger: string; readonly tick?: string; readonly event_id?: string; readonly run_id: string; readonly timestamp: number; readonly reason: 'overlap' | 'queue_full' | 'refused'; readonly message?: string }
   /** Seen paused in the store (by whichever process paused it): it fires nothing until resumed. `at`: when it was paused. */
   | { readonly type: 'trigger:paused'; readonly chain: string; readonly trigger: string; readonly by: string; readonly at: number; readonly reason?: string; readonly timestamp: number }
   /** Seen resumed: it starts from `at`, the time of the resume. */
@@ -70,6 +78,8 @@ export interface SchedulerSettings {
    * queue's processes bring the state they share for the one trigger a tick job names.
    */
   readonly states?: Map<string, TriggerState>;
+  /** false: look at event triggers only (a queue's job schedulers carry the ticks). */
+  readonly ticks?: boolean;
 }
 
 export interface TriggerState {
@@ -92,9 +102,13 @@ export class TriggerScheduler {
   private looking: Promise<void> | undefined;
   private next: Promise<void> | undefined;
   private closed = false;
+  private readonly events: EventTriggers;
+  /** Whether each event and webhook trigger was paused at the last look (`CHAIN#ID`). */
+  private readonly pauses = new Map<string, boolean>();
 
   constructor(private readonly s: SchedulerSettings) {
     this.states = s.states ?? new Map<string, TriggerState>();
+    this.events = new EventTriggers({ store: s.store, clock: s.clock, start: s.start, ...(s.onEvent ? { onEvent: s.onEvent } : {}) });
   }
 
   /** The first look now, then one every interval. */
@@ -136,6 +150,11 @@ export class TriggerScheduler {
     for (const plan of plans) {
       for (const trigger of plan.triggers ?? []) {
         if (this.closed) return;
+        if (!isTicking(trigger)) {
+          this.notePause(plan, trigger, controls.get(triggerKey(plan.name, trigger))?.paused ?? null);
+          continue;
+        }
+        if (this.s.ticks === false) continue;
         const key = triggerPrefix(plan.name, trigger);
         seen.add(key);
         if (!trigger.enabled) {
@@ -156,6 +175,26 @@ export class TriggerScheduler {
       }
     }
     for (const key of this.states.keys()) if (!seen.has(key)) this.states.delete(key);
+    if (this.closed) return;
+    try {
+      await this.events.look(plans, () => this.closed, (plan, t) => (controls.get(triggerKey(plan.name, t))?.paused ?? null) !== null);
+    } catch (error) {
+      this.s.onError?.(error);
+    }
+  }
+
+  /**
+   * An event or webhook trigger's pause, said as a tick trigger's is: once, when this process sees
+   * it change (what it does while paused is theirs: event-triggers.ts, webhooks.ts).
+   */
+  private notePause(plan: ChainPlan, t: TriggerPlan, pause: TriggerPause | null): void {
+    const key = triggerKey(plan.name, t);
+    const before = this.pauses.get(key);
+    this.pauses.set(key, pause !== null);
+    if (before === undefined || before === (pause !== null)) return;
+    const now = this.s.clock.now();
+    if (pause !== null) this.s.onEvent?.({ type: 'trigger:paused', chain: plan.name, trigger: t.id, by: pause.by, at: pause.at, ...(pause.reason !== undefined ? { reason: pause.reason } : {}), timestamp: now });
+    else this.s.onEvent?.({ type: 'trigger:resumed', chain: plan.name, trigger: t.id, at: now, timestamp: now });
   }
 
   /** Paused: nothing is kept, nothing fires; said once, when this process sees it paused after having seen it otherwise. */

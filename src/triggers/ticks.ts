@@ -75,7 +75,12 @@ export function tickOfRun(prefix: string, runId: string): number | undefined {
   return runId.startsWith(prefix) ? tickFromName(runId.slice(prefix.length)) : undefined;
 }
 
-/** Every trigger of the plans, with its chain. */
-export function triggersOf(plans: readonly ChainPlan[]): { plan: ChainPlan; trigger: TriggerPlan }[] {
-  return plans.flatMap((plan) => (plan.triggers ?? []).map((trigger) => ({ plan, trigger })));
+/** A trigger that has ticks (a schedule, an interval), not one that waits for events or deliveries. */
+export function isTicking(t: Pick<TriggerPlan, 'kind'>): boolean {
+  return t.kind === 'schedule' || t.kind === 'every';
+}
+
+/** Every trigger of the plans that has ticks, with its chain. */
+export function tickingTriggers(plans: readonly ChainPlan[]): { plan: ChainPlan; trigger: TriggerPlan }[] {
+  return plans.flatMap((plan) => (plan.triggers ?? []).filter(isTicking).map((trigger) => ({ plan, trigger })));
 }

@@ -8,6 +8,7 @@ import { durationFlag } from '../duration-flag.js';
 import { formatMs } from '../runs-table.js';
 import type { Diagnostic } from '../../common/errors.js';
 import { checkListenHost } from '../../serve/auth.js';
+import { missingSecrets } from '../../triggers/webhook-secrets.js';
 import { serveApprover } from '../../serve/approver.js';
 import { tapObserver } from '../../serve/observer-tap.js';
 import { LIMIT_NAMES, limitsFrom } from '../../serve/server-limits.js';
@@ -115,8 +116,10 @@ async function serve(ctx: CommandContext, flags: ServeFlags): Promise<number> {
     approve,
     // Wakes every waiting run of the store when its time comes, or when an event or a decision makes it due.
     timers: true,
-    // The chains' triggers start their runs here (one run per tick across every process on the store).
+    // The chains' triggers start their runs here (one run per tick or event across every process
+    // on the store), and their webhooks are served at /hooks/PATH with the secrets of this environment.
     triggers: true,
+    secrets: io.env,
     onTrigger: (e) => logger.info(triggerLogFields(e), describeTriggerEvent(e)),
     // With a queue the workers execute runs, and take over those whose worker died.
     recover: flags.recover && flags.queue === undefined,
@@ -130,11 +133,13 @@ async function serve(ctx: CommandContext, flags: ServeFlags): Promise<number> {
     onChainsReloaded: (e) => {
       logger.info({ event: 'chains:reloaded', chains: e.chains }, 'chains:reloaded');
       problems(e.diagnostics, {});
+      if (engine) problems(missingSecrets(engine.chains(), io.env), {});
     },
   });
   const unguard = guardProcess({ pluginsDir: globals.plugins, report: (line) => logger.warn({ event: 'process:uncaught' }, line) });
   try {
     problems(engine.diagnostics(), {});
+    problems(missingSecrets(engine.chains(), io.env), {});
     const server = await createServer(engine, { logger, approve: flags.approve, limits, ...(token !== undefined ? { token } : {}) });
     let url: string;
     try {

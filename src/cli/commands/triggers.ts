@@ -13,12 +13,14 @@ import { osUser } from '../os-user.js';
 import { showDiagnostic } from '../paths.js';
 import { withOpenStore, withStoreOption, type StoreFlag } from '../with-store.js';
 
-// `toolchain triggers [list] [--json]`: every trigger of the project's chains, its next three
-// fire times, its newest run in the store and whether it is paused. `toolchain triggers pause
-// CHAIN[#ID]` and `resume CHAIN[#ID]`: the pause is a record in the store (--store, as the other
-// store commands), which every process firing triggers on it reads at each look. The chains
-// folder is read to check the name (a mistyped one is refused before the store is opened); no
-// plugin is loaded and nothing is fired here (serve, worker and watch fire triggers).
+// `toolchain triggers [list] [--json]`: every trigger of the project's chains (schedules,
+// intervals, events, webhooks), the next three fire times of those that tick, the newest run of
+// each in the store and whether it is paused. `toolchain triggers pause CHAIN[#ID]` and `resume
+// CHAIN[#ID]`: the pause is a record in the store (--store, as the other store commands), which
+// every process firing triggers on it reads at each look. The chains folder is read to check the
+// name (a mistyped one is refused before the store is opened); no plugin is loaded and nothing is
+// fired here (serve, worker and watch fire triggers). A webhook shows the name of the variable
+// holding its secret, never the secret.
 
 interface ListFlags extends StoreFlag {
   readonly json: boolean;
@@ -103,8 +105,16 @@ async function report(
 }
 
 function describe(v: TriggerView): string {
-  const when = v.kind === 'schedule' ? `schedule '${v.schedule}' ${v.timezone}` : v.kind === 'every' ? `every ${v.every_seconds}s` : v.kind;
-  const next = v.paused ? `paused by ${v.paused.by} since ${v.paused.at}${v.paused.reason !== undefined ? `: ${v.paused.reason}` : ''}` : v.enabled ? `next ${v.next.join(', ')}` : 'disabled';
+  const settings = `catchup ${v.catchup}, overlap ${v.overlap}`;
+  const head =
+    v.kind === 'schedule'
+      ? `schedule '${v.schedule}' ${v.timezone}  ${settings}`
+      : v.kind === 'every'
+        ? `every ${v.every_seconds}s  ${settings}`
+        : v.kind === 'event'
+          ? `event '${v.event}'${v.match !== undefined ? ` match ${JSON.stringify(v.match)}` : ''}  ${settings}`
+          : `webhook POST ${v.path} (${v.signature}, secret in ${v.secret_env})`;
+  const next = v.paused ? `paused by ${v.paused.by} since ${v.paused.at}${v.paused.reason !== undefined ? `: ${v.paused.reason}` : ''}` : !v.enabled ? 'disabled' : v.kind === 'event' ? 'on each event' : v.kind === 'webhook' ? 'on each delivery (served by serve)' : `next ${v.next.join(', ')}`;
   const last = v.last ? `last ${v.last.run_id} ${v.last.status}${v.last.error_code ? ` (${v.last.error_code})` : ''}` : 'never ran';
-  return printableLines(`${v.chain}#${v.id}  ${when}  catchup ${v.catchup}, overlap ${v.overlap}\n  ${next}\n  ${last}`);
+  return printableLines(`${v.chain}#${v.id}  ${head}\n  ${next}\n  ${last}`);
 }

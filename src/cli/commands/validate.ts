@@ -5,6 +5,7 @@ import { isManifest, loadProject } from '../load-project.js';
 import { EXIT_OK, EXIT_USAGE } from '../io.js';
 import type { CommandContext } from '../main.js';
 import { missingFolders, relativeTo, showDiagnostic } from '../paths.js';
+import { missingSecrets } from '../../triggers/webhook-secrets.js';
 
 export function registerValidate(program: Command, ctx: CommandContext): void {
   program
@@ -21,6 +22,8 @@ export function registerValidate(program: Command, ctx: CommandContext): void {
         ...project.readProblems,
         ...project.plugins.plugins.flatMap((p) => p.diagnostics),
         ...project.chains.diagnostics,
+        // Where serve would run with this environment, a webhook without its secret refuses every delivery.
+        ...missingSecrets(project.chains.plans.values(), ctx.io.env),
       ];
       // With files named, the folders are only context (tools, sub-chains, duplicate names).
       if (named.length) {
