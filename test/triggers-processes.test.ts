@@ -5,11 +5,12 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openStore } from '../src/store/open-store.js';
 import { REPO, runCli } from './helpers/run-cli.js';
+import { startServe } from './helpers/serve-cli.js';
 
-// Three real `toolchain watch` processes on one SQLite store, one chain with `every: 1s`: each
-// process fires every tick, and the store keeps one run of each (the run id names the tick). One
-// process is killed with SIGKILL half-way: the other two go on, and still no tick is lost or
-// doubled. `overlap: allow`, so that a run the killed process held (running until recovery takes
+// Three real processes on one SQLite store — two `toolchain serve` and a `toolchain watch` — one
+// chain with `every: 1s`, for 15 s: each process fires every tick, and the store keeps one run of
+// each (the run id names the tick). One server is killed with SIGKILL half-way: the other two go
+// on, and still no tick is lost or doubled. `overlap: allow`, so that a run the killed process held (running until recovery takes
 // it over) does not make the others skip ticks meanwhile: this test is about ticks, not overlap.
 
 const BIN = join(REPO, 'bin', 'toolchain.js');
@@ -49,20 +50,21 @@ function stop(child: ChildProcess): Promise<void> {
   });
 }
 
-describe('three processes fire one every: 1s trigger', () => {
+describe('two servers and a watch fire one every: 1s trigger', () => {
   it('one run per tick, no tick doubled or lost, one process killed half-way', async () => {
     mkdirSync(join(dir, 'chains'));
     mkdirSync(join(dir, 'plugins'));
     writeFileSync(join(dir, 'chains', 'tick.yaml'), 'name: tick\ntriggers:\n  - every: 1s\n    overlap: allow\nsteps:\n  - name: nap\n    sleep: 5ms\n');
     const db = join(dir, 'runs.db');
-    const first = await startWatch(db);
+    const serveOn = () => startServe({ cwd: dir, args: ['--store', `sqlite:${db}`], env: { TOOLCHAIN_CACHE_DIR: join(dir, 'cache') } });
+    const first = await serveOn();
     const startedAt = Date.now();
-    const [second, third] = await Promise.all([startWatch(db), startWatch(db)]);
-    await sleep(4_000);
-    second.kill('SIGKILL');
-    await sleep(4_000);
+    const [second, third] = await Promise.all([serveOn(), startWatch(db)]);
+    await sleep(7_500);
+    process.kill(second.pid, 'SIGKILL');
+    await sleep(7_500);
     const stoppedAt = Date.now();
-    await Promise.all([stop(first), stop(third)]);
+    await Promise.all([first.stop(), stop(third)]);
 
     const store = await openStore(`sqlite:${db}`);
     const runs = await store.listRuns({ chain: 'tick', limit: 1000 });
