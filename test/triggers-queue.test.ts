@@ -181,7 +181,7 @@ describe('the job schedulers follow the chains', () => {
     unlinkSync(join(chains, 'b.yaml'));
     await until("b's scheduler removed", async () => !(await schedulers()).has('b#1'), 10_000);
     expect([...(await schedulers()).keys()].sort()).toEqual(['a#1', 'a#nightly']);
-    expect(await connection.exists('toolchain:toolchain~triggers:state:b#1')).toBe(0);
+    expect(await connection.exists('toolchain~triggers:state:b#1')).toBe(0);
     const left = (await triggersQueue.getJobs(['delayed', 'wait', 'prioritized'])).map((j) => j.id!);
     expect(left.filter((id) => id.includes('b#1'))).toEqual([]);
     await sleep(500);

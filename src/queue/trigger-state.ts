@@ -9,8 +9,10 @@ import type { TriggerState } from '../triggers/scheduler.js';
 // from the newer state. Firing is safe to repeat (a tick's run id is made once), so a look that
 // lost the race has started nothing twice.
 //
-// Key: `toolchain:QUEUE~triggers:state:CHAIN#ID`, a hash of `v` (the version) and `state` (JSON);
-// the `~`, which no queue name has, keeps it apart from the run store's keys in the same Redis.
+// Key: `QUEUE~triggers:state:CHAIN#ID`, a hash of `v` (the version) and `state` (JSON). Not under
+// the run store's prefix (`toolchain:` by default) in the same Redis: a store opened there must
+// find only its own keys, and a state written before the store's first open would look like a
+// stranger's. The `~`, which no queue name or store prefix has, keeps it apart from both.
 // Each write keeps it 30 days: a state whose trigger vanished while no process looked expires.
 
 const KEEP_MS = 30 * 24 * 3_600_000;
@@ -44,7 +46,7 @@ export class TriggerStates {
   ) {}
 
   key(schedulerId: string): string {
-    return `toolchain:${this.queueName}~triggers:state:${schedulerId}`;
+    return `${this.queueName}~triggers:state:${schedulerId}`;
   }
 
   async load(schedulerId: string): Promise<LoadedState> {
