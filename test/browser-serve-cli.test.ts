@@ -75,6 +75,8 @@ describe('toolchain serve from bin/', () => {
     await page.locator('section.run[data-interrupted="true"]').waitFor({ timeout: 10_000 });
     expect(await page.locator('.run-head .badge').textContent()).toContain('interrupted');
     expect(await page.locator('.notice.interrupted').textContent()).toContain('toolchain resume killed-web');
+    // The graph is laid out after the page's first paint: wait for it, then count.
+    await page.locator('g.node[data-status="interrupted"]').first().waitFor({ timeout: 10_000 });
     expect(await page.locator('g.node[data-status="interrupted"]').count()).toBe(1);
     expect(await page.locator('.gantt-row .bar.interrupted').count()).toBe(1);
     expect(await page.getByRole('button', { name: 'Cancel' }).isDisabled()).toBe(true);
