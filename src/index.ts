@@ -62,6 +62,7 @@ export type {
   StepStartedEvent,
   StepProgressEvent,
   StepRetryingEvent,
+  StepRoundEvent,
   StepSucceededEvent,
   StepFailedEvent,
   StepSkippedEvent,

@@ -77,6 +77,8 @@ export const ERROR_KINDS = {
   RESULT_TOO_LARGE: 'run',
   /** A for_each selected more elements than the engine's limit (serve's `for-each-elements`). */
   FOR_EACH_TOO_LARGE: 'run',
+  /** A `repeat` step ran its last round (max_attempts) and its `until` was still false. */
+  REPEAT_EXHAUSTED: 'run',
   TOOL_ERROR: 'run',
   TIMEOUT: 'run',
   RUN_TIMEOUT: 'run',

@@ -27,7 +27,7 @@ export interface RunDetail extends RunSummary {
   readonly chain_hash: string;
   readonly input: unknown;
   readonly outputs: unknown;
-  /** Every recorded step result by key (`name`, `name[i]`, `parent›name`), then the plan's steps that have none (`pending`, or `running` / `interrupted` when all they wait for is recorded). */
+  /** Every recorded step result by key (`name`, `name[i]`, `parent›name`, a repeat's rounds `name#N`), then the plan's steps that have none (`pending`, or `running` / `interrupted` when all they wait for is recorded). */
   readonly steps: Readonly<Record<string, StepDetail>>;
   /** Who runs it now, while it runs. */
   readonly owner: string | null;
@@ -107,7 +107,7 @@ function unrecorded(step: PlanStep, planned: readonly PlanStep[], out: Record<st
     if (dep === undefined || dep.status === 'pending' || dep.status === 'running' || dep.status === 'interrupted') return { status: 'pending', attempts: 0, duration_ms: 0 };
     started = Math.max(started, (dep.started_at ?? run.started_at) + dep.duration_ms);
   }
-  for (const s of steps) if (s.key.startsWith(`${step.name}[`) || s.key.startsWith(`${step.name}›`)) started = Math.min(started, s.started_at);
+  for (const s of steps) if (s.key.startsWith(`${step.name}[`) || s.key.startsWith(`${step.name}›`) || s.key.startsWith(`${step.name}#`)) started = Math.min(started, s.started_at);
   return { status: run.interrupted ? 'interrupted' : 'running', attempts: 1, duration_ms: Math.max(0, run.started_at + run.duration_ms - started), started_at: started };
 }
 
@@ -115,7 +115,8 @@ function unrecorded(step: PlanStep, planned: readonly PlanStep[], out: Record<st
 export function storedResult(run: StoredRun, steps: readonly StoredStep[]): RunResult {
   const summaries: Record<string, StepSummary> = {};
   for (const s of steps) {
-    if (s.key.includes('›') || s.key.includes('[')) continue;
+    // Parts of a step (a sub-chain's steps, for_each elements, repeat rounds) are not steps of the run.
+    if (s.key.includes('›') || s.key.includes('[') || s.key.includes('#')) continue;
     summaries[s.key] = { status: s.status, attempts: s.attempts, duration_ms: s.duration_ms, error: s.error };
   }
   return {
