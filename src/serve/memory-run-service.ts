@@ -289,12 +289,13 @@ function withWaits(summary: RunSummary, events: readonly RunEvent[]): RunSummary
 /**
  * A for_each step's elements have no events of their own, only records: the ones the store has so
  * far join the live view, keyed `step[i]` as in `runs show`, each with its one bar on the timeline.
+ * So do a repeat step's rounds (`step#N`) recorded by an earlier execution of the run.
  */
 function withElements(detail: RunDetail, stored: StoredDetail | undefined): RunDetail {
   if (stored === undefined) return detail;
   let steps: Record<string, StepDetail> | undefined;
   for (const [key, s] of Object.entries(stored.steps)) {
-    if (!key.endsWith(']') || detail.steps[key] !== undefined || s.started_at === undefined) continue;
+    if (!(key.endsWith(']') || /#\d+$/.test(key)) || detail.steps[key] !== undefined || s.started_at === undefined) continue;
     if (s.status !== 'succeeded' && s.status !== 'failed') continue;
     steps ??= { ...detail.steps };
     steps[key] = {

@@ -98,7 +98,7 @@ export function followRun(id: string, onEvent: (e: RunEvent) => void, onEnd: () 
       onEnd();
     }
   };
-  for (const type of ['run:started', 'run:finished', 'step:started', 'step:retrying', 'step:succeeded', 'step:failed', 'step:skipped', 'agent:turn', 'agent:tool_call', 'step:waiting', 'run:waiting', 'run:woken', 'approval:requested', 'approval:decided']) {
+  for (const type of ['run:started', 'run:finished', 'step:started', 'step:retrying', 'step:succeeded', 'step:failed', 'step:skipped', 'agent:turn', 'agent:tool_call', 'step:waiting', 'step:round', 'run:waiting', 'run:woken', 'approval:requested', 'approval:decided']) {
     source.addEventListener(type, handle as EventListener);
   }
   // The stream ends after run:finished; without this EventSource would reconnect (and replay).
