@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type RunStore, type StoredStep } from '../src/store/index.js';
 import { postgresNamespace, postgresQuery, POSTGRES_URL, type Namespace } from './fixtures/store/drivers.js';
 import { startPrivatePostgres, type PrivatePostgres } from './fixtures/store/private-postgres.js';
+import { POSTGRES_SCHEMA_VERSION } from '../src/store/postgres-schema.js';
 
 // What only the PostgreSQL store has: a schema that migrates, is refused when newer or someone
 // else's, is set up once by engines opening it together; and a server that goes away and comes
@@ -24,7 +25,7 @@ describe('PostgreSQL store schemas', () => {
     ns = postgresNamespace();
     await postgresQuery(readFileSync(join(FIXTURES, 'postgres-v1.sql'), 'utf8').replaceAll('{{schema}}', `"${schema()}"`));
     const store = await ns.open();
-    expect(await store.getRun('old-1')).toEqual(expect.objectContaining({ status: 'succeeded', input: { question: 'Osaka?' }, outputs: { city: 'Osaka' }, finished_at: 1700000000050, queue: null }));
+    expect(await store.getRun('old-1')).toEqual(expect.objectContaining({ status: 'succeeded', input: { question: 'Osaka?' }, outputs: { city: 'Osaka' }, finished_at: 1700000000050, queue: null, rerun_of: null, rerun_from: null }));
     expect((await store.getSteps('old-1')).map((s) => [s.key, s.output, s.attempts])).toEqual([
       ['locate', { city: 'Osaka', tz: 'Asia/Tokyo' }, 1],
       ['format', 'Osaka 14:05', 2],
@@ -33,7 +34,7 @@ describe('PostgreSQL store schemas', () => {
     expect(await store.recordSteps([{ run_id: 'old-2', epoch: 1, steps: [step('big', big)] }])).toEqual(['ok']);
     expect((await store.getSteps('old-2'))[0]?.output).toBe(big);
     expect(await store.waits.openWait('old-2', 1, { id: 'w', key: 'w', kind: 'sleep', name: null, match: null, until: T0 + 5, detail: null }, T0)).toMatchObject({ run_id: 'old-2', outcome: null });
-    expect(await postgresQuery(`SELECT value FROM "${schema()}".toolchain_meta`)).toEqual([{ value: '4' }]);
+    expect(await postgresQuery(`SELECT value FROM "${schema()}".toolchain_meta`)).toEqual([{ value: String(POSTGRES_SCHEMA_VERSION) }]);
   });
 
   it('refuses a schema written by a newer toolchain with STORE_TOO_NEW, and leaves it alone', async () => {
@@ -42,7 +43,7 @@ describe('PostgreSQL store schemas', () => {
     await postgresQuery(`UPDATE "${schema()}".toolchain_meta SET value = '99' WHERE key = 'version'`);
     await expect(openStore(ns.url)).rejects.toMatchObject({
       code: 'STORE_TOO_NEW',
-      message: `${ns.url} was written by a newer toolchain (store schema version 99; this one knows versions up to 4): upgrade toolchain, or use another store`,
+      message: `${ns.url} was written by a newer toolchain (store schema version 99; this one knows versions up to ${POSTGRES_SCHEMA_VERSION}): upgrade toolchain, or use another store`,
     });
     expect(await postgresQuery(`SELECT value FROM "${schema()}".toolchain_meta`)).toEqual([{ value: '99' }]);
   });
@@ -63,7 +64,7 @@ describe('PostgreSQL store schemas', () => {
     const stores = await Promise.all([ns.open(), ns.open(), ns.open(), ns.open()]);
     await stores[0]!.createRun({ id: 'r', chain: 'c', chain_hash: 'h', input: {}, owner: 'o', lease_until: T0, now: T0 });
     expect(await stores[3]!.getRun('r')).toMatchObject({ id: 'r' });
-    expect(await postgresQuery(`SELECT value FROM "${schema()}".toolchain_meta`)).toEqual([{ value: '4' }]);
+    expect(await postgresQuery(`SELECT value FROM "${schema()}".toolchain_meta`)).toEqual([{ value: String(POSTGRES_SCHEMA_VERSION) }]);
   });
 
   it('defaults to the schema toolchain', async () => {

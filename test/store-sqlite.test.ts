@@ -5,6 +5,7 @@ import Sqlite from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openStore, type RunStore, type StoredStep } from '../src/store/index.js';
 import { SqliteStore } from '../src/store/sqlite.js';
+import { SQLITE_SCHEMA_VERSION } from '../src/store/sqlite-schema.js';
 import { NOBODY, startChild } from './fixtures/store/spawn-child.js';
 
 // What only the SQLite store has: a file — old ones migrate, newer ones and files of something
@@ -48,7 +49,7 @@ describe('SQLite store files', () => {
     db.exec(readFileSync(join(FIXTURES, 'sqlite-v1.sql'), 'utf8'));
     db.close();
     const store = await openStore(`sqlite:${file}`);
-    expect(await store.getRun('old-1')).toEqual(expect.objectContaining({ status: 'succeeded', input: { question: 'Osaka?' }, outputs: { city: 'Osaka' }, finished_at: 1700000000050, queue: null }));
+    expect(await store.getRun('old-1')).toEqual(expect.objectContaining({ status: 'succeeded', input: { question: 'Osaka?' }, outputs: { city: 'Osaka' }, finished_at: 1700000000050, queue: null, rerun_of: null, rerun_from: null }));
     expect((await store.getSteps('old-1')).map((s) => [s.key, s.output, s.attempts])).toEqual([
       ['locate', { city: 'Osaka', tz: 'Asia/Tokyo' }, 1],
       ['format', 'Osaka 14:05', 2],
@@ -58,7 +59,7 @@ describe('SQLite store files', () => {
     expect(await store.recordSteps([{ run_id: 'old-2', epoch: 1, steps: [step('big', big)] }])).toEqual(['ok']);
     expect((await store.getSteps('old-2'))[0]?.output).toBe(big);
     await store.close();
-    expect(pragma(file, 'user_version')).toBe(4);
+    expect(pragma(file, 'user_version')).toBe(SQLITE_SCHEMA_VERSION);
   });
 
   it('refuses a file written by a newer toolchain with STORE_TOO_NEW, and leaves it alone', async () => {
@@ -69,7 +70,7 @@ describe('SQLite store files', () => {
     db.close();
     const error = await openStore(`sqlite:${file}`).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'STORE_TOO_NEW' });
-    expect((error as Error).message).toMatch(/newer toolchain \(store schema version 99; this one knows versions up to 4\)/);
+    expect((error as Error).message).toContain(`newer toolchain (store schema version 99; this one knows versions up to ${SQLITE_SCHEMA_VERSION})`);
     expect(pragma(file, 'user_version')).toBe(99);
   });
 

@@ -45,6 +45,10 @@ function migrations(s: string): readonly string[] {
      CREATE INDEX wakes_by_time ON ${s}.wakes (wake_at) WHERE wake_at IS NOT NULL;
      CREATE TABLE ${s}.events (id text PRIMARY KEY, name text NOT NULL, payload text, at bigint NOT NULL);
      CREATE INDEX events_by_time ON ${s}.events (at);`,
+    // 5: a re-run's origin — the run it re-runs and the step it started from — and the re-runs of a run.
+    `ALTER TABLE ${s}.runs ADD COLUMN rerun_of text;
+     ALTER TABLE ${s}.runs ADD COLUMN rerun_from text;
+     CREATE INDEX runs_by_origin ON ${s}.runs (rerun_of, created_at DESC, seq DESC) WHERE rerun_of IS NOT NULL;`,
   ];
 }
 

@@ -39,6 +39,10 @@ const MIGRATIONS: readonly string[] = [
    CREATE INDEX wakes_by_time ON wakes (wake_at) WHERE wake_at IS NOT NULL;
    CREATE TABLE events (id TEXT PRIMARY KEY, name TEXT NOT NULL, payload TEXT, at INTEGER NOT NULL) WITHOUT ROWID;
    CREATE INDEX events_by_time ON events (at);`,
+  // 5: a re-run's origin — the run it re-runs and the step it started from — and the re-runs of a run.
+  `ALTER TABLE runs ADD COLUMN rerun_of TEXT;
+   ALTER TABLE runs ADD COLUMN rerun_from TEXT;
+   CREATE INDEX runs_by_origin ON runs (rerun_of, created_at) WHERE rerun_of IS NOT NULL;`,
 ];
 
 export const SQLITE_SCHEMA_VERSION = MIGRATIONS.length;

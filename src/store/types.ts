@@ -52,6 +52,10 @@ export interface StoredRun {
    * Null for a run that no queue executes. A queue's reconciler looks only at its own runs.
    */
   readonly queue: string | null;
+  /** The run this one re-runs (`toolchain rerun`), or null for a run started anew. */
+  readonly rerun_of: string | null;
+  /** The step a re-run started from (the steps it does not lead to kept their recorded outputs); null: it ran every step again. */
+  readonly rerun_from: string | null;
 }
 
 /**
@@ -86,6 +90,9 @@ export interface NewRun {
   readonly now: number;
   /** The queue that executes it (default none: the creating process does). */
   readonly queue?: string;
+  /** A re-run: the run it re-runs, and the step it starts from (none: every step). */
+  readonly rerun_of?: string;
+  readonly rerun_from?: string;
 }
 
 export type CreateOutcome =
@@ -130,6 +137,8 @@ export interface RunFilter {
   readonly chain?: string;
   /** Only the runs of this queue. */
   readonly queue?: string;
+  /** Only the re-runs of this run. */
+  readonly rerun_of?: string;
   /** Default 50. */
   readonly limit?: number;
   /**
