@@ -21,6 +21,8 @@ export interface StepDetail extends Omit<StepSummary, 'status'> {
   readonly fallback?: string;
   /** What the step did in earlier executions of the run (it ran again after a resume), oldest first; `attempts` counts them too. */
   readonly earlier?: readonly EarlierResult[];
+  /** A re-run did not run the step: its result is this run's (the one it re-runs), kept. */
+  readonly kept_from?: string;
 }
 
 export interface RunDetail extends RunSummary {
@@ -33,6 +35,11 @@ export interface RunDetail extends RunSummary {
   readonly owner: string | null;
   /** When the run was resumed (oldest first); empty for a run that never was. */
   readonly resumes: readonly number[];
+  /** A re-run: the run it re-runs, and the step it started from (absent: it ran every step again). */
+  readonly rerun_of?: string;
+  readonly rerun_from?: string;
+  /** The re-runs of this run, newest first. */
+  readonly reruns: readonly string[];
 }
 
 /** A row of `runs list`. */
@@ -72,7 +79,7 @@ function lastSignOfLife(run: StoredRun, steps: readonly StoredStep[] | undefined
   return last;
 }
 
-export function runDetail(run: StoredRun, steps: readonly StoredStep[], plan: ChainPlan | undefined, now: number): RunDetail {
+export function runDetail(run: StoredRun, steps: readonly StoredStep[], plan: ChainPlan | undefined, now: number, reruns: readonly string[] = []): RunDetail {
   const summary = runSummary(run, now, steps);
   const out: Record<string, StepDetail> = {};
   for (const s of steps) {
@@ -85,6 +92,7 @@ export function runDetail(run: StoredRun, steps: readonly StoredStep[], plan: Ch
       ...(s.output !== undefined ? { output: s.output } : {}),
       ...(s.fallback ? { fallback: s.fallback } : {}),
       ...(s.earlier?.length ? { earlier: s.earlier } : {}),
+      ...(s.kept_from !== undefined ? { kept_from: s.kept_from } : {}),
     };
   }
   const planned = plan?.hash === run.chain_hash ? plan.steps : [];
@@ -92,7 +100,8 @@ export function runDetail(run: StoredRun, steps: readonly StoredStep[], plan: Ch
     if (out[step.name] !== undefined) continue;
     out[step.name] = run.status === 'running' ? unrecorded(step, planned, out, steps, summary) : { status: 'pending', attempts: 0, duration_ms: 0 };
   }
-  return { ...summary, chain_hash: run.chain_hash, input: run.input, outputs: run.outputs, steps: out, owner: run.owner, resumes: resumeTimes(steps) };
+  const origin = { ...(run.rerun_of !== null ? { rerun_of: run.rerun_of } : {}), ...(run.rerun_from !== null ? { rerun_from: run.rerun_from } : {}) };
+  return { ...summary, chain_hash: run.chain_hash, input: run.input, outputs: run.outputs, steps: out, owner: run.owner, resumes: resumeTimes(steps), ...origin, reruns };
 }
 
 /**

@@ -68,6 +68,8 @@ export interface StoredStep extends StepRecord {
   readonly earlier?: readonly EarlierResult[];
   /** On a result recorded by a resumed execution: when the run was resumed. */
   readonly resumed_at?: number;
+  /** On a result a re-run kept (it did not run the step): the run whose result it is. */
+  readonly kept_from?: string;
 }
 
 /** A result a resumed run's step had before it ran again: failed, or skipped because of a failure. */
