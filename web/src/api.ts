@@ -66,6 +66,8 @@ export const api = {
   start: (chain: string, input: unknown) => call<{ run_id: string }>('POST', 'api/runs', { chain, input }),
   cancel: (id: string) => call<RunSummary>('POST', `api/runs/${encodeURIComponent(id)}/cancel`),
   resume: (id: string) => call<{ run_id: string }>('POST', `api/runs/${encodeURIComponent(id)}/resume`),
+  /** A new run of a run that ended: `from` and everything downstream of it run, the other steps keep their outputs. */
+  rerun: (id: string, body: { from?: string; input?: Record<string, unknown> }) => call<{ run_id: string }>('POST', `api/runs/${encodeURIComponent(id)}/rerun`, body),
   /** Pending approval requests, oldest first; of one run with `run`. */
   approvals: (run?: string) => call<{ approvals: ApprovalView[] }>('GET', `api/approvals${run !== undefined ? `?run=${encodeURIComponent(run)}` : ''}`).then((r) => r.approvals),
   decide: (id: string, decision: 'approve' | 'deny', comment: string) =>

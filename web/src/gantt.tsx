@@ -31,10 +31,11 @@ export function Gantt({ run, now, selected, onSelect }: { run: RunDetail; now: n
       </div>
       <div class="gantt-rows">
         {rows.map(([key, step, element]) => (
-          <div class={`gantt-row${element ? ' element' : ''}${selected === key ? ' selected' : ''}`} role="row" key={key} data-step={key}>
+          <div class={`gantt-row${element ? ' element' : ''}${selected === key ? ' selected' : ''}${step.kept_from !== undefined ? ' kept' : ''}`} role="row" key={key} data-step={key}>
             <span class="gantt-label" role="rowheader">
               <button type="button" class="link" onClick={() => onSelect(key)} title={key}>
                 {element ? key.slice(key.endsWith(']') ? key.lastIndexOf('[') : partStart(key)) : key}
+                {step.kept_from !== undefined ? ' (kept)' : ''}
               </button>
             </span>
             <span class="gantt-track" role="cell">

@@ -27,7 +27,8 @@ function LeftOut({ value }: { value: Truncated }) {
   );
 }
 
-export function StepPanel({ run, stepKey }: { run: RunDetail; stepKey: string | undefined }) {
+/** `onRerunFrom`: given when the run has ended, so that a step of it can be re-run from. */
+export function StepPanel({ run, stepKey, onRerunFrom }: { run: RunDetail; stepKey: string | undefined; onRerunFrom?: ((step: string) => void) | undefined }) {
   if (stepKey === undefined) {
     return (
       <>
@@ -44,8 +45,14 @@ export function StepPanel({ run, stepKey }: { run: RunDetail; stepKey: string | 
       </>
     );
   }
+  // Only a step of the run's own chain can be re-run from (not an element, a round or a sub-chain's step).
+  const rerun = onRerunFrom !== undefined && !/[[›#]/.test(stepKey) ? (
+    <button type="button" class="rerun-from" onClick={() => onRerunFrom(stepKey)} title="A new run: this step and everything after it run again; the other steps keep their outputs">
+      Re-run from here
+    </button>
+  ) : undefined;
   const step = run.steps[stepKey];
-  if (!step) return <><h2>{stepKey}</h2><p class="muted">Not started.</p></>;
+  if (!step) return <><h2>{stepKey}</h2><p class="muted">Not started.</p>{rerun}</>;
   // A repeat step's rounds, in order: `STEP#1`, `STEP#2`, …
   const rounds = Object.entries(run.steps)
     .filter(([k]) => k.startsWith(`${stepKey}#`) && /^\d+$/.test(k.slice(stepKey.length + 1)))
@@ -55,6 +62,12 @@ export function StepPanel({ run, stepKey }: { run: RunDetail; stepKey: string | 
       <h2>
         {stepKey} <StatusBadge status={step.status} />
       </h2>
+      {rerun}
+      {step.kept_from !== undefined && (
+        <p class="notice kept">
+          Kept: this re-run did not run the step; its output is the one run <a class="mono" href={`#/runs/${encodeURIComponent(step.kept_from)}`}>{step.kept_from}</a> recorded.
+        </p>
+      )}
       <dl class="facts-list">
         <dt>Attempts</dt>
         <dd>{step.attempts}</dd>
