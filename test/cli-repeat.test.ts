@@ -12,6 +12,8 @@ import { REPO, runCli } from './helpers/run-cli.js';
 
 const BIN = join(REPO, 'bin', 'toolchain.js');
 const STUB = join(REPO, 'test', 'fixtures', 'cli-plugins');
+const FIXTURE = join(REPO, 'test', 'fixtures', 'repeat');
+const DIRS = ['--chains', join(FIXTURE, 'chains'), '--plugins', join(FIXTURE, 'plugins')];
 const root = mkdtempSync(join(tmpdir(), 'toolchain-cli-repeat-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
@@ -71,62 +73,31 @@ steps:
 describe('a polling run killed between rounds', () => {
   it('resumes from the CLI without running a recorded round again', async () => {
     const project = join(root, 'project');
-    mkdirSync(join(project, 'chains'), { recursive: true });
-    mkdirSync(join(project, 'plugins', 'probe', 'tools'), { recursive: true });
-    writeFileSync(
-      join(project, 'plugins', 'probe', 'plugin.yaml'),
-      `name: probe
-version: 1.0.0
-description: Counts its calls in a file.
-env: [PROBE_LOG]
-tools:
-  - name: probe
-    description: Appends the call's idempotency key to $PROBE_LOG and returns how many lines it has.
-    parameters: { type: object }
-`,
-    );
-    writeFileSync(
-      join(project, 'plugins', 'probe', 'tools', 'probe.js'),
-      `import { appendFileSync, readFileSync } from 'node:fs';
-export default function probe(_args, ctx) {
-  appendFileSync(ctx.env.PROBE_LOG, ctx.idempotencyKey + '\\n');
-  return { n: readFileSync(ctx.env.PROBE_LOG, 'utf8').trim().split('\\n').length };
-}
-`,
-    );
-    writeFileSync(
-      join(project, 'chains', 'poll.yaml'),
-      `name: poll
-steps:
-  - name: probe
-    tool: probe
-    repeat: { until: "$.this.n >= 4", every: 1s, max_attempts: 6 }
-outputs: { n: $.probe.n }
-`,
-    );
+    mkdirSync(project);
     const log = join(project, 'probe.log');
     const store = `sqlite:${join(project, 'runs.db')}`;
     const env = { PROBE_LOG: log, TOOLCHAIN_STORE: store };
-    const child = spawn(process.execPath, [BIN, 'run', 'poll', '--run-id', 'poll-1'], { cwd: project, env: { ...process.env, ...env }, stdio: 'ignore' });
+    const child = spawn(process.execPath, [BIN, ...DIRS, 'run', 'poll', '--run-id', 'poll-1'], { cwd: project, env: { ...process.env, ...env }, stdio: 'ignore' });
     const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
-    // Killed once round 2 is recorded, in the sleep before round 3.
+    // Killed once round 2 is recorded and the run parked, in the sleep before round 3.
     for (let i = 0; i < 400 && !existsSync(join(project, 'runs.db')); i++) await pause(25);
     const reader = await openStore(store);
     try {
-      for (let i = 0; i < 400 && !(await reader.getSteps('poll-1')).some((s) => s.key === 'probe#2'); i++) await pause(20);
+      const parkedAfter2 = async (): Promise<boolean> => (await reader.getRun('poll-1'))?.status === 'waiting' && (await reader.getSteps('poll-1')).some((s) => s.key === 'probe#2');
+      for (let i = 0; i < 400 && !(await parkedAfter2()); i++) await pause(20);
       child.kill('SIGKILL');
       await exited;
       expect(readFileSync(log, 'utf8').trim().split('\n')).toEqual(['poll-1:probe#1', 'poll-1:probe#2']);
-      // Until the sleep is over, resume says what the run waits for.
-      const early = await runCli(['resume', 'poll-1'], { cwd: project, env });
-      const waiting = (await reader.getRun('poll-1'))?.status;
-      if (waiting === 'waiting' && early.code !== 0) expect(early.stderr).toContain('RUN_WAITING');
-      await pause(1_100);
-      const resumed = await runCli(['resume', 'poll-1'], { cwd: project, env });
+      // Parked in the store: woken a second after round 2 ended.
+      const round2 = (await reader.getSteps('poll-1')).find((s) => s.key === 'probe#2')!;
+      const wakeAt = await reader.waits.wakeAt('poll-1');
+      expect(wakeAt).toBe(round2.started_at + round2.duration_ms + 1_000);
+      await pause(Math.max(0, wakeAt! - Date.now()) + 50);
+      const resumed = await runCli([...DIRS, 'resume', 'poll-1'], { cwd: project, env });
       expect(resumed.code, resumed.stderr).toBe(0);
       expect(JSON.parse(resumed.stdout)).toEqual({ n: 4 });
       expect(readFileSync(log, 'utf8').trim().split('\n')).toEqual(['poll-1:probe#1', 'poll-1:probe#2', 'poll-1:probe#3', 'poll-1:probe#4']);
-      const shown = await runCli(['runs', 'show', 'poll-1', '--json'], { cwd: project, env });
+      const shown = await runCli([...DIRS, 'runs', 'show', 'poll-1', '--json'], { cwd: project, env });
       const detail = JSON.parse(shown.stdout) as { status: string; steps: Record<string, { status: string }> };
       expect(detail.status).toBe('succeeded');
       expect(Object.keys(detail.steps).sort()).toEqual(['probe', 'probe#1', 'probe#2', 'probe#3', 'probe#4']);
