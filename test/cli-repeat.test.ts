@@ -70,6 +70,45 @@ steps:
   });
 });
 
+describe('toolchain test: a mocked repeat step', () => {
+  it('answers each round from the sequence, without sleeping, and asserts the rounds and the exhaustion', async () => {
+    const dir = mkdtempSync(join(root, 'tests-'));
+    writeFileSync(
+      join(dir, 'poll.yaml'),
+      `name: poll
+steps:
+  - name: probe
+    tool: echo
+    repeat: { until: "$.this.state == 'done'", every: 1h, max_attempts: 4 }
+outputs: { state: $.probe.state, round: $.probe.round }
+`,
+    );
+    writeFileSync(
+      join(dir, 'poll.test.yaml'),
+      `chain: poll
+cases:
+  - name: done at the third round
+    mocks:
+      probe: { sequence: [ { output: { state: pending, round: 1 } }, { output: { state: pending, round: 2 } }, { output: { state: done, round: 3 } } ] }
+    expect:
+      outputs: { state: done, round: 3 }
+      steps: { probe: { status: succeeded, attempts: 3 } }
+  - name: never done
+    mocks:
+      probe: { output: { state: pending } }
+    expect:
+      status: failed
+      error: REPEAT_EXHAUSTED
+      steps: { probe: { status: failed, attempts: 4 } }
+`,
+    );
+    // Rounds an hour apart: a sleep would outlast the CLI's 20 s (it is killed, exit 99).
+    const { code, stdout, stderr } = await runCli(['test', '--chains', dir, '--plugins', STUB, '--json', join(dir, 'poll.test.yaml')], { cwd: dir });
+    expect(code, stdout + stderr).toBe(0);
+    expect(stdout).toContain('"passed": 2');
+  });
+});
+
 describe('a polling run killed between rounds', () => {
   it('resumes from the CLI without running a recorded round again', async () => {
     const project = join(root, 'project');

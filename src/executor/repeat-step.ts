@@ -20,7 +20,8 @@ import { resolveArgs } from './step-work.js';
 // output and every round's calls. A later execution of the run (a wake, a resume) restores the
 // rounds recorded before and goes on from the next one: a recorded round is never run again. A
 // round that fails for good fails the step with its error (`round N: …`); `retry` and `fallback`
-// belong to one round, `on_error` to the step.
+// belong to one round, `on_error` to the step. A mocked step (a chain test, a dry run) runs its
+// rounds without sleeping: a mock stands in for the step's time as well as for its tool.
 
 export function startRepeat(run: Run, i: number, step: PlanStep): void {
   new Rounds(run, i, step, step.repeat!).begin();
@@ -78,7 +79,14 @@ class Rounds implements CallWatcher {
       const rounds = `${plan.maxAttempts} round${plan.maxAttempts === 1 ? '' : 's'}`;
       return run.failed(index, { code: 'REPEAT_EXHAUSTED', message: `repeat.until (${plan.until.source}) was still false after ${rounds}` }, this.attempts);
     }
+    if (this.mocked()) return this.call(this.round + 1);
     void this.sleep(this.round + 1, nextAt!);
+  }
+
+  /** The step's callee is a mock (a chain test, `run --mock`). */
+  private mocked(): boolean {
+    const mocks = this.run.options.mocks;
+    return mocks !== undefined && mocks.callee(this.step.name, undefined) !== undefined;
   }
 
   /** The sleep before round `n`, until `untilMs`: over, the round runs; not over, the step parks and a later execution asks again. */
@@ -118,8 +126,7 @@ class Rounds implements CallWatcher {
   private site(n: number): CallSite {
     const { run, step } = this;
     const target = step.target;
-    const mocks = run.options.mocks;
-    if (target.kind !== 'chain' || (mocks !== undefined && mocks.callee(step.name, undefined) !== undefined)) return run.site(this.index);
+    if (target.kind !== 'chain' || this.mocked()) return run.site(this.index);
     const callee = chainCallee(run.host, target.chain, (plan, input, ctx) => {
       if (run.depth >= MAX_SUBCHAIN_DEPTH) throw new CallFailure({ code: 'SUBCHAIN_TOO_DEEP', message: `chain '${plan.name}' would run ${run.depth + 1} levels of sub-chains deep; at most ${MAX_SUBCHAIN_DEPTH} are allowed` });
       return runChild(run, plan, input, ctx.signal, step.name, roundKey(step.name, n));
