@@ -125,28 +125,29 @@ steps:
     expect(engine.calls.sort()).toEqual(['c', 'd']);
   });
 
-  it('keeps the results of a failed origin\'s steps that succeeded, and runs a failed kept step again', async () => {
+  it("keeps the results of a failed origin's steps that succeeded, and runs a step it would keep that has no success", async () => {
     const engine = await engineWith();
     let fail = true;
-    engine.registerTool({ name: 'shaky', parameters: { type: 'object' }, handler: () => {
-      engine.calls.push('shaky');
+    engine.registerTool({ name: 'shaky', parameters: { type: 'object', properties: { z: { type: 'integer' } } }, handler: (args: { z?: number }) => {
+      engine.calls.push(`shaky ${args.z}`);
       if (fail) throw new Error('down');
       return { ok: true };
     } });
     engine.addChain(`name: shaky_chain
+inputs: { z: { type: integer, default: 0 } }
 steps:
   - { name: first, tool: work, input_map: { label: first, value: 1 } }
-  - { name: flaky, tool: shaky, parallel: true }
+  - { name: flaky, tool: shaky, parallel: true, input_map: { z: $.z } }
   - { name: last, tool: work, input_map: { label: last, value: $.first.value } }
 `);
     const origin = await engine.run('shaky_chain', {});
     expect(origin.status).toBe('failed');
     engine.calls.length = 0;
     fail = false;
-    const again = await engine.rerun(origin.run_id, { from: 'last' });
+    // flaky is not downstream of last, but it has no success to keep: it runs, so the input it reads may change.
+    const again = await engine.rerun(origin.run_id, { from: 'last', input: { z: 7 } });
     expect(again.status).toBe('succeeded');
-    // flaky is not downstream of last: kept, but it has no success to keep, so it runs.
-    expect(engine.calls.sort()).toEqual(['last', 'shaky']);
+    expect(engine.calls.sort()).toEqual(['last', 'shaky 7']);
     const store = await openStore(`sqlite:${join(root, `runs-${n}.db`)}`);
     const kept = (await store.getSteps(again.run_id)).filter((s) => s.kept_from !== undefined).map((s) => s.key);
     await store.close();

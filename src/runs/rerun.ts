@@ -74,7 +74,10 @@ export async function planRerun(store: RunStore, originId: string, chain: (name:
     return refuse('STEP_NOT_FOUND', `chain '${plan.name}' has no step '${request.from}'${suggestionSuffix(suggestion)}; its steps: ${names.join(', ')}`);
   }
   const again = downstream(plan, from.index);
-  const keptSteps = plan.steps.filter((s) => !again.has(s.index));
+  const recorded = await store.getSteps(originId);
+  // Kept: the steps not downstream of `from` that have a recorded success (any other one runs).
+  const succeeded = new Set(recorded.filter((s) => s.status === 'succeeded' && s.key === s.step).map((s) => s.key));
+  const keptSteps = plan.steps.filter((s) => !again.has(s.index) && succeeded.has(s.name));
 
   // A kept step must not have read an input that now has another value.
   const changed = Object.keys(request.input ?? {}).filter((key) => !jsonEqual(given[key], input[key]));
@@ -90,7 +93,7 @@ export async function planRerun(store: RunStore, originId: string, chain: (name:
 
   const keptNames = new Set(keptSteps.map((s) => s.name));
   const kept: StoredStep[] = [];
-  for (const s of await store.getSteps(originId)) {
+  for (const s of recorded) {
     if (s.status !== 'succeeded' || !keptNames.has(stepOf(s.key))) continue;
     const { earlier: _earlier, resumed_at: _resumed, ...result } = s;
     kept.push({ ...result, kept_from: originId });
