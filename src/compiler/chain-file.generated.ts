@@ -197,6 +197,7 @@ export interface Step {
   timeout?: number | string;
   retry?: Retry;
   fallback?: Fallback1;
+  repeat?: Repeat;
   /**
    * Run once per element of this array ($.item, $.index).
    */
@@ -370,6 +371,23 @@ export interface Fallback1 {
    * A fixed value used as the step's output.
    */
   output?: unknown;
+}
+/**
+ * Polling: run the step, then again every `every` until `until` is true, at most max_attempts rounds (then REPEAT_EXHAUSTED). The run sleeps durably between rounds.
+ */
+export interface Repeat {
+  /**
+   * A condition (as in when) read after each round; $.this is the round's output. True: the step succeeds with that output.
+   */
+  until: string;
+  /**
+   * How long the run sleeps between the end of one round and the start of the next (a durable sleep).
+   */
+  every: number | string;
+  /**
+   * Most rounds (the first included); after the last one with until still false the step fails with REPEAT_EXHAUSTED.
+   */
+  max_attempts: number;
 }
 /**
  * One trigger: exactly one of `schedule` (cron), `every` (interval), `event` (an event name) and `webhook` (POST /hooks/PATH on serve).

@@ -182,7 +182,7 @@ export function compileDocument(doc: LoadedYaml, hash: string): CompiledFile {
     order: Object.freeze([...graph.order]),
     roots: Object.freeze([...graph.roots]),
     waitCounts: Object.freeze(planSteps.map((s) => s.waitsFor.length)),
-    mayWait: planSteps.some((s) => s.target.kind === 'wait' || s.target.kind === 'chain'),
+    mayWait: planSteps.some((s) => s.target.kind === 'wait' || s.target.kind === 'chain' || s.repeat !== undefined),
     ...(outputs ? { outputs } : {}),
     ...(chain.concurrency !== undefined ? { concurrency: chain.concurrency } : {}),
     ...(timeoutMs !== undefined ? { timeoutMs } : {}),

@@ -5,6 +5,7 @@ import type { CompiledValue, ExprProblem, PathRef } from '../expr/types.js';
 import type { Step, StepKind } from './chain-file.generated.js';
 import { agentMessages, compileAgent } from './compile-agent.js';
 import { compileFallback, compileRetry } from './compile-policies.js';
+import { compileRepeat } from './compile-repeat.js';
 import type { DiagnosticSink } from '../loader/diagnostic-sink.js';
 import type { PlanStep } from './plan.js';
 
@@ -86,6 +87,9 @@ export function compileStep(raw: RawStep, index: number, sink: DiagnosticSink): 
   const fb = raw.fallback ?? raw.retry?.fallback;
   const fallback = fb ? compileFallback(fb, (v, at) => value(v, `${fallbackAt}/${at}`)) : undefined;
 
+  const { repeat, refs: repeatRefs } = compileRepeat(raw, pointer, sink);
+  refs.push(...repeatRefs);
+
   const timeoutMs = parseDuration(raw.timeout);
   const body: CompiledStepBody = {
     index,
@@ -99,6 +103,7 @@ export function compileStep(raw: RawStep, index: number, sink: DiagnosticSink): 
     ...(timeoutMs !== undefined ? { timeoutMs } : {}),
     retry: compileRetry(raw.retry),
     ...(fallback ? { fallback } : {}),
+    ...(repeat ? { repeat } : {}),
     onError: raw.on_error ?? 'fail',
     parallel: raw.parallel ?? false,
   };

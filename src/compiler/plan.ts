@@ -80,6 +80,8 @@ export interface PlanStep {
   readonly timeoutMs?: number;
   readonly retry: RetryPolicy;
   readonly fallback?: FallbackPolicy;
+  /** `repeat:` — the step runs in rounds until `until` holds (compile-repeat.ts). */
+  readonly repeat?: RepeatPlan;
   readonly onError: 'fail' | 'continue';
   readonly parallel: boolean;
   /** Indices of the steps this one waits for (references, depends_on and order), ascending. */
@@ -88,6 +90,17 @@ export interface PlanStep {
   readonly skipsWith: readonly number[];
   /** Indices of the steps that wait for this one, ascending. */
   readonly dependents: readonly number[];
+}
+
+/**
+ * A polling step: each round is the step's call (its retry and fallback included); after a round,
+ * `until` is read with `$.this` = the round's output; while it is false the run sleeps `everyMs`
+ * (a durable sleep, measured from the end of the round) and runs another, at most `maxAttempts`.
+ */
+export interface RepeatPlan {
+  readonly until: CompiledCondition;
+  readonly everyMs: number;
+  readonly maxAttempts: number;
 }
 
 export interface ChainInputs {

@@ -39,6 +39,10 @@ function describe(e: ErrorObject, root: unknown, add: Add): void {
     add('BAD_DURATION', at, `${where} is not a duration (${JSON.stringify(valueAtPointer(root, at))}): expected ${WAIT_DURATION_RULE}`);
     return;
   }
+  if (/^\/steps\/\d+\/repeat\/max_attempts$/.test(at) && (e.keyword === 'minimum' || e.keyword === 'maximum')) {
+    add('BAD_VALUE', at, `${where} must be a whole number of rounds from 1 to 10000, got ${JSON.stringify(valueAtPointer(root, at))}`);
+    return;
+  }
   if (sp.includes('/definitions/stepKind')) {
     const step = valueAtPointer(root, at);
     const kinds = isRecord(step) ? STEP_KINDS.filter((k) => k in step) : [];

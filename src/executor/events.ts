@@ -96,6 +96,27 @@ export interface StepWaitingEvent extends StepEventBase {
   readonly waiting_for: string;
 }
 
+/**
+ * A round of a `repeat` step ended (its call succeeded): the round's output, whether `until` held,
+ * and when the next round starts. The round's record is kept under `STEP#ROUND`.
+ */
+export interface StepRoundEvent extends StepEventBase {
+  readonly type: 'step:round';
+  /** 1-based. */
+  readonly round: number;
+  /** The step's `max_attempts`: the most rounds it runs. */
+  readonly max_rounds: number;
+  /** Calls this round made (its retries and fallback included). */
+  readonly attempts: number;
+  readonly output: unknown;
+  readonly started_at: number;
+  readonly duration_ms: number;
+  /** `until` held after this round: the step succeeds with its output. */
+  readonly done: boolean;
+  /** When the next round starts (milliseconds since the epoch); absent when none follows. */
+  readonly next_at?: number;
+}
+
 /** What a parked run waits for: one entry per open wait. */
 export interface WaitSummary {
   /** The wait's id (an approval's is what people decide by). */
@@ -213,7 +234,7 @@ export interface AgentToolCallEvent extends AgentEventBase, AgentToolCall {
 
 export type StepFinishedEvent = StepSucceededEvent | StepFailedEvent | StepSkippedEvent;
 
-export type StepEvent = StepStartedEvent | StepRetryingEvent | StepProgressEvent | StepWaitingEvent | StepFinishedEvent;
+export type StepEvent = StepStartedEvent | StepRetryingEvent | StepProgressEvent | StepWaitingEvent | StepRoundEvent | StepFinishedEvent;
 
 export type WaitEvent = RunWaitingEvent | RunWokenEvent | ApprovalRequestedEvent | ApprovalDecidedEvent;
 

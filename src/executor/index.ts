@@ -35,6 +35,7 @@ export type {
   StepFinishedEvent,
   StepProgressEvent,
   StepRetryingEvent,
+  StepRoundEvent,
   StepSkippedEvent,
   StepStartedEvent,
   StepSucceededEvent,

@@ -66,6 +66,9 @@ export function createRunLogger(logger: Logger): RunLogger {
       case 'step:skipped':
         of(e).info({ event: e.type, step: e.step, attempt: 0, reason: e.reason });
         return;
+      case 'step:round':
+        of(e).info({ event: e.type, step: e.step, round: e.round, max_rounds: e.max_rounds, attempts: e.attempts, duration_ms: e.duration_ms, done: e.done, next_at: e.next_at });
+        return;
       case 'step:waiting':
         of(e).info({ event: e.type, step: e.step, waiting_for: e.waiting_for });
         return;

@@ -17,6 +17,7 @@ import { endStatus, runDetail, runSummary, storedResult, type RunDetail, type Ru
 import { closeWaits, describeWait, StoredRunWaits } from './run-waits.js';
 import { cancelRun, endCancelled } from './cancel-run.js';
 import { plumbingOf, type InternalStartOptions } from './start-options.js';
+import type { Rerun } from './rerun.js';
 
 // Runs that outlive a process: every run is created in the run store before it starts
 // and its step results are recorded as they finish. A run id chosen by the caller is the run's
@@ -110,6 +111,30 @@ export class DurableRuns {
     // The id names a run already — answer from the store, refuse, or take it over.
     if (run.status !== 'running') return storedResult(run, await this.s.store.getSteps(id));
     return this.takeOver(run, { ...options, allowChanged: options.allowChanged ?? false });
+  }
+
+  /**
+   * A re-run (rerun.ts): a new run, recorded with its origin, that starts with the origin's kept
+   * results recorded as its own — so that it, and any later resume of it, restores them.
+   */
+  async startRerun(r: Rerun, options: InternalStartOptions): Promise<RunResult> {
+    const { plan } = r;
+    const checked = this.s.checkInput(plan, r.input);
+    if (!checked.ok) return this.s.refuse(plan.name, options.runId, { code: 'INPUT_INVALID', message: checked.message }, r.input, options);
+    const id = options.runId ?? this.s.newRunId();
+    const stored = this.s.inProcess ? checked.input : jsonCopy(checked.input);
+    if (stored instanceof ToolchainError) return this.s.refuse(plan.name, id, stored, r.input, options);
+    const now = this.s.clock.now();
+    const origin = { rerun_of: r.rerun_of, ...(r.rerun_from !== undefined ? { rerun_from: r.rerun_from } : {}) };
+    let outcome;
+    try {
+      outcome = await this.recorder.create({ id, chain: plan.name, chain_hash: plan.hash, input: stored, owner: this.owner, lease_until: now + this.s.leaseMs, now, ...origin });
+      if (!outcome.created) return this.s.refuse(plan.name, id, { code: 'RUN_ID_CONFLICT', message: `run id ${id} names a recorded run already; a re-run is a new run: give it an id of its own` }, r.input, options);
+      if (r.kept.length > 0 && (await this.s.store.recordSteps([{ run_id: id, epoch: outcome.run.epoch, steps: r.kept }]))[0] !== 'ok') throw fenced(id);
+    } catch (error) {
+      return this.s.refuse(plan.name, id, asStoreError(error, this.s.store.url), r.input, options);
+    }
+    return this.execute(plan, outcome.run, stored, options, new Map(r.kept.map((s) => [s.key, s])));
   }
 
   /** A run id chosen by the caller may name a run already, which is answered as ever; else the input is refused. */
@@ -275,7 +300,8 @@ export class DurableRuns {
   async get(id: string): Promise<RunDetail | undefined> {
     const run = await this.s.store.getRun(id);
     if (run === undefined) return undefined;
-    return runDetail(run, await this.s.store.getSteps(id), this.s.chain(run.chain), this.s.clock.now());
+    const [steps, reruns] = await Promise.all([this.s.store.getSteps(id), this.s.store.listRuns({ rerun_of: id, limit: 100 })]);
+    return runDetail(run, steps, this.s.chain(run.chain), this.s.clock.now(), reruns.map((r) => r.id));
   }
 
   close(): void {

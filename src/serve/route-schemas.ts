@@ -25,6 +25,20 @@ export const startRunSchema = {
   },
 } as const;
 
+/** `POST /api/runs/ID/rerun`: the step to start from, inputs to replace, and whether a changed chain may run. */
+export const rerunSchema = {
+  params: { type: 'object', required: ['id'], properties: { id: runId } },
+  body: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      from: { type: 'string', minLength: 1, maxLength: 200 },
+      input: { type: 'object' },
+      allow_changed: { type: 'boolean' },
+    },
+  },
+} as const;
+
 export const listRunsSchema = {
   querystring: {
     type: 'object',

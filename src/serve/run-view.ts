@@ -5,7 +5,8 @@ import type { AttemptRecord, RunDetail, RunStatus, RunSummary, StepDetail } from
 // A run as the inspector and `runs show` see it, folded from its events one at a time. The
 // events say when attempt 1 started (step:started), when each attempt failed and how long the
 // wait before the next was (step:retrying), and how the step ended: that is enough for a
-// timeline of every attempt without the executor having to announce each one.
+// timeline of every attempt without the executor having to announce each one. A repeat step's
+// rounds (step:round) become rows of their own, keyed `STEP#N` as the store keys them.
 
 interface MutableStep {
   status: StepDetail['status'];
@@ -177,6 +178,20 @@ export class RunView {
         if (open >= 0) step.timeline[open] = { ...step.timeline[open]!, status: 'waiting', duration_ms: Math.max(0, e.timestamp - step.timeline[open]!.started_at) };
         return;
       }
+      case 'step:round':
+        // A repeat's round: a row of its own under the step (`STEP#N`), as `runs show` keys it.
+        this.steps.set(`${key}#${e.round}`, {
+          status: 'succeeded',
+          attempts: e.attempts,
+          duration_ms: e.duration_ms,
+          started_at: e.started_at,
+          output: e.output,
+          index: e.index,
+          run_id: e.run_id,
+          timeline: [{ attempt: e.attempts, started_at: e.started_at, duration_ms: e.duration_ms, status: 'succeeded' }],
+          base: 0,
+        });
+        return;
       case 'step:skipped':
         step.status = 'skipped';
         step.skip_reason = e.reason;

@@ -4,6 +4,7 @@ import type { RunEvent, WaitSummary } from '../executor/events.js';
 import { describeWait, waitSummary } from '../runs/run-waits.js';
 import type { RunDetail as StoredDetail } from '../runs/stored-result.js';
 import { RunView } from './run-view.js';
+import { withOrigin } from './run-origin.js';
 import type { RunDetail } from './run-service.js';
 
 // A run this server did not start — started by the CLI, another server, a worker — is known only
@@ -96,7 +97,7 @@ export async function storedRunDetail(engine: Engine, runId: string): Promise<Ru
   if (stored.status === 'cancelled') view.status = 'cancelled';
   if (stored.interrupted) view.interruptedAfter(stored.duration_ms);
   for (const at of stored.resumes) view.resumedAt(at);
-  return view.detail();
+  return withOrigin(view.detail(), stored);
 }
 
 /** The events of a stored run: the past ones, then — while it runs elsewhere, or waits — new ones as the store records them. */

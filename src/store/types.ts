@@ -53,6 +53,10 @@ export interface StoredRun {
    * Null for a run that no queue executes. A queue's reconciler looks only at its own runs.
    */
   readonly queue: string | null;
+  /** The run this one re-runs (`toolchain rerun`), or null for a run started anew. */
+  readonly rerun_of: string | null;
+  /** The step a re-run started from (the steps it does not lead to kept their recorded outputs); null: it ran every step again. */
+  readonly rerun_from: string | null;
 }
 
 /**
@@ -65,6 +69,8 @@ export interface StoredStep extends StepRecord {
   readonly earlier?: readonly EarlierResult[];
   /** On a result recorded by a resumed execution: when the run was resumed. */
   readonly resumed_at?: number;
+  /** On a result a re-run kept (it did not run the step): the run whose result it is. */
+  readonly kept_from?: string;
 }
 
 /** A result a resumed run's step had before it ran again: failed, or skipped because of a failure. */
@@ -87,6 +93,9 @@ export interface NewRun {
   readonly now: number;
   /** The queue that executes it (default none: the creating process does). */
   readonly queue?: string;
+  /** A re-run: the run it re-runs, and the step it starts from (none: every step). */
+  readonly rerun_of?: string;
+  readonly rerun_from?: string;
 }
 
 export type CreateOutcome =
@@ -131,6 +140,8 @@ export interface RunFilter {
   readonly chain?: string;
   /** Only the runs of this queue. */
   readonly queue?: string;
+  /** Only the re-runs of this run. */
+  readonly rerun_of?: string;
   /** Default 50. */
   readonly limit?: number;
   /**

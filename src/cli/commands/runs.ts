@@ -54,7 +54,8 @@ export function registerRuns(program: Command, ctx: CommandContext): void {
         if (run === undefined) throw new ToolchainError('RUN_NOT_FOUND', `no run ${runId} in the run store ${store.url}`);
         const chains = ctx.globals().chains;
         const plan = existsSync(chains) ? (await loadChainSet(chains)).plans.get(run.chain) : undefined;
-        const detail = runDetail(run, await store.getSteps(runId), plan, Date.now());
+        const reruns = (await store.listRuns({ rerun_of: runId, limit: 100 })).map((r) => r.id);
+        const detail = runDetail(run, await store.getSteps(runId), plan, Date.now(), reruns);
         // A waiting run says what it waits for, and until when.
         const waits = run.status === 'waiting' ? await store.waits.listWaits({ run_id: runId, open: true }) : [];
         const wakeAt = run.status === 'waiting' ? await store.waits.wakeAt(runId) : undefined;
