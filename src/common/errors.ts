@@ -128,6 +128,13 @@ export const ERROR_KINDS = {
   BAD_TRIGGER: 'definition',
   /** A trigger's `input` or `input_map` does not fit the chain's inputs. */
   TRIGGER_INPUT: 'definition',
+  // failure handling: on_failure, finally, compensate
+  /** An on_failure or finally step that would wait (sleep, sleep_until, wait_for, approval). */
+  HANDLER_CANNOT_WAIT: 'definition',
+  /** `compensate` where there is nothing to undo: on a waiting step, or on an on_failure or finally step. */
+  COMPENSATE_NOT_ALLOWED: 'definition',
+  /** A sub-chain's run failed and one of its compensations failed too (its status compensation_failed). */
+  COMPENSATION_FAILED: 'run',
   // a model endpoint (agent steps)
   MODEL_ERROR: 'run',
   RATE_LIMITED: 'run',
