@@ -1,0 +1,175 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { ToolDefinition } from '../src/registry/types.js';
+import { engineWith, eventLog } from './fixtures/executor/setup.js';
+
+// on_failure, compensations and finally, through engine.run with tools that write what they were
+// asked to do into one journal: the order of the journal is the order things happened in.
+
+function journalTools() {
+  const journal: string[] = [];
+  const failing = new Map<string, number>();
+  const tool = (name: string): ToolDefinition => ({
+    name,
+    handler: async (args) => {
+      const what = typeof args.what === 'string' ? args.what : name;
+      const left = failing.get(what) ?? 0;
+      if (left !== 0) {
+        failing.set(what, left - 1);
+        journal.push(`${what}!`);
+        throw Object.assign(new Error(`${what} failed`), { code: 'TOLD_TO_FAIL' });
+      }
+      journal.push(what);
+      return { id: `${what}-id`, got: args };
+    },
+  });
+  return { journal, failing, tools: ['act', 'undo', 'note'].map(tool) };
+}
+
+const SAGA = `name: saga
+inputs:
+  who: { type: string, default: ann }
+steps:
+  - name: flight
+    tool: act
+    input_map: { what: flight }
+    compensate: { tool: undo, input_map: { what: "cancel {{ $.this.id }}", by: $.this_input.what } }
+  - name: hotel
+    tool: act
+    input_map: { what: hotel }
+    compensate: { tool: undo, input_map: { what: "cancel {{ $.this.id }}" }, retry: { max_attempts: 2, backoff: { initial: 1ms } } }
+  - name: car
+    tool: act
+    input_map: { what: car }
+    compensate: { tool: undo, input_map: { what: "cancel {{ $.this.id }}" } }
+  - name: charge
+    tool: act
+    input_map: { what: charge }
+on_failure:
+  - name: tell
+    tool: note
+    input_map: { what: "failed at {{ $.error.step }} with {{ $.error.code }} after {{ $.flight.id }} for {{ $.who }}" }
+finally:
+  - name: first_end
+    tool: note
+    input_map: { what: "end1 {{ $.status }}" }
+  - name: second_end
+    tool: note
+    parallel: true
+    input_map: { what: "end2 {{ $.status }}" }
+`;
+
+describe('failure handling through engine.run', () => {
+  it('on_failure reads the error, compensations run last-first, then finally', async () => {
+    const j = journalTools();
+    j.failing.set('charge', -1);
+    const engine = await engineWith(j.tools, [SAGA]);
+    const log = eventLog();
+    const result = await engine.run('saga', {}, { onEvent: log.onEvent });
+    expect(result.status).toBe('failed');
+    expect(result.error).toMatchObject({ code: 'TOLD_TO_FAIL', step: 'charge' });
+    expect(j.journal).toEqual(['flight', 'hotel', 'car', 'charge!', 'failed at charge with TOLD_TO_FAIL after flight-id for ann', 'cancel car-id', 'cancel hotel-id', 'cancel flight-id', 'end1 failed', 'end2 failed']);
+    expect(result.steps['flight~compensate']).toMatchObject({ status: 'succeeded' });
+    expect(result.steps.tell).toMatchObject({ status: 'succeeded' });
+    expect(log.events.at(-1)).toMatchObject({ type: 'run:finished', status: 'failed' });
+    expect(log.events.filter((e) => e.type === 'run:finished')).toHaveLength(1);
+    expect(log.events.filter((e) => e.type === 'run:started')).toHaveLength(1);
+    await engine.close();
+  });
+
+  it('a compensation that fails once is retried by its own retry: the run ends failed', async () => {
+    const j = journalTools();
+    j.failing.set('charge', -1);
+    j.failing.set('cancel hotel-id', 1);
+    const engine = await engineWith(j.tools, [SAGA]);
+    const result = await engine.run('saga', {});
+    expect(result.status).toBe('failed');
+    expect(result.steps['hotel~compensate']).toMatchObject({ status: 'succeeded', attempts: 2, phase: 'compensate' });
+    expect(j.journal.slice(5, 9)).toEqual(['cancel car-id', 'cancel hotel-id!', 'cancel hotel-id', 'cancel flight-id']);
+    await engine.close();
+  });
+
+  it('a compensation that fails for good: compensation_failed, and the others still run', async () => {
+    const j = journalTools();
+    j.failing.set('charge', -1);
+    j.failing.set('cancel car-id', -1);
+    const engine = await engineWith(j.tools, [SAGA]);
+    const log = eventLog();
+    const result = await engine.run('saga', {}, { onEvent: log.onEvent });
+    expect(result.status).toBe('compensation_failed');
+    expect(result.error).toMatchObject({ code: 'TOLD_TO_FAIL', step: 'charge' });
+    expect(result.steps['car~compensate']).toMatchObject({ status: 'failed', error: { code: 'TOLD_TO_FAIL' } });
+    expect(result.steps['flight~compensate']).toMatchObject({ status: 'succeeded' });
+    expect(j.journal.slice(5)).toEqual(['cancel car-id!', 'cancel hotel-id', 'cancel flight-id', 'end1 compensation_failed', 'end2 compensation_failed']);
+    expect(log.events.at(-1)).toMatchObject({ type: 'run:finished', status: 'compensation_failed' });
+    const failed = log.events.find((e) => e.type === 'step:failed' && e.step === 'car~compensate');
+    expect(failed).toMatchObject({ phase: 'compensate', index: 0 });
+    await engine.close();
+  });
+
+  it('a failing finally step stops neither the others nor changes the status or the error', async () => {
+    const j = journalTools();
+    j.failing.set('charge', -1);
+    j.failing.set('end1 failed', -1);
+    const engine = await engineWith(j.tools, [SAGA]);
+    const result = await engine.run('saga', {});
+    expect(result.status).toBe('failed');
+    expect(result.error).toMatchObject({ code: 'TOLD_TO_FAIL', step: 'charge' });
+    expect(result.steps.first_end).toMatchObject({ status: 'failed', phase: 'finally' });
+    expect(result.steps.second_end).toMatchObject({ status: 'succeeded', phase: 'finally' });
+    expect(j.journal.at(-1)).toBe('end2 failed');
+    await engine.close();
+  });
+
+  it('a run that succeeds runs finally only, and keeps its outputs', async () => {
+    const j = journalTools();
+    const engine = await engineWith(j.tools, [SAGA]);
+    const result = await engine.run('saga', {});
+    expect(result.status).toBe('succeeded');
+    expect(result.outputs).toMatchObject({ id: 'charge-id' });
+    expect(j.journal).toEqual(['flight', 'hotel', 'car', 'charge', 'end1 succeeded', 'end2 succeeded']);
+    expect(result.steps.tell).toBeUndefined();
+    await engine.close();
+  });
+
+  it('a cancelled run runs finally (status cancelled), neither on_failure nor compensations', async () => {
+    const j = journalTools();
+    const slow: ToolDefinition = { name: 'slow', handler: (_args, ctx) => new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason as Error))) };
+    const chain = SAGA.replace('  - name: charge\n    tool: act\n    input_map: { what: charge }', '  - name: charge\n    tool: slow');
+    const engine = await engineWith([...j.tools, slow], [chain]);
+    const controller = new AbortController();
+    const running = engine.run('saga', {}, { signal: controller.signal, onEvent: (e) => void (e.type === 'step:started' && e.step === 'charge' && controller.abort()) });
+    const result = await running;
+    expect(result.status).toBe('cancelled');
+    expect(j.journal).toEqual(['flight', 'hotel', 'car', 'end1 cancelled', 'end2 cancelled']);
+    await engine.close();
+  });
+
+  it('with a SQLite store: resume of a compensation_failed run runs again only the compensation that failed', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'toolchain-saga-'));
+    try {
+      const j = journalTools();
+      j.failing.set('charge', -1);
+      j.failing.set('cancel hotel-id', 2);
+      const engine = await engineWith(j.tools, [SAGA], { store: `sqlite:${join(dir, 'runs.db')}` });
+      const first = await engine.run('saga', {}, { runId: 'saga-1' });
+      expect(first.status).toBe('compensation_failed');
+      const before = j.journal.length;
+      const again = await engine.resume('saga-1');
+      expect(again.status).toBe('failed');
+      expect(again.error).toMatchObject({ code: 'TOLD_TO_FAIL', step: 'charge' });
+      // Only the failed compensation, then the finally steps (which ran, and succeeded, before: restored).
+      expect(j.journal.slice(before)).toEqual(['cancel hotel-id']);
+      const detail = await engine.runs.get('saga-1');
+      expect(detail?.status).toBe('failed');
+      expect(Object.keys(detail!.steps)).not.toContain('~end');
+      expect(detail!.steps['hotel~compensate']).toMatchObject({ status: 'succeeded', phase: 'compensate' });
+      expect(detail!.steps.tell).toMatchObject({ status: 'succeeded', phase: 'on_failure' });
+      await engine.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
