@@ -186,9 +186,11 @@ export class DurableRuns {
     try {
       const claim = await this.s.store.claimRun(run.id, { owner: this.owner, lease_until: now + this.s.leaseMs, now, expected_epoch: run.epoch, ...(queue !== undefined ? { queue } : {}) });
       if (!claim.claimed) return refuse('RUN_IN_PROGRESS', `run ${run.id} was taken over by another owner at the same moment`);
+      // Every result, in the order recorded: successes are not run again, and a run whose steps had
+      // ended (its failure handling under way) is rebuilt from all of them.
       const restored = new Map<string, StepRecord>();
       const recorded = await this.s.store.getSteps(run.id);
-      for (const step of recorded) if (step.status === 'succeeded') restored.set(step.key, step);
+      for (const step of recorded) restored.set(step.key, step);
       if (run.status === 'waiting') emitSafely(options, { type: 'run:woken', run_id: run.id, chain: run.chain, timestamp: now });
       return this.execute(plan, claim.run, run.input, options, restored, resumption(now, recorded));
     } catch (error) {

@@ -1,6 +1,8 @@
 import type { ChainPlan, PlanStep } from '../compiler/plan.js';
 import type { RunError } from '../executor/events.js';
 import type { RunResult, StepSummary } from '../executor/types.js';
+import { STEPS_ENDED } from '../executor/run-chain.js';
+import { phaseOf } from '../compiler/handler-phase.js';
 import type { EarlierResult, RunStatus, StoredRun, StoredStep } from '../store/types.js';
 import { allAttempts, resumeTimes } from './attempt-history.js';
 import { isInterrupted } from './owner.js';
@@ -76,7 +78,10 @@ export function runDetail(run: StoredRun, steps: readonly StoredStep[], plan: Ch
   const summary = runSummary(run, now, steps);
   const out: Record<string, StepDetail> = {};
   for (const s of steps) {
+    if (isStepsEnded(s.key)) continue;
+    const phase = phaseOf(plan, s.key);
     out[s.key] = {
+      ...(phase !== undefined ? { phase } : {}),
       status: s.status,
       attempts: allAttempts(s),
       duration_ms: s.duration_ms,
@@ -115,7 +120,7 @@ function unrecorded(step: PlanStep, planned: readonly PlanStep[], out: Record<st
 export function storedResult(run: StoredRun, steps: readonly StoredStep[]): RunResult {
   const summaries: Record<string, StepSummary> = {};
   for (const s of steps) {
-    if (s.key.includes('›') || s.key.includes('[')) continue;
+    if (s.key.includes('›') || s.key.includes('[') || isStepsEnded(s.key)) continue;
     summaries[s.key] = { status: s.status, attempts: s.attempts, duration_ms: s.duration_ms, error: s.error };
   }
   return {
@@ -127,6 +132,11 @@ export function storedResult(run: StoredRun, steps: readonly StoredStep[]): RunR
     steps: summaries,
     duration_ms: (run.finished_at ?? run.updated_at) - run.created_at,
   };
+}
+
+/** The record that a run's steps had ended before its failure handling ran (run-chain.ts): bookkeeping, not a step. */
+export function isStepsEnded(key: string): boolean {
+  return key === STEPS_ENDED || key.endsWith(`›${STEPS_ENDED}`);
 }
 
 /** How a run ended, as the store says it (a parked run has not ended: see DurableRuns). */
