@@ -7,7 +7,7 @@ import type { WaitSummary } from '../executor/events.js';
 // Every method rejects with a ServiceError for what the caller got wrong (unknown run, bad input,
 // a run that cannot be cancelled), which the routes turn into `{ error: { code, message } }`.
 
-export type RunStatus = 'running' | 'waiting' | 'succeeded' | 'failed' | 'cancelled';
+export type RunStatus = 'running' | 'waiting' | 'succeeded' | 'failed' | 'compensation_failed' | 'cancelled';
 
 export interface StartOptions {
   /** The caller's run id: its idempotency key. */
