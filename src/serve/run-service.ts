@@ -1,5 +1,6 @@
 import type { RunError, RunEvent, RunResult } from '../executor/index.js';
 import type { WaitSummary } from '../executor/events.js';
+import type { HandlerPhase } from '../compiler/plan.js';
 
 // The narrow contract between `toolchain serve`'s routes and wherever runs live. The routes know
 // nothing else: the in-memory service (memory-run-service.ts) keeps the runs this server started;
@@ -73,6 +74,8 @@ export interface StepDetail {
   /** The step's arguments as its input_map resolves against the run's context (absent when unknown). */
   readonly input?: unknown;
   readonly skip_reason?: 'when' | 'dependency';
+  /** Set on a step of failure handling: `on_failure`, `finally`, or `compensate` (a compensation, `STEP~compensate`). */
+  readonly phase?: HandlerPhase;
   readonly timeline: readonly AttemptRecord[];
   /** Set instead of `input` / `output` when the answer left the value out for its size. */
   readonly input_truncated?: Truncated;

@@ -45,6 +45,12 @@ export function StepPanel({ run, stepKey }: { run: RunDetail; stepKey: string | 
         {stepKey} <StatusBadge status={step.status} />
       </h2>
       <dl class="facts-list">
+        {step.phase && (
+          <>
+            <dt>Part</dt>
+            <dd>{step.phase === 'compensate' ? `compensation of step ${stepKey.replace(/~compensate$/, '')}` : `${step.phase} (failure handling)`}</dd>
+          </>
+        )}
         <dt>Attempts</dt>
         <dd>{step.attempts}</dd>
         <dt>Duration</dt>
