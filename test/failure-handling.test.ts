@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ToolDefinition } from '../src/registry/types.js';
+import { createServer } from '../src/serve/index.js';
 import { engineWith, eventLog } from './fixtures/executor/setup.js';
 
 // on_failure, compensations and finally, through engine.run with tools that write what they were
@@ -168,6 +169,124 @@ describe('failure handling through engine.run', () => {
       expect(detail!.steps['hotel~compensate']).toMatchObject({ status: 'succeeded', phase: 'compensate' });
       expect(detail!.steps.tell).toMatchObject({ status: 'succeeded', phase: 'on_failure' });
       await engine.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a run parked on a sleep has not ended: finally runs once, after it is woken and its steps are done', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'toolchain-saga-wait-'));
+    try {
+      const j = journalTools();
+      const engine = await engineWith(j.tools, [`name: nap
+steps:
+  - { name: before, tool: act, input_map: { what: before } }
+  - { name: rest, sleep: 200ms }
+  - { name: after, tool: act, input_map: { what: after } }
+finally:
+  - { name: end, tool: note, input_map: { what: "end {{ $.status }}" } }
+`], { store: `sqlite:${join(dir, 'runs.db')}`, wakeIntervalMs: 50, cache: 'off' });
+      const log = eventLog();
+      const result = await engine.run('nap', {}, { onEvent: log.onEvent });
+      expect(result.status).toBe('succeeded');
+      expect(result.steps.end).toMatchObject({ status: 'succeeded', phase: 'finally' });
+      expect(j.journal).toEqual(['before', 'after', 'end succeeded']);
+      const trace = log.trace((e) => e.type === 'run:waiting' || e.type === 'run:woken' || (e.type === 'step:started' && e.step === 'end'));
+      expect(trace).toEqual(['run:waiting', 'run:woken', 'step:started end']);
+      await engine.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a sub-chain handles its own failure inside the step that runs it: COMPENSATION_FAILED, recorded under the step', async () => {
+    const j = journalTools();
+    j.failing.set('charge', -1);
+    j.failing.set('cancel car-id', -1);
+    const outer = `name: outer
+steps:
+  - name: deposit
+    tool: act
+    input_map: { what: deposit }
+    compensate: { tool: undo, input_map: { what: "return {{ $.this.id }}" } }
+  - name: trip
+    chain: saga
+`;
+    const engine = await engineWith(j.tools, [SAGA, outer]);
+    const result = await engine.run('outer', {});
+    expect(result.status).toBe('failed');
+    expect(result.error).toMatchObject({ code: 'COMPENSATION_FAILED', step: 'trip' });
+    expect(result.error!.message).toContain("'car~compensate'");
+    expect(result.steps['deposit~compensate']).toMatchObject({ status: 'succeeded' });
+    // The sub-chain's handlers ran first (inside its step), then the outer run's compensation.
+    expect(j.journal.slice(-4)).toEqual(['cancel flight-id', 'end1 compensation_failed', 'end2 compensation_failed', 'return deposit-id']);
+    await engine.close();
+  });
+
+  it('a tool a handler needs that is not installed fails the run before a step runs', async () => {
+    const j = journalTools();
+    const engine = await engineWith(j.tools.filter((tool) => tool.name !== 'undo'), [SAGA]);
+    const result = await engine.run('saga', {});
+    expect(result.status).toBe('failed');
+    expect(result.error?.code).toBe('TOOL_NOT_FOUND');
+    expect(result.error?.message).toContain("'undo'");
+    expect(j.journal).toEqual([]);
+    await engine.close();
+  });
+
+  it('metrics count handler failures by phase, and runs by their new status', async () => {
+    const j = journalTools();
+    j.failing.set('charge', -1);
+    j.failing.set('cancel car-id', -1);
+    j.failing.set('end1 compensation_failed', -1);
+    const engine = await engineWith(j.tools, [SAGA], { observe: true });
+    await engine.run('saga', {});
+    const text = await engine.metrics();
+    expect(text).toContain('toolchain_handler_failures_total{chain="saga",phase="compensate"} 1');
+    expect(text).toContain('toolchain_handler_failures_total{chain="saga",phase="finally"} 1');
+    expect(text).toContain('toolchain_runs_total{chain="saga",status="compensation_failed"} 1');
+    // A handler step is counted under its own name and tool, not as the main step with its index.
+    expect(text).toContain('toolchain_steps_total{chain="saga",step="car~compensate",tool="undo",status="failed"} 1');
+    expect(text).toContain('toolchain_steps_total{chain="saga",step="tell",tool="note",status="succeeded"} 1');
+    expect(text).toContain('toolchain_steps_total{chain="saga",step="flight",tool="act",status="succeeded"} 1');
+    await engine.close();
+  });
+
+  it('the HTTP API: ?status=compensation_failed, handler steps with their phase, for a run started here and for one read from the store', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'toolchain-saga-api-'));
+    const store = `sqlite:${join(dir, 'runs.db')}`;
+    try {
+      const j = journalTools();
+      j.failing.set('charge', -1);
+      j.failing.set('cancel car-id', -1);
+      // One run by another engine on the same store, then one through the server.
+      const other = await engineWith(j.tools, [SAGA], { store });
+      expect((await other.run('saga', {}, { runId: 'elsewhere' })).status).toBe('compensation_failed');
+      await other.close();
+      const engine = await engineWith(j.tools, [SAGA], { store });
+      const server = await createServer(engine, {});
+      const inject = (method: 'GET' | 'POST', url: string, body?: object) => server.app.inject({ method, url, ...(body ? { payload: body } : {}), headers: { host: '127.0.0.1:7300' } });
+      try {
+        const started = await inject('POST', '/api/runs?wait=true', { chain: 'saga', run_id: 'here' });
+        expect(started.json()).toMatchObject({ run_id: 'here', status: 'compensation_failed', steps: { 'car~compensate': { status: 'failed', phase: 'compensate' } } });
+        const list = await inject('GET', '/api/runs?status=compensation_failed');
+        expect((list.json() as { runs: { run_id: string; status: string }[] }).runs.map((r) => [r.run_id, r.status]).sort()).toEqual([['elsewhere', 'compensation_failed'], ['here', 'compensation_failed']]);
+        expect((await inject('GET', '/api/runs?status=compensated')).statusCode).toBe(400);
+        for (const id of ['here', 'elsewhere']) {
+          const detail = (await inject('GET', `/api/runs/${id}`)).json() as { status: string; steps: Record<string, { status: string; phase?: string; input?: unknown; timeline: unknown[] }> };
+          expect(detail.status, id).toBe('compensation_failed');
+          expect(detail.steps['car~compensate'], id).toMatchObject({ status: 'failed', phase: 'compensate' });
+          expect(detail.steps['flight~compensate'], id).toMatchObject({ status: 'succeeded', phase: 'compensate', input: { what: 'cancel flight-id', by: 'flight' } });
+          expect(detail.steps.tell, id).toMatchObject({ status: 'succeeded', phase: 'on_failure' });
+          expect(detail.steps.first_end, id).toMatchObject({ status: 'succeeded', phase: 'finally', input: { what: 'end1 compensation_failed' } });
+          expect(detail.steps.flight, id).toMatchObject({ status: 'succeeded', input: { what: 'flight' } });
+          expect(detail.steps.flight!.phase, id).toBeUndefined();
+          expect(Object.keys(detail.steps), id).not.toContain('~end');
+        }
+      } finally {
+        await server.close();
+        await engine.close();
+      }
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
