@@ -131,11 +131,13 @@ function inputOf(step: PlanStep, context: Record<string, unknown>): unknown {
 /**
  * A handler's run: the handler's plan, inside its run (same id, key prefix, recorder and restored
  * results, listener, approver and mocks), not cancellable (a cancel has been heard by the steps;
- * a handler's own timeouts bound it) and with nothing to park on.
+ * a handler's own timeouts bound it) and with nothing to park on. A sub-chain's handlers keep its
+ * signal: they are part of the attempt of the step that runs the sub-chain, and stop with it.
  */
 function handlerRun(run: Run, plan: ChainPlan, context: Record<string, unknown>): Promise<RunResult> {
   const o = run.options;
   const options: ExecutionOptions = {
+    signal: run.parent !== undefined ? o.signal : undefined,
     onEvent: o.onEvent,
     approve: o.approve,
     concurrency: o.concurrency,
