@@ -143,7 +143,7 @@ export function compileDocument(doc: LoadedYaml, hash: string): CompiledFile {
   if (isRecord(raw.outputs)) {
     const { value, problems } = compileValue(raw.outputs, '/outputs');
     for (const p of problems) sink.error(p.code, `/outputs${p.pointer}`, p.message, p.offset !== undefined ? { offset: p.offset } : {});
-    const known = new Set([...inputNames, ...mainNames]);
+    const known = new Set([...mainNames, ...inputNames]);
     for (const ref of value.refs) {
       const r = { ...ref, pointer: `/outputs${ref.pointer}` };
       if (r.root !== undefined && !known.has(r.root)) unknownReference(r, 'outputs', known, sink);
