@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { ToolDefinition } from '../src/registry/types.js';
 import { createServer } from '../src/serve/index.js';
 import { engineWith, eventLog } from './fixtures/executor/setup.js';
+import { DRIVERS } from './fixtures/store/drivers.js';
 
 // on_failure, compensations and finally, through engine.run with tools that write what they were
 // asked to do into one journal: the order of the journal is the order things happened in.
@@ -292,3 +293,34 @@ steps:
     }
   });
 });
+
+describe('compensation_failed in every store driver', () => {
+  for (const driver of DRIVERS) {
+    it(`${driver.name}: recorded, listed by status, and resumed into failed once the compensation succeeds`, async () => {
+      const ns = driver.namespace();
+      try {
+        const store = await ns.open();
+        const j = journalTools();
+        j.failing.set('charge', -1);
+        j.failing.set('cancel hotel-id', 2);
+        const engine = await engineWith(j.tools, [SAGA], { store });
+        try {
+          expect((await engine.run('saga', {}, { runId: 'saga-x' })).status).toBe('compensation_failed');
+          expect((await store.getRun('saga-x'))?.status).toBe('compensation_failed');
+          expect((await store.listRuns({ status: 'compensation_failed' })).map((r) => r.id)).toEqual(['saga-x']);
+          expect(await store.listRuns({ status: 'failed' })).toEqual([]);
+          const before = j.journal.length;
+          expect((await engine.resume('saga-x')).status).toBe('failed');
+          expect(j.journal.slice(before)).toEqual(['cancel hotel-id']);
+          expect((await store.getRun('saga-x'))?.status).toBe('failed');
+          expect((await store.listRuns({ status: 'failed' })).map((r) => r.id)).toEqual(['saga-x']);
+        } finally {
+          await engine.close();
+        }
+      } finally {
+        await ns.drop();
+      }
+    });
+  }
+});
+
