@@ -3,7 +3,7 @@ import type { ToolSet } from '../registry/types.js';
 import type { RunError } from './events.js';
 import { elementScope } from './run-context.js';
 import { Run } from './run.js';
-import type { StepRecord } from './step-state.js';
+import { isFinal, type StepRecord } from './step-state.js';
 import type { ExecutionOptions, ExecutorHost, RunControl, RunResult, RunScope, StepRecorder, StepSummary, Stoppable } from './types.js';
 
 // A run of a chain with failure handling: its steps, then — once they have really ended, not
@@ -40,6 +40,10 @@ async function withHandlers(run: Run, handlers: HandlerPlans, tools: ToolSet, in
   // Refused before it began, parked on a wait, suspended at a distributed for_each, or its store
   // lost: nothing to handle (yet, or here).
   if (!run.began || steps.status === 'waiting' || steps.error?.code === 'RUN_SUSPENDED' || isStoreError(steps.error)) return told(run, steps);
+  const failed = steps.status === 'failed';
+  const due = failed ? compensationOrder(run, handlers) : [];
+  // Nothing to run (a run that succeeded with compensations but no finally): nothing recorded either.
+  if (handlers.finally === undefined && !(failed && (handlers.onFailure !== undefined || due.length > 0))) return told(run, steps);
   if (before === undefined) {
     const ended: StepsEnded = { status: steps.status, error: steps.error };
     const at = run.clock.now();
@@ -56,9 +60,9 @@ async function withHandlers(run: Run, handlers: HandlerPlans, tools: ToolSet, in
     parts.push(part);
     return part;
   };
-  if (steps.status === 'failed') {
+  if (failed) {
     if (handlers.onFailure) await go(handlers.onFailure, { error });
-    for (const i of compensationOrder(run, handlers)) {
+    for (const i of due) {
       if (lost(parts) || (await notWritten(run.options.recorder))) break;
       const part = await go(handlers.compensations[i]!, { error, this: run.context[run.plan.steps[i]!.name], this_input: inputOf(run.plan.steps[i]!, run.context) });
       if (part.status !== 'succeeded') compensationFailed = true;
@@ -95,24 +99,26 @@ function errorOf(e: RunError): RunError {
  * recorded, before those of this execution in the order they ended.
  */
 function compensationOrder(run: Run, handlers: HandlerPlans): number[] {
+  const recordOf = (i: number): StepRecord | undefined => {
+    const state = run.state(i);
+    return isFinal(state) && state.status === 'succeeded' ? state.record : undefined;
+  };
   const restored = run.options.restored;
   const rank = new Map<number, number>();
   let k = 0;
   if (restored !== undefined) {
     const byKey = new Map<string, number>();
     for (const [i, step] of run.plan.steps.entries()) byKey.set(run.keyPrefix + step.name, i);
-    for (const key of restored.keys()) {
+    for (const [key, record] of restored) {
       const i = byKey.get(key);
-      if (i !== undefined && run.state(i).status === 'succeeded' && (run.state(i) as { record: StepRecord }).record === restored.get(key)) rank.set(i, k);
+      // A step restored from this record (not one that ran again in this execution).
+      if (i !== undefined && recordOf(i) === record) rank.set(i, k);
       k++;
     }
   }
   for (const i of run.completions ?? []) if (!rank.has(i)) rank.set(i, k++);
-  const ended = (i: number): number => {
-    const r = (run.state(i) as { record: StepRecord }).record;
-    return r.started_at + r.duration_ms;
-  };
-  const due = handlers.compensations.flatMap((c, i) => (c !== undefined && run.state(i).status === 'succeeded' ? [i] : []));
+  const ended = (i: number): number => recordOf(i)!.started_at + recordOf(i)!.duration_ms;
+  const due = handlers.compensations.flatMap((c, i) => (c !== undefined && recordOf(i) !== undefined ? [i] : []));
   return due.sort((a, b) => ended(b) - ended(a) || (rank.get(b) ?? -1) - (rank.get(a) ?? -1));
 }
 
