@@ -294,6 +294,51 @@ steps:
   });
 });
 
+describe('a cancel that comes while the failure handling runs', () => {
+  for (const store of ['memory', 'sqlite'] as const) {
+    it(`is not heard (${store}): every compensation and finally step runs, the run ends failed`, async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'toolchain-saga-cancel-'));
+      try {
+        const j = journalTools();
+        j.failing.set('charge', -1);
+        let release: () => void = () => undefined;
+        const held = new Promise<void>((resolve) => (release = resolve));
+        let holding: () => void = () => undefined;
+        const reached = new Promise<void>((resolve) => (holding = resolve));
+        // The car's cancellation waits until the test has asked for the run to be cancelled.
+        const slowUndo: ToolDefinition = {
+          name: 'undo',
+          handler: async (args) => {
+            if (args.what === 'cancel car-id') {
+              holding();
+              await held;
+            }
+            j.journal.push(String(args.what));
+            return {};
+          },
+        };
+        const engine = await engineWith([...j.tools.filter((tool) => tool.name !== 'undo'), slowUndo], [SAGA], store === 'sqlite' ? { store: `sqlite:${join(dir, 'runs.db')}`, leaseMs: 300 } : {});
+        try {
+          const running = engine.run('saga', {}, { runId: `cancelled-${store}` });
+          await reached;
+          expect(await engine.cancel(`cancelled-${store}`)).toBe(true);
+          // Long enough for the owner to hear of the cancel from the store (it looks every lease/3).
+          await new Promise((r) => setTimeout(r, 300));
+          release();
+          const result = await running;
+          expect(result.status).toBe('failed');
+          expect(result.error).toMatchObject({ code: 'TOLD_TO_FAIL', step: 'charge' });
+          expect(j.journal.slice(-5)).toEqual(['cancel car-id', 'cancel hotel-id', 'cancel flight-id', 'end1 failed', 'end2 failed']);
+        } finally {
+          await engine.close();
+        }
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  }
+});
+
 describe('compensation_failed in every store driver', () => {
   for (const driver of DRIVERS) {
     it(`${driver.name}: recorded, listed by status, and resumed into failed once the compensation succeeds`, async () => {

@@ -90,7 +90,8 @@ export class RunView {
       this.duration_ms = this.resumes.length > 0 || this.woken ? Math.max(0, e.timestamp - this.started_at) : e.duration_ms;
       this.outputs = e.outputs;
       this.error = e.error;
-      this.status = e.status === 'failed' && this.cancelRequested ? 'cancelled' : e.status;
+      // A cancel that came while the run's failure handling ran was not heard: it ended as it ended.
+      this.status = e.status === 'failed' && this.cancelRequested && e.error?.code === 'ABORTED' ? 'cancelled' : e.status;
       return;
     }
     if (e.type === 'run:waiting') {
