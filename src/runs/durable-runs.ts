@@ -108,7 +108,7 @@ export class DurableRuns {
     const conflict = runIdConflict(run, plan.name, stored);
     if (conflict) return this.s.refuse(plan.name, id, conflict, input, options);
     // The id names a run already — answer from the store, refuse, or take it over.
-    if (run.status !== 'running') return storedResult(run, await this.s.store.getSteps(id));
+    if (run.status !== 'running') return storedResult(run, await this.s.store.getSteps(id), plan);
     return this.takeOver(run, { ...options, allowChanged: options.allowChanged ?? false });
   }
 
@@ -151,7 +151,7 @@ export class DurableRuns {
       return this.s.refuse('(unknown)', id, asStoreError(error, this.s.store.url), undefined, options);
     }
     if (run === undefined) return this.s.refuse('(unknown)', id, { code: 'RUN_NOT_FOUND', message: `no run ${id} in the run store ${this.s.store.url}` }, undefined, options);
-    if (run.status === 'succeeded') return storedResult(run, await this.s.store.getSteps(id));
+    if (run.status === 'succeeded') return storedResult(run, await this.s.store.getSteps(id), this.s.chain(run.chain));
     if (run.status === 'waiting' && plumbingOf(options).wake !== true) {
       const refusal = await this.notDue(run);
       if (refusal !== undefined) return this.s.refuse(run.chain, id, { code: 'RUN_WAITING', message: refusal }, run.input, options);
@@ -262,7 +262,7 @@ export class DurableRuns {
       // then run:finished), so that what counts runs in flight stays balanced.
       const ended = await this.s.store.getRun(id);
       if (ended?.status !== 'cancelled') return run;
-      const result = storedResult(ended, await this.s.store.getSteps(id));
+      const result = storedResult(ended, await this.s.store.getSteps(id), this.s.chain(ended.chain));
       if (this.s.onEvent !== undefined) emitRunBounds(this.s.onEvent, result, run.input, ended.finished_at ?? this.s.clock.now());
       this.s.onEnded?.(result);
     }

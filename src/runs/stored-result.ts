@@ -116,12 +116,13 @@ function unrecorded(step: PlanStep, planned: readonly PlanStep[], out: Record<st
   return { status: run.interrupted ? 'interrupted' : 'running', attempts: 1, duration_ms: Math.max(0, run.started_at + run.duration_ms - started), started_at: started };
 }
 
-/** The RunResult of a finished run, as its first execution returned it. */
-export function storedResult(run: StoredRun, steps: readonly StoredStep[]): RunResult {
+/** The RunResult of a finished run, as its first execution returned it (`plan`: its chain's, for the phases of handler steps). */
+export function storedResult(run: StoredRun, steps: readonly StoredStep[], plan?: ChainPlan): RunResult {
   const summaries: Record<string, StepSummary> = {};
   for (const s of steps) {
     if (s.key.includes('›') || s.key.includes('[') || isStepsEnded(s.key)) continue;
-    summaries[s.key] = { status: s.status, attempts: s.attempts, duration_ms: s.duration_ms, error: s.error };
+    const phase = phaseOf(plan, s.key);
+    summaries[s.key] = { status: s.status, attempts: s.attempts, duration_ms: s.duration_ms, error: s.error, ...(phase !== undefined ? { phase } : {}) };
   }
   return {
     run_id: run.id,
