@@ -44,14 +44,14 @@ async function withHandlers(run: Run, handlers: HandlerPlans, tools: ToolSet, in
   const due = failed ? compensationOrder(run, handlers) : [];
   // Nothing to run (a run that succeeded with compensations but no finally): nothing recorded either.
   if (handlers.finally === undefined && !(failed && (handlers.onFailure !== undefined || due.length > 0))) return told(run, steps);
+  const error = steps.error === undefined ? undefined : errorOf(steps.error);
   if (before === undefined) {
-    const ended: StepsEnded = { status: steps.status, error: steps.error };
+    const ended: StepsEnded = { status: steps.status, error };
     const at = run.clock.now();
     const record: StepRecord = { step: STEPS_ENDED, index: -1, status: 'succeeded', attempts: 0, output: ended, error: undefined, started_at: run.startedAt, duration_ms: at - run.startedAt, fallback: undefined, reason: undefined };
     run.options.recorder?.record(run.keyPrefix + STEPS_ENDED, record);
     if (await notWritten(run.options.recorder)) return told(run, storeFailed(steps));
   }
-  const error = steps.error === undefined ? undefined : errorOf(steps.error);
   const parts: RunResult[] = [];
   const context = { ...run.context };
   let compensationFailed = false;
