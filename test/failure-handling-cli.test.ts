@@ -127,8 +127,8 @@ describe('runs on a SQLite store', () => {
     const dir = mkdtempSync(join(root, 'failed-comp-'));
     const out = await run(dir, ['run', 'trip', '--input', 'tickets=false', '--run-id', 'trip-1'], { SAGA_FAIL: 'car~compensate' });
     expect(out.code).toBe(1);
-    expect(out.stderr).toContain('error: TICKETS_UNAVAILABLE no tickets left');
-    expect(out.stderr).toContain("compensation failed: 'car~compensate': FAILED_ON_PURPOSE");
+    // The run's error first, then what of its handling failed.
+    expect(out.stderr).toMatch(/error: TICKETS_UNAVAILABLE no tickets left.*\ncompensation failed: 'car~compensate': FAILED_ON_PURPOSE/);
     const effects = readFileSync(join(dir, 'effects.log'), 'utf8').split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { what: string }).what);
     // The others were still undone, the last booked first.
     expect(effects.slice(4)).toEqual([
@@ -160,6 +160,18 @@ describe('runs on a SQLite store', () => {
     expect(JSON.parse(again.stdout)).toMatchObject({ status: 'failed', error: { code: 'TICKETS_UNAVAILABLE', step: 'ticket' } });
     const after = readFileSync(join(dir, 'effects.log'), 'utf8').split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { what: string }).what);
     expect(after.slice(effects.length)).toEqual(['cancel car-ann']);
+  });
+
+  it('a finally step that fails is said, and changes neither the status nor the exit code', async () => {
+    const dir = mkdtempSync(join(root, 'failed-finally-'));
+    const out = await run(dir, ['run', 'trip', '--run-id', 'trip-2'], { SAGA_FAIL: 'release' });
+    expect(out.code, out.stderr).toBe(0);
+    expect(JSON.parse(out.stdout)).toEqual({ flight: 'flight-ann', tickets: 2 });
+    expect(out.stderr).toContain("warning: finally step 'release' failed: FAILED_ON_PURPOSE");
+    const effects = readFileSync(join(dir, 'effects.log'), 'utf8').split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { what: string }).what);
+    expect(effects.at(-1)).toBe('notify report succeeded');
+    const list = JSON.parse((await run(dir, ['runs', 'list', '--json'])).stdout) as { run_id: string; status: string }[];
+    expect(list.map((r) => [r.run_id, r.status])).toEqual([['trip-2', 'succeeded']]);
   });
 
   it('--status rejects a status that is none, naming compensation_failed among them', async () => {

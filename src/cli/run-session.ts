@@ -108,11 +108,15 @@ export function openSession(io: CliIO, flags: SessionFlags, globals: { readonly 
 export function printResult(io: CliIO, result: RunResult, json: boolean, debug = false): number {
   if (json) io.stdout.write(`${printableJson(result, 2)}\n`);
   else if (result.status === 'succeeded') io.stdout.write(`${printableJson(result.outputs ?? null, 2)}\n`);
-  if (!json) for (const line of handlerFailures(result)) io.stderr.write(`${printable(line)}\n`);
-  if (result.status === 'succeeded') return EXIT_OK;
+  const handling = handlerFailures(result);
+  if (result.status === 'succeeded') {
+    for (const line of handling) io.stderr.write(`${printable(line)}\n`);
+    return EXIT_OK;
+  }
   const error = result.error!;
   const step = error.step !== undefined && !error.message.includes(`step '${error.step}'`) ? ` (step '${error.step}')` : '';
   io.stderr.write(`${printable(`error: ${error.code} ${error.message}${step}`)}\n`);
+  for (const line of handling) io.stderr.write(`${printable(line)}\n`);
   const tool = error.code === 'APPROVAL_DENIED' ? /dangerous tool '([^']+)'/.exec(error.message)?.[1] : undefined;
   if (tool !== undefined) io.stderr.write(`${printable(`hint: allow it with --approve ${tool}, answer y when asked on a terminal, or pass --wait-approvals and decide with 'toolchain approvals'`)}\n`);
   if (debug && error.stack !== undefined) io.stderr.write(`${error.stack.split('\n').map(printable).join('\n')}\n`);
