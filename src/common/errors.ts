@@ -148,6 +148,13 @@ export const ERROR_KINDS = {
   WEBHOOK_SECRET_MISSING: 'usage',
   /** A signed webhook delivery that is not what its signature kind sends (a Stripe body without an event id). */
   WEBHOOK_BAD_DELIVERY: 'usage',
+  // failure handling: on_failure, finally, compensate
+  /** An on_failure or finally step that would wait (sleep, sleep_until, wait_for, approval). */
+  HANDLER_CANNOT_WAIT: 'definition',
+  /** `compensate` where there is nothing to undo: on a waiting step, or on an on_failure or finally step. */
+  COMPENSATE_NOT_ALLOWED: 'definition',
+  /** A sub-chain's run failed and one of its compensations failed too (its status compensation_failed). */
+  COMPENSATION_FAILED: 'run',
   // a model endpoint (agent steps)
   MODEL_ERROR: 'run',
   RATE_LIMITED: 'run',

@@ -22,8 +22,8 @@ function offsetOf(problem: ExprProblem): { offset?: number } {
   return problem.offset !== undefined ? { offset: problem.offset } : {};
 }
 
-export function compileStep(raw: RawStep, index: number, sink: DiagnosticSink): { body: CompiledStepBody; refs: PathRef[] } {
-  const pointer = `/steps/${index}`;
+/** `pointer`: where the step is written (`/steps/2`, `/on_failure/0`, `/steps/2/compensate` for a compensation). */
+export function compileStep(raw: RawStep, index: number, sink: DiagnosticSink, pointer = `/steps/${index}`): { body: CompiledStepBody; refs: PathRef[] } {
   const refs: PathRef[] = [];
   const value = (v: unknown, at: string): CompiledValue => {
     if (v === undefined) return EMPTY;

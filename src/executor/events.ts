@@ -1,4 +1,5 @@
 import type { FallbackKind } from '../call/index.js';
+import type { HandlerPhase } from '../compiler/plan.js';
 import type { StepError } from '../common/errors.js';
 import type { TokenUsage } from './agent-step.js';
 import type { SkipReason, StepRecord } from './step-state.js';
@@ -34,6 +35,11 @@ interface StepEventBase extends EventBase {
   readonly item?: number;
   /** Set on the step events of a tool call an agent's model made: its id and the model turn. */
   readonly call?: { readonly id: string; readonly turn: number };
+  /**
+   * Set on the events of failure handling: a step of `on_failure` or `finally`, or a compensation
+   * (`STEP~compensate`). `index` is then the step's place in its own list (0 for a compensation).
+   */
+  readonly phase?: HandlerPhase;
 }
 
 export interface RunStartedEvent extends EventBase {

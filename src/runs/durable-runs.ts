@@ -109,7 +109,7 @@ export class DurableRuns {
     const conflict = runIdConflict(run, plan.name, stored);
     if (conflict) return this.s.refuse(plan.name, id, conflict, input, options);
     // The id names a run already — answer from the store, refuse, or take it over.
-    if (run.status !== 'running') return storedResult(run, await this.s.store.getSteps(id));
+    if (run.status !== 'running') return storedResult(run, await this.s.store.getSteps(id), plan);
     return this.takeOver(run, { ...options, allowChanged: options.allowChanged ?? false });
   }
 
@@ -176,7 +176,7 @@ export class DurableRuns {
       return this.s.refuse('(unknown)', id, asStoreError(error, this.s.store.url), undefined, options);
     }
     if (run === undefined) return this.s.refuse('(unknown)', id, { code: 'RUN_NOT_FOUND', message: `no run ${id} in the run store ${this.s.store.url}` }, undefined, options);
-    if (run.status === 'succeeded') return storedResult(run, await this.s.store.getSteps(id));
+    if (run.status === 'succeeded') return storedResult(run, await this.s.store.getSteps(id), this.s.chain(run.chain));
     if (run.status === 'waiting' && plumbingOf(options).wake !== true) {
       const refusal = await this.notDue(run);
       if (refusal !== undefined) return this.s.refuse(run.chain, id, { code: 'RUN_WAITING', message: refusal }, run.input, options);
@@ -211,9 +211,11 @@ export class DurableRuns {
     try {
       const claim = await this.s.store.claimRun(run.id, { owner: this.owner, lease_until: now + this.s.leaseMs, now, expected_epoch: run.epoch, ...(queue !== undefined ? { queue } : {}) });
       if (!claim.claimed) return refuse('RUN_IN_PROGRESS', `run ${run.id} was taken over by another owner at the same moment`);
+      // Every result, in the order recorded: successes are not run again, and a run whose steps had
+      // ended (its failure handling under way) is rebuilt from all of them.
       const restored = new Map<string, StepRecord>();
       const recorded = await this.s.store.getSteps(run.id);
-      for (const step of recorded) if (step.status === 'succeeded') restored.set(step.key, step);
+      for (const step of recorded) restored.set(step.key, step);
       if (run.status === 'waiting') emitSafely(options, { type: 'run:woken', run_id: run.id, chain: run.chain, timestamp: now });
       return this.execute(plan, claim.run, run.input, options, restored, resumption(now, recorded));
     } catch (error) {
@@ -285,7 +287,7 @@ export class DurableRuns {
       // then run:finished), so that what counts runs in flight stays balanced.
       const ended = await this.s.store.getRun(id);
       if (ended?.status !== 'cancelled') return run;
-      const result = storedResult(ended, await this.s.store.getSteps(id));
+      const result = storedResult(ended, await this.s.store.getSteps(id), this.s.chain(ended.chain));
       if (this.s.onEvent !== undefined) emitRunBounds(this.s.onEvent, result, run.input, ended.finished_at ?? this.s.clock.now());
       this.s.onEnded?.(result);
     }

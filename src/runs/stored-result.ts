@@ -1,6 +1,8 @@
 import type { ChainPlan, PlanStep } from '../compiler/plan.js';
 import type { RunError } from '../executor/events.js';
 import type { RunResult, StepSummary } from '../executor/types.js';
+import { STEPS_ENDED } from '../executor/run-chain.js';
+import { phaseOf } from '../compiler/handler-phase.js';
 import type { EarlierResult, RunStatus, StoredRun, StoredStep } from '../store/types.js';
 import { allAttempts, resumeTimes } from './attempt-history.js';
 import { isInterrupted } from './owner.js';
@@ -83,7 +85,10 @@ export function runDetail(run: StoredRun, steps: readonly StoredStep[], plan: Ch
   const summary = runSummary(run, now, steps);
   const out: Record<string, StepDetail> = {};
   for (const s of steps) {
+    if (isStepsEnded(s.key)) continue;
+    const phase = phaseOf(plan, s.key);
     out[s.key] = {
+      ...(phase !== undefined ? { phase } : {}),
       status: s.status,
       attempts: allAttempts(s),
       duration_ms: s.duration_ms,
@@ -120,13 +125,14 @@ function unrecorded(step: PlanStep, planned: readonly PlanStep[], out: Record<st
   return { status: run.interrupted ? 'interrupted' : 'running', attempts: 1, duration_ms: Math.max(0, run.started_at + run.duration_ms - started), started_at: started };
 }
 
-/** The RunResult of a finished run, as its first execution returned it. */
-export function storedResult(run: StoredRun, steps: readonly StoredStep[]): RunResult {
+/** The RunResult of a finished run, as its first execution returned it (`plan`: its chain's, for the phases of handler steps). */
+export function storedResult(run: StoredRun, steps: readonly StoredStep[], plan?: ChainPlan): RunResult {
   const summaries: Record<string, StepSummary> = {};
   for (const s of steps) {
     // Parts of a step (a sub-chain's steps, for_each elements, repeat rounds) are not steps of the run.
-    if (s.key.includes('›') || s.key.includes('[') || s.key.includes('#')) continue;
-    summaries[s.key] = { status: s.status, attempts: s.attempts, duration_ms: s.duration_ms, error: s.error };
+    if (s.key.includes('›') || s.key.includes('[') || s.key.includes('#') || isStepsEnded(s.key)) continue;
+    const phase = phaseOf(plan, s.key);
+    summaries[s.key] = { status: s.status, attempts: s.attempts, duration_ms: s.duration_ms, error: s.error, ...(phase !== undefined ? { phase } : {}) };
   }
   return {
     run_id: run.id,
@@ -137,6 +143,11 @@ export function storedResult(run: StoredRun, steps: readonly StoredStep[]): RunR
     steps: summaries,
     duration_ms: (run.finished_at ?? run.updated_at) - run.created_at,
   };
+}
+
+/** The record that a run's steps had ended before its failure handling ran (run-chain.ts): bookkeeping, not a step. */
+export function isStepsEnded(key: string): boolean {
+  return key === STEPS_ENDED || key.endsWith(`›${STEPS_ENDED}`);
 }
 
 /** How a run ended, as the store says it (a parked run has not ended: see DurableRuns). */

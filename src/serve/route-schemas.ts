@@ -5,7 +5,7 @@
 const runId = { type: 'string', minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9][A-Za-z0-9_.:#@-]*$' } as const;
 const chainName = { type: 'string', minLength: 1, maxLength: 200 } as const;
 
-export const RUN_STATUSES = ['running', 'waiting', 'succeeded', 'failed', 'cancelled'] as const;
+export const RUN_STATUSES = ['running', 'waiting', 'succeeded', 'failed', 'compensation_failed', 'cancelled'] as const;
 
 export const startRunSchema = {
   body: {

@@ -1,6 +1,7 @@
 import type { RunError, RunEvent, RunResult } from '../executor/index.js';
 import type { WaitSummary } from '../executor/events.js';
 import type { RerunRequest } from '../runs/rerun.js';
+import type { HandlerPhase } from '../compiler/plan.js';
 
 // The narrow contract between `toolchain serve`'s routes and wherever runs live. The routes know
 // nothing else: the in-memory service (memory-run-service.ts) keeps the runs this server started;
@@ -8,7 +9,7 @@ import type { RerunRequest } from '../runs/rerun.js';
 // Every method rejects with a ServiceError for what the caller got wrong (unknown run, bad input,
 // a run that cannot be cancelled), which the routes turn into `{ error: { code, message } }`.
 
-export type RunStatus = 'running' | 'waiting' | 'succeeded' | 'failed' | 'cancelled';
+export type RunStatus = 'running' | 'waiting' | 'succeeded' | 'failed' | 'compensation_failed' | 'cancelled';
 
 export interface StartOptions {
   /** The caller's run id: its idempotency key. */
@@ -74,6 +75,8 @@ export interface StepDetail {
   /** The step's arguments as its input_map resolves against the run's context (absent when unknown). */
   readonly input?: unknown;
   readonly skip_reason?: 'when' | 'dependency';
+  /** Set on a step of failure handling: `on_failure`, `finally`, or `compensate` (a compensation, `STEP~compensate`). */
+  readonly phase?: HandlerPhase;
   readonly timeline: readonly AttemptRecord[];
   /** Set instead of `input` / `output` when the answer left the value out for its size. */
   readonly input_truncated?: Truncated;

@@ -40,7 +40,7 @@ export class CorruptRunError extends Error {
   }
 }
 
-const STATUSES: ReadonlySet<string> = new Set(['running', 'waiting', 'succeeded', 'failed', 'cancelled']);
+const STATUSES: ReadonlySet<string> = new Set(['running', 'waiting', 'succeeded', 'failed', 'compensation_failed', 'cancelled']);
 
 /** A stored JSON value of run `id`, or CorruptRunError. */
 export function storedJson(id: string, field: string, text: string): unknown {

@@ -14,8 +14,12 @@ import type { WaitStore } from './wait-types.js';
 // lost its lease — paused, partitioned, or simply slow — can never overwrite what the new owner
 // records.
 
-/** `waiting`: parked until a wait of its steps is over (a sleep, an event, a decision); no process owns it meanwhile. */
-export type RunStatus = 'running' | 'waiting' | 'succeeded' | 'failed' | 'cancelled';
+/**
+ * `waiting`: parked until a wait of its steps is over (a sleep, an event, a decision); no process
+ * owns it meanwhile. `compensation_failed`: it failed, and a compensation of one of its steps
+ * failed for good too.
+ */
+export type RunStatus = 'running' | 'waiting' | 'succeeded' | 'failed' | 'compensation_failed' | 'cancelled';
 
 /**
  * `normal` survives a crash of the process (kill -9); `full` also survives power loss; both hold

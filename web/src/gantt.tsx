@@ -4,7 +4,9 @@ import { formatDuration, type RunDetail } from './api.js';
 // the run's time axis. Failed attempts are red, the wait before a retry is the gap between bars,
 // a fallback's bar is striped, a for_each element's failed attempt is a thin red mark, and the time
 // a step waited (a sleep, an event, a decision) is a bar of the waiting colour. A repeat step's
-// rounds (`step#N`) are rows under their step, as for_each elements are.
+// rounds (`step#N`) are rows under their step, as for_each elements are. Failure handling comes
+// after the steps it handles, each row tagged with its part (on_failure, undo for a compensation,
+// finally), a line above the first of them.
 
 export function Gantt({ run, now, selected, onSelect }: { run: RunDetail; now: number; selected: string | undefined; onSelect: (step: string) => void }) {
   const start = run.started_at;
@@ -30,11 +32,18 @@ export function Gantt({ run, now, selected, onSelect }: { run: RunDetail; now: n
         </span>
       </div>
       <div class="gantt-rows">
-        {rows.map(([key, step, element]) => (
-          <div class={`gantt-row${element ? ' element' : ''}${selected === key ? ' selected' : ''}${step.kept_from !== undefined ? ' kept' : ''}`} role="row" key={key} data-step={key}>
+        {rows.map(([key, step, element], k) => (
+          <div
+            class={`gantt-row${element ? ' element' : ''}${selected === key ? ' selected' : ''}${step.kept_from !== undefined ? ' kept' : ''}${step.phase ? ` phase-${step.phase}` : ''}${step.phase && !rows[k - 1]?.[1].phase ? ' phase-start' : ''}`}
+            role="row"
+            key={key}
+            data-step={key}
+            data-phase={step.phase}
+          >
             <span class="gantt-label" role="rowheader">
-              <button type="button" class="link" onClick={() => onSelect(key)} title={key}>
-                {element ? key.slice(key.endsWith(']') ? key.lastIndexOf('[') : partStart(key)) : key}
+              <button type="button" class="link" onClick={() => onSelect(key)} title={step.phase ? `${key} (${step.phase})` : key}>
+                {step.phase && <span class="phase-tag">{step.phase === 'compensate' ? 'undo' : step.phase}</span>}
+                {element ? key.slice(key.endsWith(']') ? key.lastIndexOf('[') : partStart(key)) : step.phase === 'compensate' ? key.replace(/~compensate$/, '') : key}
                 {step.kept_from !== undefined ? ' (kept)' : ''}
               </button>
             </span>

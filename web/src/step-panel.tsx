@@ -69,6 +69,12 @@ export function StepPanel({ run, stepKey, onRerunFrom }: { run: RunDetail; stepK
         </p>
       )}
       <dl class="facts-list">
+        {step.phase && (
+          <>
+            <dt>Part</dt>
+            <dd>{step.phase === 'compensate' ? `compensation of step ${stepKey.replace(/~compensate$/, '')}` : `${step.phase} (failure handling)`}</dd>
+          </>
+        )}
         <dt>Attempts</dt>
         <dd>{step.attempts}</dd>
         <dt>Duration</dt>

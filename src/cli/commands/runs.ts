@@ -15,7 +15,7 @@ import { withOpenStore, withStoreOption, type StoreFlag } from '../with-store.js
 // `toolchain runs`: the runs the store keeps — list, show one, cancel one wherever
 // it runs, prune old ones. These read the store alone: no plugin is loaded.
 
-const STATUSES: readonly RunStatus[] = ['running', 'waiting', 'succeeded', 'failed', 'cancelled'];
+const STATUSES: readonly RunStatus[] = ['running', 'waiting', 'succeeded', 'failed', 'compensation_failed', 'cancelled'];
 const UNITS: Readonly<Record<string, number>> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
 
 export function registerRuns(program: Command, ctx: CommandContext): void {
