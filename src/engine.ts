@@ -22,6 +22,7 @@ import type { CallTargets, ChainCallOptions } from './llm/call-targets.js';
 import { DurableRuns, mayWait } from './runs/durable-runs.js';
 import { withPlumbing, type InternalStartOptions, type RunStartOptions } from './runs/start-options.js';
 import { Recovery } from './runs/recovery.js';
+import { isRefusal, planRerun, type RerunOptions } from './runs/rerun.js';
 import { leftWaiting, Waker } from './runs/waker.js';
 import { registerWaitMetrics } from './observe/wait-metrics.js';
 import { countTriggerFires, registerPausedTriggers } from './observe/trigger-metrics.js';
@@ -63,6 +64,14 @@ export interface Engine extends CallTargets {
   callElement(chain: string, step: string, element: DistributedElement, runId: string, signal?: AbortSignal): Promise<ElementOutcome>;
   /** Continues a run cut short (crash, kill, cancel) or failed (redrive): recorded successes are not run again. */
   resume(runId: string, options?: RunStartOptions): Promise<RunResult>;
+  /**
+   * A new run of a run that ended, from step `from`: that step and every step downstream of it
+   * run, every other step keeps its recorded output; without `from`, every step runs again. The
+   * input is the run's with `input`'s keys replaced. The new run records its origin (`rerun_of`,
+   * `rerun_from`). Refused (a failed result) with CHAIN_CHANGED, STEP_NOT_FOUND,
+   * RERUN_INPUT_READ or RUN_NOT_FINISHED; `runId` names the new run.
+   */
+  rerun(runId: string, options?: RerunOptions): Promise<RunResult>;
   /** Asks a run to stop, wherever it runs (through the store); false when no such run is running. */
   cancel(runId: string): Promise<boolean>;
   /** True when runs go to a queue's workers (`createEngine({ queue })`) instead of executing here. */
@@ -448,6 +457,19 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
       return callElement(host, plan, registry.current(), step, element, runId, signal);
     },
     resume: (runId, runOptions = {}) => (queued ? queued.resume(runId, runOptions) : followed(durable.resume(runId, withDefaults(runOptions)), runOptions)),
+    async rerun(runId, rerunOptions = {}) {
+      const { from, input, allowChanged, ...given } = rerunOptions;
+      if (queued) return failedBeforeStart(host, '(unknown)', given.runId, { code: 'USAGE', message: 'a re-run executes in the process that asks for it; use an engine without a queue (toolchain rerun without --queue)' }, undefined, given);
+      let planned;
+      try {
+        planned = await planRerun(store, runId, lookup, { ...(from !== undefined ? { from } : {}), ...(input !== undefined ? { input } : {}), ...(allowChanged !== undefined ? { allowChanged } : {}) });
+      } catch (error) {
+        const e = error instanceof ToolchainError ? error : new ToolchainError('STORE_UNAVAILABLE', String(error));
+        return failedBeforeStart(host, '(unknown)', given.runId, { code: e.code, message: e.message }, undefined, given);
+      }
+      if (isRefusal(planned)) return failedBeforeStart(host, planned.chain, given.runId, planned.error, planned.input, given);
+      return followed(durable.startRerun(planned, withDefaults(given)), given);
+    },
     cancel: async (runId) => {
       if (queued) return queued.cancel(runId);
       const status = (await durable.cancel(runId))?.status;

@@ -6,6 +6,7 @@
 
 export { createEngine, type Engine, type EngineOptions } from './engine.js';
 export type { RunStartOptions } from './runs/start-options.js';
+export type { RerunOptions, RerunRequest } from './runs/rerun.js';
 export type { TriggerEvent } from './triggers/scheduler.js';
 export type { TriggerUpdate, TriggerView } from './triggers/views.js';
 export type { PauseRequest } from './triggers/controls.js';
@@ -67,6 +68,7 @@ export type {
   StepStartedEvent,
   StepProgressEvent,
   StepRetryingEvent,
+  StepRoundEvent,
   StepSucceededEvent,
   StepFailedEvent,
   StepSkippedEvent,

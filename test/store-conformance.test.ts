@@ -45,6 +45,8 @@ describe.each(DRIVERS)('run store: $name', (driver) => {
       epoch: 1,
       cancel_requested: false,
       queue: null,
+      rerun_of: null,
+      rerun_from: null,
     };
     expect(first).toEqual({ created: true, run: expected });
     expect(await store.getRun('r1')).toEqual(expected);
@@ -286,6 +288,27 @@ describe.each(DRIVERS)('run store: $name', (driver) => {
     await store.finishRun('q-11', 1, { status: 'succeeded', outputs: {}, error: null, finished_at: T0 + 30 });
     expect(await ids('other')).toEqual(['q-08', 'q-05', 'q-01']);
     expect((await store.getRun('q-11'))?.queue).toBe('other');
+  });
+
+  it("keeps a re-run's origin (the run and the step it started from) and lists a run's re-runs, newest first; pruned ones go", async () => {
+    await store.createRun(newRun('origin'));
+    await store.createRun(newRun('again-1', { now: T0 + 1, rerun_of: 'origin', rerun_from: 'b' }));
+    await store.createRun(newRun('again-2', { now: T0 + 2, rerun_of: 'origin' }));
+    await store.createRun(newRun('again-of-again', { now: T0 + 3, rerun_of: 'again-1', rerun_from: 'c' }));
+    expect(await store.getRun('again-1')).toEqual(expect.objectContaining({ rerun_of: 'origin', rerun_from: 'b' }));
+    expect(await store.getRun('again-2')).toEqual(expect.objectContaining({ rerun_of: 'origin', rerun_from: null }));
+    expect(await store.getRun('origin')).toEqual(expect.objectContaining({ rerun_of: null, rerun_from: null }));
+    expect((await store.listRuns({ rerun_of: 'origin' })).map((r) => r.id)).toEqual(['again-2', 'again-1']);
+    expect((await store.listRuns({ rerun_of: 'origin', limit: 1 })).map((r) => r.id)).toEqual(['again-2']);
+    expect((await store.listRuns({ rerun_of: 'again-1' })).map((r) => r.id)).toEqual(['again-of-again']);
+    expect(await store.listRuns({ rerun_of: 'again-of-again' })).toEqual([]);
+    // A claim keeps the origin; the other filters apply too.
+    await store.claimRun('again-1', { owner: 'x', lease_until: T0, now: T0 + 4, expected_epoch: 1 });
+    expect(await store.getRun('again-1')).toEqual(expect.objectContaining({ rerun_of: 'origin', rerun_from: 'b' }));
+    await store.finishRun('again-2', 1, { status: 'succeeded', outputs: {}, error: null, finished_at: T0 + 5 });
+    expect((await store.listRuns({ rerun_of: 'origin', status: 'succeeded' })).map((r) => r.id)).toEqual(['again-2']);
+    expect(await store.prune(T0 + 10)).toBe(1);
+    expect((await store.listRuns({ rerun_of: 'origin' })).map((r) => r.id)).toEqual(['again-1']);
   });
 
   it('prunes runs that finished before a time, with their steps; running ones stay', async () => {

@@ -25,7 +25,7 @@ describe('PostgreSQL store schemas', () => {
     ns = postgresNamespace();
     await postgresQuery(readFileSync(join(FIXTURES, 'postgres-v1.sql'), 'utf8').replaceAll('{{schema}}', `"${schema()}"`));
     const store = await ns.open();
-    expect(await store.getRun('old-1')).toEqual(expect.objectContaining({ status: 'succeeded', input: { question: 'Osaka?' }, outputs: { city: 'Osaka' }, finished_at: 1700000000050, queue: null }));
+    expect(await store.getRun('old-1')).toEqual(expect.objectContaining({ status: 'succeeded', input: { question: 'Osaka?' }, outputs: { city: 'Osaka' }, finished_at: 1700000000050, queue: null, rerun_of: null, rerun_from: null }));
     expect((await store.getSteps('old-1')).map((s) => [s.key, s.output, s.attempts])).toEqual([
       ['locate', { city: 'Osaka', tz: 'Asia/Tokyo' }, 1],
       ['format', 'Osaka 14:05', 2],
@@ -40,8 +40,9 @@ describe('PostgreSQL store schemas', () => {
   it("migrates a version 5 schema's events: each kept, given positions", async () => {
     ns = postgresNamespace();
     await (await ns.open()).close();
-    // The events table as versions 4 and 5 made it, with events in it.
-    await postgresQuery(`DROP TABLE "${schema()}".events;
+    // The events table as versions 4 and 5 made it, with events in it (and runs without the columns 7 adds).
+    await postgresQuery(`ALTER TABLE "${schema()}".runs DROP COLUMN rerun_of, DROP COLUMN rerun_from;
+      DROP TABLE "${schema()}".events;
       CREATE TABLE "${schema()}".events (id text PRIMARY KEY, name text NOT NULL, payload text, at bigint NOT NULL);
       INSERT INTO "${schema()}".events VALUES ('a', 'paid', '{"order":1}', ${T0 + 10}), ('b', 'paid', '{"order":2}', ${T0 + 20});
       UPDATE "${schema()}".toolchain_meta SET value = '5' WHERE key = 'version'`);

@@ -49,7 +49,7 @@ describe('SQLite store files', () => {
     db.exec(readFileSync(join(FIXTURES, 'sqlite-v1.sql'), 'utf8'));
     db.close();
     const store = await openStore(`sqlite:${file}`);
-    expect(await store.getRun('old-1')).toEqual(expect.objectContaining({ status: 'succeeded', input: { question: 'Osaka?' }, outputs: { city: 'Osaka' }, finished_at: 1700000000050, queue: null }));
+    expect(await store.getRun('old-1')).toEqual(expect.objectContaining({ status: 'succeeded', input: { question: 'Osaka?' }, outputs: { city: 'Osaka' }, finished_at: 1700000000050, queue: null, rerun_of: null, rerun_from: null }));
     expect((await store.getSteps('old-1')).map((s) => [s.key, s.output, s.attempts])).toEqual([
       ['locate', { city: 'Osaka', tz: 'Asia/Tokyo' }, 1],
       ['format', 'Osaka 14:05', 2],
@@ -65,9 +65,10 @@ describe('SQLite store files', () => {
   it("migrates a version 5 file's events: each kept, given positions in the order they were sent", async () => {
     const file = join(dir, 'runs.db');
     await (await openStore(`sqlite:${file}`)).close();
-    // The events table as versions 4 and 5 made it, with events in it.
+    // The events table as versions 4 and 5 made it, with events in it (and runs without the columns 7 adds).
     const db = new Sqlite(file);
-    db.exec(`DROP TABLE events;
+    db.exec(`DROP INDEX runs_by_origin; ALTER TABLE runs DROP COLUMN rerun_of; ALTER TABLE runs DROP COLUMN rerun_from;
+      DROP TABLE events;
       CREATE TABLE events (id TEXT PRIMARY KEY, name TEXT NOT NULL, payload TEXT, at INTEGER NOT NULL) WITHOUT ROWID;
       CREATE INDEX events_by_time ON events (at);
       INSERT INTO events VALUES ('later', 'paid', '{"order":2}', ${T0 + 20}), ('sooner', 'paid', '{"order":1}', ${T0 + 10});`);

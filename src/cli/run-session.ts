@@ -108,14 +108,33 @@ export function openSession(io: CliIO, flags: SessionFlags, globals: { readonly 
 export function printResult(io: CliIO, result: RunResult, json: boolean, debug = false): number {
   if (json) io.stdout.write(`${printableJson(result, 2)}\n`);
   else if (result.status === 'succeeded') io.stdout.write(`${printableJson(result.outputs ?? null, 2)}\n`);
-  if (result.status === 'succeeded') return EXIT_OK;
+  const handling = handlerFailures(result);
+  if (result.status === 'succeeded') {
+    for (const line of handling) io.stderr.write(`${printable(line)}\n`);
+    return EXIT_OK;
+  }
   const error = result.error!;
   const step = error.step !== undefined && !error.message.includes(`step '${error.step}'`) ? ` (step '${error.step}')` : '';
   io.stderr.write(`${printable(`error: ${error.code} ${error.message}${step}`)}\n`);
+  for (const line of handling) io.stderr.write(`${printable(line)}\n`);
   const tool = error.code === 'APPROVAL_DENIED' ? /dangerous tool '([^']+)'/.exec(error.message)?.[1] : undefined;
   if (tool !== undefined) io.stderr.write(`${printable(`hint: allow it with --approve ${tool}, answer y when asked on a terminal, or pass --wait-approvals and decide with 'toolchain approvals'`)}\n`);
   if (debug && error.stack !== undefined) io.stderr.write(`${error.stack.split('\n').map(printable).join('\n')}\n`);
   return exitCodeFor(error.code);
+}
+
+/**
+ * The failure handling that failed, one line each: a compensation that failed for good (what its
+ * step did may not be undone), an on_failure or finally step (the run's status is its own).
+ */
+function handlerFailures(result: RunResult): string[] {
+  const out: string[] = [];
+  for (const [key, s] of Object.entries(result.steps)) {
+    if (s.phase === undefined || s.status !== 'failed') continue;
+    const why = s.error ? `: ${s.error.code} ${s.error.message}` : '';
+    out.push(s.phase === 'compensate' ? `compensation failed: '${key}'${why}` : `warning: ${s.phase} step '${key}' failed${why}`);
+  }
+  return out;
 }
 
 /** A tool's `ctx.log` line with --verbose: `[step] message {fields}` (`[step[3]]` for a for_each element), above the progress block. */

@@ -35,6 +35,17 @@ export function runTable(run: RunDetail): string {
   const head = `run ${run.run_id}  chain ${run.chain}  ${shownStatus(run)}  started ${time(run.started_at)}  ${formatMs(run.duration_ms)}\n`;
   const gone = run.interrupted ? `interrupted: its owner (${run.owner ?? 'unknown'}) is gone; resume it with: toolchain resume ${run.run_id}\n` : '';
   const error = run.error ? `error: ${run.error.code} ${run.error.message}${run.error.step ? ` (step '${run.error.step}')` : ''}\n` : '';
-  const steps = Object.entries(run.steps).map(([key, s]) => [key, s.status, String(s.attempts), formatMs(s.duration_ms), s.error ? `${s.error.code} ${s.error.message}` : '']);
-  return `${printable(head.slice(0, -1))}\n${gone ? `${printable(gone.slice(0, -1))}\n` : ''}${error ? `${printable(error.slice(0, -1))}\n` : ''}\n${table([['STEP', 'STATUS', 'ATTEMPTS', 'DURATION', 'ERROR'], ...steps])}`;
+  // A re-run names its origin (its kept steps say `kept`), and a run re-run names its re-runs.
+  const origin = run.rerun_of !== undefined ? `re-run of ${run.rerun_of}${run.rerun_from !== undefined ? ` from step '${run.rerun_from}'` : ' (every step)'}\n` : '';
+  const reruns = run.reruns.length > 0 ? `re-runs: ${run.reruns.join(', ')}\n` : '';
+  // A handler's step is named with its list (a compensation's name says it already).
+  const steps = Object.entries(run.steps).map(([key, s]) => [
+    s.phase === 'on_failure' || s.phase === 'finally' ? `${key} (${s.phase})` : key,
+    s.kept_from !== undefined ? `${s.status} (kept)` : s.status,
+    String(s.attempts),
+    formatMs(s.duration_ms),
+    s.error ? `${s.error.code} ${s.error.message}` : '',
+  ]);
+  const lines = [gone, error, origin, reruns].filter((l) => l !== '').map((l) => `${printable(l.slice(0, -1))}\n`).join('');
+  return `${printable(head.slice(0, -1))}\n${lines}\n${table([['STEP', 'STATUS', 'ATTEMPTS', 'DURATION', 'ERROR'], ...steps])}`;
 }

@@ -77,6 +77,8 @@ export const ERROR_KINDS = {
   RESULT_TOO_LARGE: 'run',
   /** A for_each selected more elements than the engine's limit (serve's `for-each-elements`). */
   FOR_EACH_TOO_LARGE: 'run',
+  /** A `repeat` step ran its last round (max_attempts) and its `until` was still false. */
+  REPEAT_EXHAUSTED: 'run',
   TOOL_ERROR: 'run',
   TIMEOUT: 'run',
   RUN_TIMEOUT: 'run',
@@ -104,6 +106,12 @@ export const ERROR_KINDS = {
   RUN_IN_PROGRESS: 'usage',
   RUN_ID_CONFLICT: 'usage',
   CHAIN_CHANGED: 'definition',
+  /** A re-run of a run that has not ended (running, interrupted, waiting). */
+  RUN_NOT_FINISHED: 'usage',
+  /** A step named (a re-run's `from`) that the chain does not have. */
+  STEP_NOT_FOUND: 'usage',
+  /** A re-run replaces an input that a step it keeps read. */
+  RERUN_INPUT_READ: 'usage',
   // the queue of runs
   QUEUE_URL: 'usage',
   QUEUE_UNAVAILABLE: 'run',
@@ -140,6 +148,13 @@ export const ERROR_KINDS = {
   WEBHOOK_SECRET_MISSING: 'usage',
   /** A signed webhook delivery that is not what its signature kind sends (a Stripe body without an event id). */
   WEBHOOK_BAD_DELIVERY: 'usage',
+  // failure handling: on_failure, finally, compensate
+  /** An on_failure or finally step that would wait (sleep, sleep_until, wait_for, approval). */
+  HANDLER_CANNOT_WAIT: 'definition',
+  /** `compensate` where there is nothing to undo: on a waiting step, or on an on_failure or finally step. */
+  COMPENSATE_NOT_ALLOWED: 'definition',
+  /** A sub-chain's run failed and one of its compensations failed too (its status compensation_failed). */
+  COMPENSATION_FAILED: 'run',
   // a model endpoint (agent steps)
   MODEL_ERROR: 'run',
   RATE_LIMITED: 'run',

@@ -31,6 +31,24 @@ export type MappedValue = unknown;
  */
 export type Name = string;
 /**
+ * How to undo what the step did, should the run fail later: a tool or a chain, run after on_failure, in the reverse order of completion of the steps that succeeded. Its input_map reads `$.this` (the step's output), `$.this_input` (its resolved input_map) and the run.
+ */
+export type Compensate =
+  | {
+      tool: string;
+      chain?: undefined;
+      input_map?: {[k: string]: MappedValue};
+      retry?: Retry;
+      timeout?: number | string;
+    }
+  | {
+      chain: string;
+      tool?: undefined;
+      input_map?: {[k: string]: MappedValue};
+      retry?: Retry;
+      timeout?: number | string;
+    };
+/**
  * Exactly one of `tool`, `chain`, `agent`, `sleep`, `sleep_until`, `wait_for` or `approval`.
  */
 export type StepKind =
@@ -127,6 +145,18 @@ export interface ToolchainChain {
    */
   steps: [Step & StepKind, ...(Step & StepKind)[]];
   /**
+   * Steps run when the run fails, after its steps have ended and before the compensations. They read `$.error` ({ code, message, step }), the outputs of the steps that succeeded and the inputs. Their own failures are recorded and counted but do not change the run's status.
+   *
+   * @minItems 1
+   */
+  on_failure?: [Step & StepKind, ...(Step & StepKind)[]];
+  /**
+   * Steps run after the run has ended, whatever its status (after on_failure and the compensations). They read `$.status` (succeeded, failed, compensation_failed or cancelled), `$.error` when there is one, the steps' outputs and the inputs. A failing finally step does not stop the others, nor change the run's status.
+   *
+   * @minItems 1
+   */
+  finally?: [Step & StepKind, ...(Step & StepKind)[]];
+  /**
    * Outputs by name: a JSONPath, a template or a literal. Without it, the output of the last step that ran.
    */
   outputs?: {
@@ -197,6 +227,7 @@ export interface Step {
   timeout?: number | string;
   retry?: Retry;
   fallback?: Fallback1;
+  repeat?: Repeat;
   /**
    * Run once per element of this array ($.item, $.index).
    */
@@ -213,6 +244,7 @@ export interface Step {
    * fail (default) stops the run; continue records { error } as the output.
    */
   on_error?: 'fail' | 'continue';
+  compensate?: Compensate;
 }
 /**
  * A language-model agent: a loop against an OpenAI-compatible chat endpoint that may call the listed tools and chains.
@@ -370,6 +402,23 @@ export interface Fallback1 {
    * A fixed value used as the step's output.
    */
   output?: unknown;
+}
+/**
+ * Polling: run the step, then again every `every` until `until` is true, at most max_attempts rounds (then REPEAT_EXHAUSTED). The run sleeps durably between rounds.
+ */
+export interface Repeat {
+  /**
+   * A condition (as in when) read after each round; $.this is the round's output. True: the step succeeds with that output.
+   */
+  until: string;
+  /**
+   * How long the run sleeps between the end of one round and the start of the next (a durable sleep).
+   */
+  every: number | string;
+  /**
+   * Most rounds (the first included); after the last one with until still false the step fails with REPEAT_EXHAUSTED.
+   */
+  max_attempts: number;
 }
 /**
  * One trigger: exactly one of `schedule` (cron), `every` (interval), `event` (an event name) and `webhook` (POST /hooks/PATH on serve).

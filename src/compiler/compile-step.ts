@@ -5,6 +5,7 @@ import type { CompiledValue, ExprProblem, PathRef } from '../expr/types.js';
 import type { Step, StepKind } from './chain-file.generated.js';
 import { agentMessages, compileAgent } from './compile-agent.js';
 import { compileFallback, compileRetry } from './compile-policies.js';
+import { compileRepeat } from './compile-repeat.js';
 import type { DiagnosticSink } from '../loader/diagnostic-sink.js';
 import type { PlanStep } from './plan.js';
 
@@ -21,8 +22,8 @@ function offsetOf(problem: ExprProblem): { offset?: number } {
   return problem.offset !== undefined ? { offset: problem.offset } : {};
 }
 
-export function compileStep(raw: RawStep, index: number, sink: DiagnosticSink): { body: CompiledStepBody; refs: PathRef[] } {
-  const pointer = `/steps/${index}`;
+/** `pointer`: where the step is written (`/steps/2`, `/on_failure/0`, `/steps/2/compensate` for a compensation). */
+export function compileStep(raw: RawStep, index: number, sink: DiagnosticSink, pointer = `/steps/${index}`): { body: CompiledStepBody; refs: PathRef[] } {
   const refs: PathRef[] = [];
   const value = (v: unknown, at: string): CompiledValue => {
     if (v === undefined) return EMPTY;
@@ -86,6 +87,9 @@ export function compileStep(raw: RawStep, index: number, sink: DiagnosticSink): 
   const fb = raw.fallback ?? raw.retry?.fallback;
   const fallback = fb ? compileFallback(fb, (v, at) => value(v, `${fallbackAt}/${at}`)) : undefined;
 
+  const { repeat, refs: repeatRefs } = compileRepeat(raw, pointer, sink);
+  refs.push(...repeatRefs);
+
   const timeoutMs = parseDuration(raw.timeout);
   const body: CompiledStepBody = {
     index,
@@ -99,6 +103,7 @@ export function compileStep(raw: RawStep, index: number, sink: DiagnosticSink): 
     ...(timeoutMs !== undefined ? { timeoutMs } : {}),
     retry: compileRetry(raw.retry),
     ...(fallback ? { fallback } : {}),
+    ...(repeat ? { repeat } : {}),
     onError: raw.on_error ?? 'fail',
     parallel: raw.parallel ?? false,
   };

@@ -7,7 +7,8 @@ import { isRecord } from '../common/json.js';
 // `(s.depends_on ?? []).forEach` throw, and one such file broke every chain of the folder. So
 // every member the schema found a problem in is left out of the value that gets compiled (the
 // schema check has already reported it, at its place in the file):
-//   - a step's key (`/steps/0/depends_on/1` drops that step's `depends_on`);
+//   - a step's key (`/steps/0/depends_on/1` drops that step's `depends_on`; the same in
+//     `on_failure` and `finally`);
 //   - one input or output (`/inputs/hour-12`);
 //   - any other top-level key.
 // A step that is itself malformed stays: compileDocument skips steps without a name and a kind.
@@ -28,8 +29,8 @@ export function dropIllTyped(value: unknown, errors: readonly ErrorObject[]): un
 function drop(chain: Record<string, unknown>, tokens: readonly string[]): void {
   const [top, second, third] = tokens;
   if (top === undefined) return;
-  if (top === 'steps') {
-    const steps = chain.steps;
+  if (top === 'steps' || top === 'on_failure' || top === 'finally') {
+    const steps = chain[top];
     if (third === undefined || !Array.isArray(steps)) return;
     const step: unknown = steps[Number(second)];
     if (isRecord(step)) delete step[third];

@@ -80,6 +80,8 @@ export interface PlanStep {
   readonly timeoutMs?: number;
   readonly retry: RetryPolicy;
   readonly fallback?: FallbackPolicy;
+  /** `repeat:` — the step runs in rounds until `until` holds (compile-repeat.ts). */
+  readonly repeat?: RepeatPlan;
   readonly onError: 'fail' | 'continue';
   readonly parallel: boolean;
   /** Indices of the steps this one waits for (references, depends_on and order), ascending. */
@@ -88,6 +90,17 @@ export interface PlanStep {
   readonly skipsWith: readonly number[];
   /** Indices of the steps that wait for this one, ascending. */
   readonly dependents: readonly number[];
+}
+
+/**
+ * A polling step: each round is the step's call (its retry and fallback included); after a round,
+ * `until` is read with `$.this` = the round's output; while it is false the run sleeps `everyMs`
+ * (a durable sleep, measured from the end of the round) and runs another, at most `maxAttempts`.
+ */
+export interface RepeatPlan {
+  readonly until: CompiledCondition;
+  readonly everyMs: number;
+  readonly maxAttempts: number;
 }
 
 export interface ChainInputs {
@@ -127,6 +140,29 @@ export interface ChainPlan {
   readonly flow: ChainFlow;
   /** When it runs on its own (`triggers:`), in file order; absent when it declares none. Not part of `hash`. */
   readonly triggers?: readonly TriggerPlan[];
+  /** What runs once its steps have ended (`on_failure`, `finally`, the steps' `compensate`); absent when it has none of them. */
+  readonly handlers?: HandlerPlans;
+  /** Set on the plan of a handler list or of one compensation: which part of the run it is (absent on a chain's own plan). */
+  readonly phase?: HandlerPhase;
+}
+
+/** The parts of a run that come after its steps: `on_failure` steps, compensations, `finally` steps. */
+export type HandlerPhase = 'on_failure' | 'compensate' | 'finally';
+
+/**
+ * A chain's failure handling. Each handler list is a plan of its own, run like a sub-chain of the
+ * run once the run's steps have ended (executor/run-chain.ts): its inputs are the run's context
+ * (inputs and step outputs) with `error` (and, for `finally`, `status`); its steps are recorded
+ * under their own names. A compensation is a plan of one step, `NAME~compensate`, whose context
+ * adds `this` and `this_input`.
+ */
+export interface HandlerPlans {
+  /** `on_failure:`, run when the run fails. */
+  readonly onFailure?: ChainPlan;
+  /** `finally:`, run after the run has ended, whatever its status. */
+  readonly finally?: ChainPlan;
+  /** By step index: the step's compensation, or undefined for a step without one. */
+  readonly compensations: readonly (ChainPlan | undefined)[];
 }
 
 export type TriggerKind = 'schedule' | 'every' | 'event' | 'webhook';

@@ -39,11 +39,23 @@ function describe(e: ErrorObject, root: unknown, add: Add): void {
     add('BAD_DURATION', at, `${where} is not a duration (${JSON.stringify(valueAtPointer(root, at))}): expected ${WAIT_DURATION_RULE}`);
     return;
   }
+  if (/^\/steps\/\d+\/repeat\/max_attempts$/.test(at) && (e.keyword === 'minimum' || e.keyword === 'maximum')) {
+    add('BAD_VALUE', at, `${where} must be a whole number of rounds from 1 to 10000, got ${JSON.stringify(valueAtPointer(root, at))}`);
+    return;
+  }
   if (sp.includes('/definitions/stepKind')) {
     const step = valueAtPointer(root, at);
     const kinds = isRecord(step) ? STEP_KINDS.filter((k) => k in step) : [];
     if (kinds.length > 1) add('BAD_VALUE', at, `step ${stepName(step)} has ${kinds.map((k) => `'${k}'`).join(' and ')}: a step does exactly one of ${STEP_KINDS.join(', ')}`);
     else add('MISSING_KEY', at, `step ${stepName(step)} needs 'tool' (a tool to call), 'chain' (a chain to run), 'agent' (a model to ask), or a wait: 'sleep', 'sleep_until', 'wait_for' (an event) or 'approval' (a person)`);
+    return;
+  }
+  // The compensate definition is compiled on its own: its schema paths start at its own root.
+  if (/\/compensate$/.test(at) && (sp.startsWith('#/oneOf') || sp.includes('/definitions/compensate/oneOf'))) {
+    if (e.keyword !== 'oneOf') return; // each branch's complaint: said once below
+    const c = valueAtPointer(root, at);
+    const both = isRecord(c) && 'tool' in c && 'chain' in c;
+    add(both ? 'BAD_VALUE' : 'MISSING_KEY', at, `${where} ${both ? "has both 'tool' and 'chain'" : "has neither 'tool' nor 'chain'"}: a compensation calls exactly one tool or runs one chain`);
     return;
   }
   if (/^\/inputs\/[^/]+$/.test(at) && (sp.includes('/definitions/input') || sp.includes('/definitions/typeName'))) {
@@ -114,10 +126,11 @@ function describe(e: ErrorObject, root: unknown, add: Add): void {
 function describePointer(root: unknown, pointer: string): string {
   if (pointer === '') return 'the chain';
   const parts = pointerTokens(pointer);
-  if (parts[0] === 'steps' && parts[1] !== undefined) {
-    const step = stepName(valueAtPointer(root, `/steps/${parts[1]}`));
+  if ((parts[0] === 'steps' || parts[0] === 'on_failure' || parts[0] === 'finally') && parts[1] !== undefined) {
+    const step = stepName(valueAtPointer(root, `/${parts[0]}/${parts[1]}`));
     const rest = parts.slice(2).join('.');
-    return rest ? `${rest} of step ${step}` : `step ${step}`;
+    const what = parts[0] === 'steps' ? 'step' : `${parts[0]} step`;
+    return rest ? `${rest} of ${what} ${step}` : `${what} ${step}`;
   }
   return `'${parts.join('.')}'`;
 }

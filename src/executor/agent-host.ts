@@ -88,6 +88,7 @@ function toolCallProgress(
     index: step.index,
     item,
     call: { id: call.id, turn: call.turn },
+    phase: run.phase,
   });
   const started = run.clock.now();
   emit({ type: 'step:started', ...where(), timestamp: started, attempt: 1 });

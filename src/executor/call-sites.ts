@@ -109,3 +109,14 @@ export function stepSite(step: PlanStep, callee: Callee, fallbackTool: Callee | 
 function wording(step: string, sources: Readonly<Record<string, string>>): InvalidWording {
   return (callee, args, problems) => validationMessage(step, callee, args, problems, sources);
 }
+
+/** Binds the handlers' plans, or the first tool one of them lacks (the run then ends before it starts). */
+export function handlerBinding(binder: Binder, plan: ChainPlan, tools: ToolSet): ToolchainError | undefined {
+  const h = plan.handlers!;
+  for (const p of [h.onFailure, ...h.compensations, h.finally]) {
+    if (p === undefined) continue;
+    const bound = binder.bind(p, tools);
+    if (bound instanceof ToolchainError) return bound;
+  }
+  return undefined;
+}

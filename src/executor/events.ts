@@ -1,4 +1,5 @@
 import type { FallbackKind } from '../call/index.js';
+import type { HandlerPhase } from '../compiler/plan.js';
 import type { StepError } from '../common/errors.js';
 import type { TokenUsage } from './agent-step.js';
 import type { SkipReason, StepRecord } from './step-state.js';
@@ -34,6 +35,11 @@ interface StepEventBase extends EventBase {
   readonly item?: number;
   /** Set on the step events of a tool call an agent's model made: its id and the model turn. */
   readonly call?: { readonly id: string; readonly turn: number };
+  /**
+   * Set on the events of failure handling: a step of `on_failure` or `finally`, or a compensation
+   * (`STEP~compensate`). `index` is then the step's place in its own list (0 for a compensation).
+   */
+  readonly phase?: HandlerPhase;
 }
 
 export interface RunStartedEvent extends EventBase {
@@ -94,6 +100,27 @@ export interface StepWaitingEvent extends StepEventBase {
   readonly type: 'step:waiting';
   /** What it waits for, for people: `event payment.settled`, `sleep until 2026-12-02T05:00:00.000Z`, `approval ap_…`. */
   readonly waiting_for: string;
+}
+
+/**
+ * A round of a `repeat` step ended (its call succeeded): the round's output, whether `until` held,
+ * and when the next round starts. The round's record is kept under `STEP#ROUND`.
+ */
+export interface StepRoundEvent extends StepEventBase {
+  readonly type: 'step:round';
+  /** 1-based. */
+  readonly round: number;
+  /** The step's `max_attempts`: the most rounds it runs. */
+  readonly max_rounds: number;
+  /** Calls this round made (its retries and fallback included). */
+  readonly attempts: number;
+  readonly output: unknown;
+  readonly started_at: number;
+  readonly duration_ms: number;
+  /** `until` held after this round: the step succeeds with its output. */
+  readonly done: boolean;
+  /** When the next round starts (milliseconds since the epoch); absent when none follows. */
+  readonly next_at?: number;
 }
 
 /** What a parked run waits for: one entry per open wait. */
@@ -213,7 +240,7 @@ export interface AgentToolCallEvent extends AgentEventBase, AgentToolCall {
 
 export type StepFinishedEvent = StepSucceededEvent | StepFailedEvent | StepSkippedEvent;
 
-export type StepEvent = StepStartedEvent | StepRetryingEvent | StepProgressEvent | StepWaitingEvent | StepFinishedEvent;
+export type StepEvent = StepStartedEvent | StepRetryingEvent | StepProgressEvent | StepWaitingEvent | StepRoundEvent | StepFinishedEvent;
 
 export type WaitEvent = RunWaitingEvent | RunWokenEvent | ApprovalRequestedEvent | ApprovalDecidedEvent;
 

@@ -1,12 +1,12 @@
 // The executor: plan + input → result.
 import type { ChainPlan } from '../compiler/plan.js';
 import type { ToolSet } from '../registry/types.js';
-import { Run } from './run.js';
+import { runChain } from './run-chain.js';
 import type { ExecutionOptions, ExecutorHost, RunResult } from './types.js';
 
-/** Runs `plan` once. Never rejects for anything a user or a tool did: failures are in the result. */
+/** Runs `plan` once (its failure handling included). Never rejects for anything a user or a tool did: failures are in the result. */
 export function executeChain(host: ExecutorHost, plan: ChainPlan, tools: ToolSet, input: unknown, options: ExecutionOptions = {}): Promise<RunResult> {
-  return new Run(host, plan, options, undefined).start(tools, input);
+  return runChain(host, plan, options, undefined, tools, input);
 }
 
 export { systemClock, sleep, type Clock, type TimerHandle } from '../common/clock.js';
@@ -16,6 +16,7 @@ export { createBinder, type Binder, type BoundPlan } from './call-sites.js';
 export { chainCallee } from './step-callees.js';
 export { emitRunBounds, toStepRecord } from './events.js';
 export { endStatusOf, isCancellation } from './run-result.js';
+export { STEPS_ENDED } from './run-chain.js';
 export { transition, effectsOf, PENDING, type StepState, type StepInput, type StepRecord, type StepStatus, type FinalStatus, type SkipReason } from './step-state.js';
 export type {
   AgentEvent,
@@ -35,6 +36,7 @@ export type {
   StepFinishedEvent,
   StepProgressEvent,
   StepRetryingEvent,
+  StepRoundEvent,
   StepSkippedEvent,
   StepStartedEvent,
   StepSucceededEvent,

@@ -63,14 +63,16 @@ function runOutputs(plan: ChainPlan, states: readonly StepState[], context: Reco
 }
 
 function summaries(plan: ChainPlan, states: readonly StepState[]): Record<string, StepSummary> {
-  if (allQuick(states)) return quickSummaries(plan);
+  const phase = plan.phase;
+  if (phase === undefined && allQuick(states)) return quickSummaries(plan);
   const out: Record<string, StepSummary> = {};
   for (let i = 0; i < plan.steps.length; i++) {
     const state = states[i]!;
-    out[plan.steps[i]!.name] =
+    const summary: StepSummary =
       isFinal(state)
         ? { status: state.status, attempts: state.record.attempts, duration_ms: state.record.duration_ms, error: state.record.error }
         : { status: state.status === 'waiting' ? 'waiting' : 'pending', attempts: 0, duration_ms: 0, error: undefined };
+    out[plan.steps[i]!.name] = phase === undefined ? summary : { ...summary, phase };
   }
   return out;
 }

@@ -1,9 +1,9 @@
 import type { CallContext, CallOwner, CallSite, CallWatcher, FallbackKind, RetryReport, RunWaits } from '../call/index.js';
 import type { Clock } from '../common/clock.js';
 import { ToolchainError, type ErrorCode, type StepError } from '../common/errors.js';
-import type { ChainPlan } from '../compiler/plan.js';
+import type { ChainPlan, HandlerPhase } from '../compiler/plan.js';
 import type { ApproveCallback, ToolProgress, ToolSet } from '../registry/types.js';
-import type { BoundPlan } from './call-sites.js';
+import { handlerBinding, type BoundPlan } from './call-sites.js';
 import type { EventListener, ParentRef, RunError, RunEvent } from './events.js';
 import { newContext } from './run-context.js';
 import { runResult } from './run-result.js';
@@ -50,7 +50,7 @@ export class Run implements CallOwner, CallWatcher, Stoppable {
   private pumping = false;
   /** Steps parked on a wait: the run parks instead of finishing when it goes quiet with any. */
   private parked = 0;
-  private phase: 'running' | 'stopping' | 'done' = 'running';
+  private stage: 'running' | 'stopping' | 'done' = 'running';
   private error: RunError | undefined;
   private readonly started: number;
   private disarm: (() => void) | undefined;
@@ -59,6 +59,18 @@ export class Run implements CallOwner, CallWatcher, Stoppable {
   readonly keyPrefix: string;
   readonly rootRunId: string; // the id its results are recorded under: its own, or the top run's
   readonly depth: number; // levels of sub-chains above this run
+  /** Set on the run of a handler list or a compensation (its plan's phase): its step events say so. */
+  readonly phase: HandlerPhase | undefined;
+  /**
+   * Which of `run:started` / `run:finished` this run says itself: both for a plain run; only the
+   * start for a run whose chain has failure handling (run-chain.ts says how it ended, after the
+   * handlers); neither for a handler's run, which is a part of its run, not a run of its own.
+   */
+  private readonly bounds: 'both' | 'start' | 'none';
+  /** Its steps started (it was not refused first: a bad input, a missing tool, cancelled before it began). */
+  began = false;
+  /** Steps in the order they ended in this execution: kept only for a chain with compensations (their order). */
+  readonly completions: number[] | undefined;
 
   constructor(host: ExecutorHost, plan: ChainPlan, options: ExecutionOptions, scope: RunScope | undefined) {
     this.runId = options.runId ?? host.newRunId();
@@ -66,6 +78,9 @@ export class Run implements CallOwner, CallWatcher, Stoppable {
     this.rootRunId = scope?.rootRunId ?? this.runId;
     this.parent = scope?.parent;
     this.depth = scope?.depth ?? 0;
+    this.phase = plan.phase;
+    this.bounds = plan.phase !== undefined ? 'none' : plan.handlers !== undefined ? 'start' : 'both';
+    this.completions = plan.handlers?.compensations.some((c) => c !== undefined) === true ? [] : undefined;
     this.plan = plan;
     this.host = host;
     this.clock = host.clock;
@@ -84,18 +99,28 @@ export class Run implements CallOwner, CallWatcher, Stoppable {
     this.started = options.startedAt ?? host.clock.now();
   }
 
-  /** Binds the tools, restores recorded steps and starts the roots; resolves when the run has finished. */
-  start(tools: ToolSet, input: unknown): Promise<RunResult> {
+  /**
+   * Binds the tools, restores recorded steps and starts the roots; resolves when the run has
+   * finished. `ended`: the run's steps had ended in an earlier execution (its failure handling
+   * was under way): every recorded result is restored and the run finishes as it did, running nothing.
+   */
+  start(tools: ToolSet, input: unknown, ended?: { readonly error: RunError | undefined }): Promise<RunResult> {
     const promise = new Promise<RunResult>((resolve) => (this.resolve = resolve));
-    if (this.onEvent) this.emit({ type: 'run:started', run_id: this.runId, chain: this.plan.name, timestamp: this.started, parent: this.parent, input });
-    const checked = this.host.checkInput(this.plan, input);
+    if (this.onEvent && this.bounds !== 'none') this.emit({ type: 'run:started', run_id: this.runId, chain: this.plan.name, timestamp: this.started, parent: this.parent, input });
+    // A handler's input is its run's context, checked when that run started.
+    const checked = this.phase !== undefined ? { ok: true as const, input: input as Record<string, unknown> } : this.host.checkInput(this.plan, input);
     if (!checked.ok) return this.endEarly('INPUT_INVALID', checked.message), promise;
     const bound = this.host.binder.bind(this.plan, tools);
     if (bound instanceof ToolchainError) return this.endEarly(bound.code, bound.message), promise;
+    // A tool a handler needs is missing: said now, before a step runs, not once the run has failed.
+    const unbound = this.plan.handlers !== undefined ? handlerBinding(this.host.binder, this.plan, tools) : undefined;
+    if (unbound !== undefined) return this.endEarly(unbound.code, unbound.message), promise;
     this.bound = bound;
     const signal = this.options.signal;
     if (signal?.aborted) return this.endEarly('ABORTED', 'the run was cancelled before it started'), promise;
     Object.assign(this.context, checked.input);
+    this.began = true;
+    if (ended !== undefined) return this.replay(ended.error), promise;
     this.disarm = armStops(this.plan, this.clock, signal, this);
     this.options.control?.bind(this);
     // A recorded success is not executed again; its output feeds the steps after it.
@@ -114,6 +139,19 @@ export class Run implements CallOwner, CallWatcher, Stoppable {
     return promise;
   }
 
+  /** A run whose steps had ended: every result back as recorded (failures and skips too), then the end it had. */
+  private replay(error: RunError | undefined): void {
+    this.pumping = true;
+    for (const i of this.plan.order) {
+      const record = this.options.restored?.get(this.keyPrefix + this.plan.steps[i]!.name);
+      if (record) this.apply(i, { type: 'restore', record });
+    }
+    this.pumping = false;
+    this.error = error;
+    this.stage = 'stopping';
+    this.finish();
+  }
+
   /** The one place a step changes: transition, then exactly the effects it names. */
   apply(i: number, input: StepInput): void {
     const step = this.plan.steps[i]!;
@@ -123,7 +161,10 @@ export class Run implements CallOwner, CallWatcher, Stoppable {
     this.states[i] = next;
     const effects = effectsOf(prev, next, input, step);
     if (effects & EMIT && this.onEvent) this.emit(stepEvent(this, step, input, next));
-    if (effects & RECORD && isFinal(next)) this.options.recorder?.record(this.keyPrefix + step.name, next.record);
+    if (effects & RECORD && isFinal(next)) {
+      this.options.recorder?.record(this.keyPrefix + step.name, next.record);
+      this.completions?.push(i);
+    }
     if (effects & WRITE_OUTPUT && isFinal(next)) this.context[step.name] = next.record.output;
     if (effects & FREE_SLOT) {
       this.controls[i] = undefined;
@@ -136,12 +177,12 @@ export class Run implements CallOwner, CallWatcher, Stoppable {
 
   /** Starts every ready step the limits allow. Re-entrant calls (a step ending at once) fall through to the running loop. */
   private pump(): void {
-    if (this.pumping || this.phase !== 'running') return;
+    if (this.pumping || this.stage !== 'running') return;
     this.pumping = true;
     const ownTurn = this.turnAt === undefined;
     if (ownTurn) this.turnAt = this.clock.now();
     const queue = this.queue;
-    for (let i = queue.peek(); i !== undefined && this.phase === 'running'; i = queue.peek()) {
+    for (let i = queue.peek(); i !== undefined && this.stage === 'running'; i = queue.peek()) {
       if (this.states[i] !== PENDING) {
         queue.drop(); // restored, or already settled
         continue;
@@ -157,9 +198,9 @@ export class Run implements CallOwner, CallWatcher, Stoppable {
       this.apply(i, startInput(this.turnAt!));
       startStep(this, i);
     }
-    const idle = queue.settle(this.phase === 'running');
+    const idle = queue.settle(this.stage === 'running');
     this.pumping = false;
-    if (this.phase === 'running' && idle) this.finish();
+    if (this.stage === 'running' && idle) this.finish();
     if (ownTurn) this.turnAt = undefined;
   }
 
@@ -190,7 +231,7 @@ export class Run implements CallOwner, CallWatcher, Stoppable {
 
   /** True while step `i` is at work in a run that has not stopped: a late result is dropped. */
   live(i: number): boolean {
-    return this.phase === 'running' && isActive(this.states[i]!);
+    return this.stage === 'running' && isActive(this.states[i]!);
   }
 
   track(i: number, control: Abortable): void {
@@ -266,8 +307,8 @@ export class Run implements CallOwner, CallWatcher, Stoppable {
    * return: a tool that ignores its signal cannot hold the run (its late result is dropped).
    */
   stop(error: RunError, abortCode: ErrorCode, why?: string): void {
-    if (this.phase !== 'running') return;
-    this.phase = 'stopping';
+    if (this.stage !== 'running') return;
+    this.stage = 'stopping';
     this.error = error;
     const message = why ? `aborted because ${why}` : error.message;
     const reason = new ToolchainError(abortCode, message);
@@ -280,25 +321,45 @@ export class Run implements CallOwner, CallWatcher, Stoppable {
     this.finish();
   }
 
+  /** Where the run sits (for the runs of its handlers, which sit there too). */
+  get scope(): RunScope {
+    return { parent: this.parent, keyPrefix: this.keyPrefix, rootRunId: this.rootRunId, depth: this.depth };
+  }
+
   private endEarly(code: ErrorCode, message: string): void {
     this.error = { code, message };
-    this.phase = 'stopping';
+    this.stage = 'stopping';
     this.finish();
   }
 
   private finish(): void {
-    if (this.phase === 'done') return;
-    this.phase = 'done';
+    if (this.stage === 'done') return;
+    this.stage = 'done';
     this.queue.close();
     this.disarm?.();
     if (this.error === undefined && this.parked > 0) this.error = this.waiting();
     const at = this.turnAt ?? this.clock.now();
     const result = runResult(this.plan, this.runId, this.states, this.context, this.error, at - this.started);
+    if (this.bounds === 'both') this.announce(result, at);
+    this.resolve(result);
+  }
+
+  /** The run's end, told: `run:finished` (unless it is parked), and the recorder of a top-level run. */
+  announce(result: RunResult, at: number): void {
     const { status, duration_ms, outputs, error } = result;
     // A parked run has not finished: whoever parks it in the store says run:waiting.
     if (this.onEvent && status !== 'waiting') this.emit({ type: 'run:finished', run_id: this.runId, chain: this.plan.name, timestamp: at, parent: this.parent, status, duration_ms, outputs, error });
     if (this.keyPrefix === '') this.options.recorder?.finished?.(result, at);
-    this.resolve(result);
+  }
+
+  /** When this execution of the run began (its clock reading). */
+  get startedAt(): number {
+    return this.started;
+  }
+
+  /** The state of step `i`. */
+  state(i: number): StepState {
+    return this.states[i]!;
   }
 
   /** RUN_WAITING, naming the parked steps: every step left waits (the run is over for now, not finished). */

@@ -77,7 +77,12 @@ function outputsOf(plan: ChainPlan, result: RunResult): unknown {
   // Said once, by the level that hit the limit, rather than wrapped by each of 64 callers; a
   // sub-chain parked on a wait parks its step.
   if (e.code === 'SUBCHAIN_TOO_DEEP' || e.code === 'RUN_WAITING') throw new CallFailure({ code: e.code, message: e.message });
-  throw new CallFailure({ code: e.code, message: `chain '${plan.name}' failed${e.step !== undefined ? ` at step '${e.step}'` : ''}: ${e.message}` });
+  const failed = `chain '${plan.name}' failed${e.step !== undefined ? ` at step '${e.step}'` : ''}: ${e.message}`;
+  if (result.status === 'compensation_failed') {
+    const undone = Object.entries(result.steps).filter(([k, s]) => k.endsWith('~compensate') && s.status === 'failed').map(([k]) => `'${k}'`);
+    throw new CallFailure({ code: 'COMPENSATION_FAILED', message: `${failed}; and its compensations ${undone.join(', ')} failed` });
+  }
+  throw new CallFailure({ code: e.code, message: failed });
 }
 
 function agentCallee(run: Run, step: PlanStep): Callee {

@@ -13,19 +13,19 @@ export function stepEvent(run: Run, step: PlanStep, input: StepInput, next: Step
   const chain = run.plan.name;
   const parent = run.parent;
   if (input.type === 'start') {
-    return { type: 'step:started', run_id, chain, timestamp: input.at, parent, step: step.name, index: step.index, item: undefined, call: undefined, attempt: 1 };
+    return { type: 'step:started', run_id, chain, timestamp: input.at, parent, step: step.name, index: step.index, item: undefined, call: undefined, phase: run.phase, attempt: 1 };
   }
   if (input.type === 'retry') {
     const r = input.report;
     return {
       type: 'step:retrying',
       run_id, chain, timestamp: run.clock.now(), parent,
-      step: step.name, index: step.index, item: input.item, call: undefined,
+      step: step.name, index: step.index, item: input.item, call: undefined, phase: run.phase,
       attempt: r.attempt, error: r.error, duration_ms: r.duration_ms, delay_ms: r.delay_ms, fallback: r.fallback,
     };
   }
   if (input.type === 'park') {
-    return { type: 'step:waiting', run_id, chain, timestamp: input.at, parent, step: step.name, index: step.index, item: undefined, call: undefined, waiting_for: input.wait };
+    return { type: 'step:waiting', run_id, chain, timestamp: input.at, parent, step: step.name, index: step.index, item: undefined, call: undefined, phase: run.phase, waiting_for: input.wait };
   }
   if (!isFinal(next)) throw new Error(`executor bug: no event for '${input.type}'`);
   const record = next.record;
@@ -36,21 +36,21 @@ export function stepEvent(run: Run, step: PlanStep, input: StepInput, next: Step
       return {
         type: 'step:succeeded',
         run_id, chain, timestamp, parent,
-        step: step.name, index: step.index, item: undefined, call: undefined,
+        step: step.name, index: step.index, item: undefined, call: undefined, phase: run.phase,
         status: 'succeeded', attempt: attempts, attempts, output, error: undefined, started_at, duration_ms, fallback, reason: undefined,
       };
     case 'skipped':
       return {
         type: 'step:skipped',
         run_id, chain, timestamp, parent,
-        step: step.name, index: step.index, item: undefined, call: undefined,
+        step: step.name, index: step.index, item: undefined, call: undefined, phase: run.phase,
         status: 'skipped', attempt: 0, attempts: 0, output: undefined, error: undefined, started_at, duration_ms: 0, fallback: undefined, reason: record.reason ?? 'when',
       };
     case 'failed':
       return {
         type: 'step:failed',
         run_id, chain, timestamp, parent,
-        step: step.name, index: step.index, item: undefined, call: undefined,
+        step: step.name, index: step.index, item: undefined, call: undefined, phase: run.phase,
         status: 'failed', attempt: Math.max(1, attempts), attempts, output, error: error!, started_at, duration_ms, fallback: undefined, reason: undefined,
       };
   }
@@ -63,6 +63,6 @@ export function progressEvent(run: Run, label: string, attempt: number, item: nu
   const { progress, total, message } = report;
   run.emit({
     type: 'step:progress', run_id: run.runId, chain: run.plan.name, timestamp: run.clock.now(), parent: run.parent,
-    step: step.name, index: step.index, item, call: undefined, attempt, progress, total, message,
+    step: step.name, index: step.index, item, call: undefined, phase: run.phase, attempt, progress, total, message,
   });
 }

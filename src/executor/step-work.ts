@@ -2,16 +2,19 @@ import { performCall } from '../call/index.js';
 import type { StepError } from '../common/errors.js';
 import type { RunContext } from '../expr/types.js';
 import { startForEach } from './for-each.js';
+import { startRepeat } from './repeat-step.js';
 import type { Run } from './run.js';
 
 // What a started step does: resolve its arguments from the run context and make its call (the
-// run receives the outcome as the step's CallWatcher), or fan out over a for_each. An input_map
+// run receives the outcome as the step's CallWatcher), fan out over a for_each, or run rounds of
+// a repeat. An input_map
 // with a path in it resolves to a new object per call (a constant one is one frozen object):
 // performCall may then validate it in place.
 
 export function startStep(run: Run, i: number): void {
   const step = run.plan.steps[i]!;
   if (step.forEach !== undefined) return startForEach(run, i, step);
+  if (step.repeat !== undefined) return startRepeat(run, i, step);
   let args: Record<string, unknown>;
   try {
     args = step.input.get(run.context) as Record<string, unknown>;

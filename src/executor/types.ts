@@ -1,7 +1,7 @@
 import type { Callee, RunWaits } from '../call/index.js';
 import type { Clock } from '../common/clock.js';
 import type { StepError, ToolchainError } from '../common/errors.js';
-import type { ChainPlan } from '../compiler/plan.js';
+import type { ChainPlan, HandlerPhase } from '../compiler/plan.js';
 import type { ApproveCallback } from '../registry/types.js';
 import type { AgentRunner } from './agent-step.js';
 import type { Distributor } from './element-call.js';
@@ -48,7 +48,11 @@ export interface ExecutionOptions extends RunOptions {
   readonly startedAt?: number;
   /** Where each step result goes the moment it is final (what a run store keeps). */
   readonly recorder?: StepRecorder;
-  /** Step results recorded earlier, by step key: recorded successes are not run again. */
+  /**
+   * Step results recorded earlier, by step key, in the order they were first recorded: recorded
+   * successes are not run again. The others matter to a run whose steps had ended before (its
+   * failure handling was under way): it is rebuilt from all of them.
+   */
   readonly restored?: ReadonlyMap<string, StepRecord>;
   /**
    * Given, when the run starts, a function that stops it with an error of the engine's choosing
@@ -109,10 +113,16 @@ export interface StepSummary {
   readonly attempts: number;
   readonly duration_ms: number;
   readonly error?: StepError;
+  /** Set on a step of failure handling: an `on_failure` or `finally` step, or a compensation (`STEP~compensate`). */
+  readonly phase?: HandlerPhase;
 }
 
-/** `cancelled`: stopped by its caller (a signal, `cancel`); `failed`: anything else that kept it from succeeding. */
-export type RunEndStatus = 'succeeded' | 'failed' | 'cancelled';
+/**
+ * `cancelled`: stopped by its caller (a signal, `cancel`); `failed`: anything else that kept it
+ * from succeeding; `compensation_failed`: it failed, and a compensation of one of its steps failed
+ * for good too (what that step did may not be undone).
+ */
+export type RunEndStatus = 'succeeded' | 'failed' | 'compensation_failed' | 'cancelled';
 
 export interface RunResult {
   readonly run_id: string;
@@ -164,7 +174,8 @@ export interface ExecutorHost {
 
 /** Where a run sits: under which parent step, and the prefix its step keys get. */
 export interface RunScope {
-  readonly parent: ParentRef;
+  /** The step that started it, for a sub-chain's run (and the runs of its handlers). */
+  readonly parent: ParentRef | undefined;
   readonly keyPrefix: string;
   readonly rootRunId: string;
   /** Levels of sub-chains above this run (a caller's run is 0). */

@@ -23,7 +23,7 @@ export function waitCallee(run: Run, step: PlanStep, wait: WaitPlan): Callee {
     async invoke(args, ctx) {
       const waits = run.waits;
       if (waits === undefined) {
-        throw new CallFailure({ code: 'USAGE', message: `step '${step.name}' waits, and this run keeps no waits (a chain an agent's model calls cannot wait)` });
+        throw new CallFailure({ code: 'USAGE', message: `step '${step.name}' waits, and this run keeps no waits (a chain an agent's model calls cannot wait, and neither can failure handling)` });
       }
       const key = `${run.waitKey(step.name, ctx.item)}${ctx.attempt > 1 ? `#${ctx.attempt}` : ''}`;
       const answer = await waits.wait(askOf(key, wait, args, step));

@@ -44,27 +44,30 @@ export function createRunLogger(logger: Logger): RunLogger {
       case 'run:finished': {
         const child = of(e);
         runs.delete(e.run_id);
-        if (e.status !== 'succeeded') child[e.status === 'failed' ? 'error' : 'warn']({ event: e.type, parent: e.parent, status: e.status, duration_ms: e.duration_ms, error: loggable(e.error) });
+        if (e.status !== 'succeeded') child[e.status === 'failed' || e.status === 'compensation_failed' ? 'error' : 'warn']({ event: e.type, parent: e.parent, status: e.status, duration_ms: e.duration_ms, error: loggable(e.error) });
         else child.info({ event: e.type, parent: e.parent, status: e.status, duration_ms: e.duration_ms });
         return;
       }
       case 'step:started':
-        of(e).debug({ event: e.type, step: e.step, attempt: e.attempt });
+        of(e).debug({ event: e.type, step: e.step, phase: e.phase, attempt: e.attempt });
         return;
       case 'step:retrying':
-        of(e).warn({ event: e.type, step: e.step, attempt: e.attempt, item: e.item, duration_ms: e.duration_ms, delay_ms: e.delay_ms, fallback: e.fallback, error: loggable(e.error) });
+        of(e).warn({ event: e.type, step: e.step, phase: e.phase, attempt: e.attempt, item: e.item, duration_ms: e.duration_ms, delay_ms: e.delay_ms, fallback: e.fallback, error: loggable(e.error) });
         return;
       case 'step:progress':
         of(e).debug({ event: e.type, step: e.step, attempt: e.attempt, item: e.item, progress: e.progress, total: e.total, message: e.message });
         return;
       case 'step:succeeded':
-        of(e).info({ event: e.type, step: e.step, attempt: e.attempt, duration_ms: e.duration_ms, fallback: e.fallback });
+        of(e).info({ event: e.type, step: e.step, phase: e.phase, attempt: e.attempt, duration_ms: e.duration_ms, fallback: e.fallback });
         return;
       case 'step:failed':
-        of(e).error({ event: e.type, step: e.step, attempt: e.attempt, duration_ms: e.duration_ms, error: loggable(e.error) });
+        of(e).error({ event: e.type, step: e.step, phase: e.phase, attempt: e.attempt, duration_ms: e.duration_ms, error: loggable(e.error) });
         return;
       case 'step:skipped':
-        of(e).info({ event: e.type, step: e.step, attempt: 0, reason: e.reason });
+        of(e).info({ event: e.type, step: e.step, phase: e.phase, attempt: 0, reason: e.reason });
+        return;
+      case 'step:round':
+        of(e).info({ event: e.type, step: e.step, round: e.round, max_rounds: e.max_rounds, attempts: e.attempts, duration_ms: e.duration_ms, done: e.done, next_at: e.next_at });
         return;
       case 'step:waiting':
         of(e).info({ event: e.type, step: e.step, waiting_for: e.waiting_for });

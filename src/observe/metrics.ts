@@ -1,6 +1,7 @@
 import type { Counter as CounterType, Registry } from 'prom-client';
 import { lazyPackage } from '../common/lazy-package.js';
-import type { PlanStep } from '../compiler/plan.js';
+import { eventStep } from '../compiler/handler-phase.js';
+import type { HandlerPhase, PlanStep } from '../compiler/plan.js';
 import type { RunEvent } from '../executor/events.js';
 import { CounterCells, type CounterCell } from './counter-cells.js';
 import { LabelledHistogram, type HistogramChild } from './histogram.js';
@@ -36,6 +37,8 @@ interface StepChildren {
 interface ChainChildren {
   readonly plan: object;
   readonly steps: StepChildren[];
+  /** The steps of failure handling, by phase and place (`finally 0`, `compensate pay~compensate`). */
+  readonly handlers: Map<string, StepChildren>;
 }
 
 const promClient = lazyPackage<typeof import('prom-client')>('prom-client');
@@ -44,7 +47,13 @@ export function createRunMetrics(plans: PlanSource, registry: Registry = new (pr
   const { Counter, Gauge } = promClient();
   const stepCells = new CounterCells<'chain' | 'step' | 'tool' | 'status'>();
   const callCells = new CounterCells<'tool' | 'status'>();
-  const runs = new Counter({ name: 'toolchain_runs_total', help: 'Runs finished, by chain and status (succeeded, failed, cancelled).', labelNames: ['chain', 'status'] as const, registers: [registry] });
+  const runs = new Counter({ name: 'toolchain_runs_total', help: 'Runs finished, by chain and status (succeeded, failed, compensation_failed, cancelled).', labelNames: ['chain', 'status'] as const, registers: [registry] });
+  const handlerFailures = new Counter({
+    name: 'toolchain_handler_failures_total',
+    help: 'Steps of failure handling that failed for good, by chain and phase (on_failure, compensate, finally); they do not change the status of their run.',
+    labelNames: ['chain', 'phase'] as const,
+    registers: [registry],
+  });
   const steps: CounterType<'chain' | 'step' | 'tool' | 'status'> = new Counter({
     name: 'toolchain_steps_total',
     help: 'Steps finished, by chain, step, tool and status (succeeded, failed, skipped).',
@@ -66,15 +75,19 @@ export function createRunMetrics(plans: PlanSource, registry: Registry = new (pr
   const byChain = new Map<string, ChainChildren>();
   const circuitOpen = new Set<string>();
 
-  function children(chain: string, index: number): StepChildren | undefined {
-    const plan = plans.chain(chain);
+  function children(e: { readonly chain: string; readonly index: number; readonly phase?: HandlerPhase | undefined; readonly step: string }): StepChildren | undefined {
+    const plan = plans.chain(e.chain);
     if (plan === undefined) return undefined;
-    let entry = byChain.get(chain);
+    let entry = byChain.get(e.chain);
     if (entry === undefined || entry.plan !== plan) {
-      entry = { plan, steps: [] };
-      byChain.set(chain, entry);
+      entry = { plan, steps: [], handlers: new Map() };
+      byChain.set(e.chain, entry);
     }
-    return (entry.steps[index] ??= makeChildren(chain, plan.steps[index]));
+    if (e.phase === undefined) return (entry.steps[e.index] ??= makeChildren(e.chain, plan.steps[e.index]));
+    const key = e.phase === 'compensate' ? `${e.phase} ${e.step}` : `${e.phase} ${e.index}`;
+    let c = entry.handlers.get(key);
+    if (c === undefined) entry.handlers.set(key, (c = makeChildren(e.chain, eventStep(plan, e.phase, e.index, e.step))));
+    return c;
   }
 
   function makeChildren(chain: string, step: PlanStep | undefined): StepChildren {
@@ -124,12 +137,12 @@ export function createRunMetrics(plans: PlanSource, registry: Registry = new (pr
       case 'step:started':
         return;
       case 'step:retrying': {
-        const c = children(e.chain, e.index);
+        const c = children(e);
         if (c) noteError(c, e.error.code);
         return;
       }
       case 'step:succeeded': {
-        const c = children(e.chain, e.index);
+        const c = children(e);
         if (!c) return;
         c.succeeded.pending++;
         c.duration.observe(e.duration_ms / 1000);
@@ -137,7 +150,7 @@ export function createRunMetrics(plans: PlanSource, registry: Registry = new (pr
           // The fixed output answers after the last call failed, without a step:retrying for it.
           if (c.callError) c.callError.pending++;
         } else if (e.fallback === 'tool') {
-          const fallback = plans.chain(e.chain)?.steps[e.index]?.fallback;
+          const fallback = eventStep(plans.chain(e.chain), e.phase, e.index, e.step)?.fallback;
           const fallbackTool = fallback?.kind === 'tool' ? fallback.tool : undefined;
           if (fallbackTool !== undefined) callCells.cell({ tool: fallbackTool, status: 'ok' }).pending++;
         } else if (c.callOk) {
@@ -147,7 +160,8 @@ export function createRunMetrics(plans: PlanSource, registry: Registry = new (pr
         return;
       }
       case 'step:failed': {
-        const c = children(e.chain, e.index);
+        if (e.phase !== undefined && e.call === undefined) handlerFailures.labels(e.chain, e.phase).inc();
+        const c = children(e);
         if (!c) return;
         c.failed.pending++;
         c.duration.observe(e.duration_ms / 1000);
@@ -155,7 +169,7 @@ export function createRunMetrics(plans: PlanSource, registry: Registry = new (pr
         return;
       }
       case 'step:skipped': {
-        const c = children(e.chain, e.index);
+        const c = children(e);
         if (c) c.skipped.pending++;
         return;
       }

@@ -2,6 +2,8 @@ import type { Span, Tracer } from '@opentelemetry/api';
 import { lazyPackage } from '../common/lazy-package.js';
 import type { RunEvent } from '../executor/events.js';
 import { toolLabel, type PlanSource } from './plan-source.js';
+import { eventStep } from '../compiler/handler-phase.js';
+import type { HandlerPhase } from '../compiler/plan.js';
 
 // OpenTelemetry spans from run events, through @opentelemetry/api only: the host
 // application registers an SDK and exporter if it wants traces; without one, the API hands out
@@ -32,7 +34,7 @@ export function createRunTracer(plans: PlanSource, tracer: Tracer = otel().trace
   /** Attempt spans that are a fallback call rather than an attempt of the step's own call. */
   const fallbacks = new WeakSet<Span>();
 
-  function startAttempt(run: TracedRun, chain: string, index: number, step: string, attempt: number, at: number, fallback?: string): void {
+  function startAttempt(run: TracedRun, chain: string, index: number, step: string, attempt: number, at: number, fallback?: string, phase?: HandlerPhase): void {
     const parent = trace.setSpan(context.active(), run.span);
     const span = tracer.startSpan(`step ${step}`, {
       startTime: at,
@@ -40,8 +42,9 @@ export function createRunTracer(plans: PlanSource, tracer: Tracer = otel().trace
         'toolchain.chain': chain,
         'toolchain.step': step,
         'toolchain.attempt': attempt,
-        'toolchain.tool': toolLabel(plans.chain(chain)?.steps[index]),
+        'toolchain.tool': toolLabel(eventStep(plans.chain(chain), phase, index, step)),
         ...(fallback !== undefined ? { 'toolchain.fallback': fallback } : {}),
+        ...(phase !== undefined ? { 'toolchain.phase': phase } : {}),
       },
     }, parent);
     run.attempts.set(index, span);
@@ -76,7 +79,7 @@ export function createRunTracer(plans: PlanSource, tracer: Tracer = otel().trace
     switch (e.type) {
       case 'step:started':
         run.indexByName.set(e.step, e.index);
-        startAttempt(run, e.chain, e.index, e.step, e.attempt, e.timestamp);
+        startAttempt(run, e.chain, e.index, e.step, e.attempt, e.timestamp, undefined, e.phase);
         return;
       case 'step:retrying':
         // A for_each element's retry is a moment in the step's span, not an attempt of the step.
@@ -85,7 +88,7 @@ export function createRunTracer(plans: PlanSource, tracer: Tracer = otel().trace
           return;
         }
         endAttempt(run, e.index, e.timestamp, e.error);
-        startAttempt(run, e.chain, e.index, e.step, e.attempt + 1, e.timestamp + e.delay_ms, e.fallback);
+        startAttempt(run, e.chain, e.index, e.step, e.attempt + 1, e.timestamp + e.delay_ms, e.fallback, e.phase);
         return;
       case 'step:succeeded': {
         const open = run.attempts.get(e.index);

@@ -17,6 +17,7 @@ import { endStatus, runDetail, runSummary, storedResult, type RunDetail, type Ru
 import { closeWaits, describeWait, StoredRunWaits } from './run-waits.js';
 import { cancelRun, endCancelled } from './cancel-run.js';
 import { plumbingOf, type InternalStartOptions } from './start-options.js';
+import type { Rerun } from './rerun.js';
 
 // Runs that outlive a process: every run is created in the run store before it starts
 // and its step results are recorded as they finish. A run id chosen by the caller is the run's
@@ -108,8 +109,32 @@ export class DurableRuns {
     const conflict = runIdConflict(run, plan.name, stored);
     if (conflict) return this.s.refuse(plan.name, id, conflict, input, options);
     // The id names a run already — answer from the store, refuse, or take it over.
-    if (run.status !== 'running') return storedResult(run, await this.s.store.getSteps(id));
+    if (run.status !== 'running') return storedResult(run, await this.s.store.getSteps(id), plan);
     return this.takeOver(run, { ...options, allowChanged: options.allowChanged ?? false });
+  }
+
+  /**
+   * A re-run (rerun.ts): a new run, recorded with its origin, that starts with the origin's kept
+   * results recorded as its own — so that it, and any later resume of it, restores them.
+   */
+  async startRerun(r: Rerun, options: InternalStartOptions): Promise<RunResult> {
+    const { plan } = r;
+    const checked = this.s.checkInput(plan, r.input);
+    if (!checked.ok) return this.s.refuse(plan.name, options.runId, { code: 'INPUT_INVALID', message: checked.message }, r.input, options);
+    const id = options.runId ?? this.s.newRunId();
+    const stored = this.s.inProcess ? checked.input : jsonCopy(checked.input);
+    if (stored instanceof ToolchainError) return this.s.refuse(plan.name, id, stored, r.input, options);
+    const now = this.s.clock.now();
+    const origin = { rerun_of: r.rerun_of, ...(r.rerun_from !== undefined ? { rerun_from: r.rerun_from } : {}) };
+    let outcome;
+    try {
+      outcome = await this.recorder.create({ id, chain: plan.name, chain_hash: plan.hash, input: stored, owner: this.owner, lease_until: now + this.s.leaseMs, now, ...origin });
+      if (!outcome.created) return this.s.refuse(plan.name, id, { code: 'RUN_ID_CONFLICT', message: `run id ${id} names a recorded run already; a re-run is a new run: give it an id of its own` }, r.input, options);
+      if (r.kept.length > 0 && (await this.s.store.recordSteps([{ run_id: id, epoch: outcome.run.epoch, steps: r.kept }]))[0] !== 'ok') throw fenced(id);
+    } catch (error) {
+      return this.s.refuse(plan.name, id, asStoreError(error, this.s.store.url), r.input, options);
+    }
+    return this.execute(plan, outcome.run, stored, options, new Map(r.kept.map((s) => [s.key, s])));
   }
 
   /** A run id chosen by the caller may name a run already, which is answered as ever; else the input is refused. */
@@ -151,7 +176,7 @@ export class DurableRuns {
       return this.s.refuse('(unknown)', id, asStoreError(error, this.s.store.url), undefined, options);
     }
     if (run === undefined) return this.s.refuse('(unknown)', id, { code: 'RUN_NOT_FOUND', message: `no run ${id} in the run store ${this.s.store.url}` }, undefined, options);
-    if (run.status === 'succeeded') return storedResult(run, await this.s.store.getSteps(id));
+    if (run.status === 'succeeded') return storedResult(run, await this.s.store.getSteps(id), this.s.chain(run.chain));
     if (run.status === 'waiting' && plumbingOf(options).wake !== true) {
       const refusal = await this.notDue(run);
       if (refusal !== undefined) return this.s.refuse(run.chain, id, { code: 'RUN_WAITING', message: refusal }, run.input, options);
@@ -186,9 +211,11 @@ export class DurableRuns {
     try {
       const claim = await this.s.store.claimRun(run.id, { owner: this.owner, lease_until: now + this.s.leaseMs, now, expected_epoch: run.epoch, ...(queue !== undefined ? { queue } : {}) });
       if (!claim.claimed) return refuse('RUN_IN_PROGRESS', `run ${run.id} was taken over by another owner at the same moment`);
+      // Every result, in the order recorded: successes are not run again, and a run whose steps had
+      // ended (its failure handling under way) is rebuilt from all of them.
       const restored = new Map<string, StepRecord>();
       const recorded = await this.s.store.getSteps(run.id);
-      for (const step of recorded) if (step.status === 'succeeded') restored.set(step.key, step);
+      for (const step of recorded) restored.set(step.key, step);
       if (run.status === 'waiting') emitSafely(options, { type: 'run:woken', run_id: run.id, chain: run.chain, timestamp: now });
       return this.execute(plan, claim.run, run.input, options, restored, resumption(now, recorded));
     } catch (error) {
@@ -260,7 +287,7 @@ export class DurableRuns {
       // then run:finished), so that what counts runs in flight stays balanced.
       const ended = await this.s.store.getRun(id);
       if (ended?.status !== 'cancelled') return run;
-      const result = storedResult(ended, await this.s.store.getSteps(id));
+      const result = storedResult(ended, await this.s.store.getSteps(id), this.s.chain(ended.chain));
       if (this.s.onEvent !== undefined) emitRunBounds(this.s.onEvent, result, run.input, ended.finished_at ?? this.s.clock.now());
       this.s.onEnded?.(result);
     }
@@ -275,7 +302,8 @@ export class DurableRuns {
   async get(id: string): Promise<RunDetail | undefined> {
     const run = await this.s.store.getRun(id);
     if (run === undefined) return undefined;
-    return runDetail(run, await this.s.store.getSteps(id), this.s.chain(run.chain), this.s.clock.now());
+    const [steps, reruns] = await Promise.all([this.s.store.getSteps(id), this.s.store.listRuns({ rerun_of: id, limit: 100 })]);
+    return runDetail(run, steps, this.s.chain(run.chain), this.s.clock.now(), reruns.map((r) => r.id));
   }
 
   close(): void {

@@ -1,6 +1,8 @@
 import type { ChainPlan, PlanStep } from '../compiler/plan.js';
 import type { RunError } from '../executor/events.js';
 import type { RunResult, StepSummary } from '../executor/types.js';
+import { STEPS_ENDED } from '../executor/run-chain.js';
+import { phaseOf } from '../compiler/handler-phase.js';
 import type { EarlierResult, RunStatus, StoredRun, StoredStep } from '../store/types.js';
 import { allAttempts, resumeTimes } from './attempt-history.js';
 import { isInterrupted } from './owner.js';
@@ -21,18 +23,25 @@ export interface StepDetail extends Omit<StepSummary, 'status'> {
   readonly fallback?: string;
   /** What the step did in earlier executions of the run (it ran again after a resume), oldest first; `attempts` counts them too. */
   readonly earlier?: readonly EarlierResult[];
+  /** A re-run did not run the step: its result is this run's (the one it re-runs), kept. */
+  readonly kept_from?: string;
 }
 
 export interface RunDetail extends RunSummary {
   readonly chain_hash: string;
   readonly input: unknown;
   readonly outputs: unknown;
-  /** Every recorded step result by key (`name`, `name[i]`, `parent›name`), then the plan's steps that have none (`pending`, or `running` / `interrupted` when all they wait for is recorded). */
+  /** Every recorded step result by key (`name`, `name[i]`, `parent›name`, a repeat's rounds `name#N`), then the plan's steps that have none (`pending`, or `running` / `interrupted` when all they wait for is recorded). */
   readonly steps: Readonly<Record<string, StepDetail>>;
   /** Who runs it now, while it runs. */
   readonly owner: string | null;
   /** When the run was resumed (oldest first); empty for a run that never was. */
   readonly resumes: readonly number[];
+  /** A re-run: the run it re-runs, and the step it started from (absent: it ran every step again). */
+  readonly rerun_of?: string;
+  readonly rerun_from?: string;
+  /** The re-runs of this run, newest first. */
+  readonly reruns: readonly string[];
 }
 
 /** A row of `runs list`. */
@@ -72,11 +81,14 @@ function lastSignOfLife(run: StoredRun, steps: readonly StoredStep[] | undefined
   return last;
 }
 
-export function runDetail(run: StoredRun, steps: readonly StoredStep[], plan: ChainPlan | undefined, now: number): RunDetail {
+export function runDetail(run: StoredRun, steps: readonly StoredStep[], plan: ChainPlan | undefined, now: number, reruns: readonly string[] = []): RunDetail {
   const summary = runSummary(run, now, steps);
   const out: Record<string, StepDetail> = {};
   for (const s of steps) {
+    if (isStepsEnded(s.key)) continue;
+    const phase = phaseOf(plan, s.key);
     out[s.key] = {
+      ...(phase !== undefined ? { phase } : {}),
       status: s.status,
       attempts: allAttempts(s),
       duration_ms: s.duration_ms,
@@ -85,6 +97,7 @@ export function runDetail(run: StoredRun, steps: readonly StoredStep[], plan: Ch
       ...(s.output !== undefined ? { output: s.output } : {}),
       ...(s.fallback ? { fallback: s.fallback } : {}),
       ...(s.earlier?.length ? { earlier: s.earlier } : {}),
+      ...(s.kept_from !== undefined ? { kept_from: s.kept_from } : {}),
     };
   }
   const planned = plan?.hash === run.chain_hash ? plan.steps : [];
@@ -92,7 +105,8 @@ export function runDetail(run: StoredRun, steps: readonly StoredStep[], plan: Ch
     if (out[step.name] !== undefined) continue;
     out[step.name] = run.status === 'running' ? unrecorded(step, planned, out, steps, summary) : { status: 'pending', attempts: 0, duration_ms: 0 };
   }
-  return { ...summary, chain_hash: run.chain_hash, input: run.input, outputs: run.outputs, steps: out, owner: run.owner, resumes: resumeTimes(steps) };
+  const origin = { ...(run.rerun_of !== null ? { rerun_of: run.rerun_of } : {}), ...(run.rerun_from !== null ? { rerun_from: run.rerun_from } : {}) };
+  return { ...summary, chain_hash: run.chain_hash, input: run.input, outputs: run.outputs, steps: out, owner: run.owner, resumes: resumeTimes(steps), ...origin, reruns };
 }
 
 /**
@@ -107,16 +121,18 @@ function unrecorded(step: PlanStep, planned: readonly PlanStep[], out: Record<st
     if (dep === undefined || dep.status === 'pending' || dep.status === 'running' || dep.status === 'interrupted') return { status: 'pending', attempts: 0, duration_ms: 0 };
     started = Math.max(started, (dep.started_at ?? run.started_at) + dep.duration_ms);
   }
-  for (const s of steps) if (s.key.startsWith(`${step.name}[`) || s.key.startsWith(`${step.name}›`)) started = Math.min(started, s.started_at);
+  for (const s of steps) if (s.key.startsWith(`${step.name}[`) || s.key.startsWith(`${step.name}›`) || s.key.startsWith(`${step.name}#`)) started = Math.min(started, s.started_at);
   return { status: run.interrupted ? 'interrupted' : 'running', attempts: 1, duration_ms: Math.max(0, run.started_at + run.duration_ms - started), started_at: started };
 }
 
-/** The RunResult of a finished run, as its first execution returned it. */
-export function storedResult(run: StoredRun, steps: readonly StoredStep[]): RunResult {
+/** The RunResult of a finished run, as its first execution returned it (`plan`: its chain's, for the phases of handler steps). */
+export function storedResult(run: StoredRun, steps: readonly StoredStep[], plan?: ChainPlan): RunResult {
   const summaries: Record<string, StepSummary> = {};
   for (const s of steps) {
-    if (s.key.includes('›') || s.key.includes('[')) continue;
-    summaries[s.key] = { status: s.status, attempts: s.attempts, duration_ms: s.duration_ms, error: s.error };
+    // Parts of a step (a sub-chain's steps, for_each elements, repeat rounds) are not steps of the run.
+    if (s.key.includes('›') || s.key.includes('[') || s.key.includes('#') || isStepsEnded(s.key)) continue;
+    const phase = phaseOf(plan, s.key);
+    summaries[s.key] = { status: s.status, attempts: s.attempts, duration_ms: s.duration_ms, error: s.error, ...(phase !== undefined ? { phase } : {}) };
   }
   return {
     run_id: run.id,
@@ -127,6 +143,11 @@ export function storedResult(run: StoredRun, steps: readonly StoredStep[]): RunR
     steps: summaries,
     duration_ms: (run.finished_at ?? run.updated_at) - run.created_at,
   };
+}
+
+/** The record that a run's steps had ended before its failure handling ran (run-chain.ts): bookkeeping, not a step. */
+export function isStepsEnded(key: string): boolean {
+  return key === STEPS_ENDED || key.endsWith(`›${STEPS_ENDED}`);
 }
 
 /** How a run ended, as the store says it (a parked run has not ended: see DurableRuns). */

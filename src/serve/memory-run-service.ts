@@ -11,6 +11,9 @@ import { ServiceError, type ListQuery, type RunDetail, type RunService, type Run
 import { resumeQueued, submitQueued } from './queued-starts.js';
 import { storedEvents, storedEventStream, storedRunDetail, waitingEvents } from './stored-events.js';
 import type { RunDetail as StoredDetail, RunSummary as StoredSummary } from '../runs/stored-result.js';
+import type { RerunRequest } from '../runs/rerun.js';
+import { isRecord } from '../common/json.js';
+import { withOrigin } from './run-origin.js';
 
 // The RunService of a server over one engine. The runs this server starts (and resumes) are
 // followed event by event, the newest `maxRuns` kept in memory (finished runs are dropped oldest
@@ -45,6 +48,9 @@ const REQUEST_CODES: ReadonlyMap<string, 400 | 404 | 409> = new Map([
   ['RUN_IN_PROGRESS', 409],
   ['RUN_ID_CONFLICT', 409],
   ['CHAIN_CHANGED', 409],
+  ['RUN_NOT_FINISHED', 409],
+  ['STEP_NOT_FOUND', 400],
+  ['RERUN_INPUT_READ', 409],
 ]);
 
 interface Resumed {
@@ -103,8 +109,12 @@ export function createMemoryRunService(engine: Engine, options: MemoryRunService
     entry.feed.push(e);
   });
 
-  /** `resumed`: the run taken up again, with what the store knows of it (its steps' events, its first start, its earlier resumes). */
-  async function start(chain: string, input: unknown, opts: StartOptions, resumeId?: string, resumed?: Resumed): Promise<StartOutcome> {
+  /**
+   * `resumed`: the run taken up again, with what the store knows of it (its steps' events, its
+   * first start, its earlier resumes). `launch`: how the engine starts it, when neither a run nor
+   * a resume does (a re-run).
+   */
+  async function start(chain: string, input: unknown, opts: StartOptions, resumeId?: string, resumed?: Resumed, launch?: (runOptions: RunOptions & { untilWaiting: true }) => Promise<RunResult>): Promise<StartOutcome> {
     if (closing) throw new ServiceError(503, 'SHUTTING_DOWN', 'the server is shutting down and takes no new runs');
     // With a queue the workers execute it; the server reads it from the store like any run elsewhere.
     if (engine.queued) {
@@ -174,7 +184,7 @@ export function createMemoryRunService(engine: Engine, options: MemoryRunService
     };
     // Until it parks: a waiting run holds no slot, no promise, no request here while it waits.
     const runOptions: RunOptions & { untilWaiting: true } = { signal: abort.signal, onEvent, approve, runId: id, untilWaiting: true };
-    const done = resumeId !== undefined ? engine.resume(resumeId, runOptions) : engine.run(chain, input, runOptions);
+    const done = launch !== undefined ? launch(runOptions) : resumeId !== undefined ? engine.resume(resumeId, runOptions) : engine.run(chain, input, runOptions);
     follow(done);
     void done.then(
       () => inFlight.give(),
@@ -212,7 +222,8 @@ export function createMemoryRunService(engine: Engine, options: MemoryRunService
     async get(runId: string): Promise<RunDetail | undefined> {
       const entry = entries.get(runId);
       if (entry === undefined) return storedRunDetail(engine, runId);
-      return withElements(entry.view.detail(), await engine.runs.get(runId).catch(() => undefined));
+      const stored = await engine.runs.get(runId).catch(() => undefined);
+      return withOrigin(withElements(entry.view.detail(), stored), stored);
     },
     async events(runId: string) {
       return entries.get(runId)?.feed.read() ?? storedEventStream(engine, runId);
@@ -249,6 +260,14 @@ export function createMemoryRunService(engine: Engine, options: MemoryRunService
       const seed = storedEvents(stored, engine.chain(stored.chain)).filter((e) => 'step' in e && stored.steps[e.step]?.status !== 'running' && stored.steps[e.step]?.status !== 'interrupted');
       entries.delete(runId);
       return start(stored.chain, stored.input, { wait: false }, runId, { seed, startedAt: stored.started_at, resumes: stored.resumes });
+    },
+    async rerun(runId: string, request: RerunRequest): Promise<StartOutcome> {
+      if (engine.queued) throw new ServiceError(400, 'USAGE', 'a re-run executes in the server that asks for it, and this one hands its runs to a queue; re-run it with toolchain rerun');
+      const origin = await engine.runs.get(runId);
+      if (origin === undefined) throw new ServiceError(404, 'RUN_NOT_FOUND', `no run with id '${runId}'`);
+      // The view shows the input the new run gets: the origin's with the request's keys replaced.
+      const input = { ...(isRecord(origin.input) ? origin.input : {}), ...request.input };
+      return start(origin.chain, input, { wait: false }, undefined, undefined, (runOptions) => engine.rerun(runId, { ...runOptions, ...request }));
     },
     async close(graceMs = 10_000): Promise<void> {
       closing = true;
@@ -289,12 +308,13 @@ function withWaits(summary: RunSummary, events: readonly RunEvent[]): RunSummary
 /**
  * A for_each step's elements have no events of their own, only records: the ones the store has so
  * far join the live view, keyed `step[i]` as in `runs show`, each with its one bar on the timeline.
+ * So do a repeat step's rounds (`step#N`) recorded by an earlier execution of the run.
  */
 function withElements(detail: RunDetail, stored: StoredDetail | undefined): RunDetail {
   if (stored === undefined) return detail;
   let steps: Record<string, StepDetail> | undefined;
   for (const [key, s] of Object.entries(stored.steps)) {
-    if (!key.endsWith(']') || detail.steps[key] !== undefined || s.started_at === undefined) continue;
+    if (!(key.endsWith(']') || /#\d+$/.test(key)) || detail.steps[key] !== undefined || s.started_at === undefined) continue;
     if (s.status !== 'succeeded' && s.status !== 'failed') continue;
     steps ??= { ...detail.steps };
     steps[key] = {

@@ -5,7 +5,7 @@
 const runId = { type: 'string', minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9][A-Za-z0-9_.:#@-]*$' } as const;
 const chainName = { type: 'string', minLength: 1, maxLength: 200 } as const;
 
-export const RUN_STATUSES = ['running', 'waiting', 'succeeded', 'failed', 'cancelled'] as const;
+export const RUN_STATUSES = ['running', 'waiting', 'succeeded', 'failed', 'compensation_failed', 'cancelled'] as const;
 
 export const startRunSchema = {
   body: {
@@ -22,6 +22,20 @@ export const startRunSchema = {
     type: 'object',
     additionalProperties: false,
     properties: { wait: { type: 'boolean', default: false } },
+  },
+} as const;
+
+/** `POST /api/runs/ID/rerun`: the step to start from, inputs to replace, and whether a changed chain may run. */
+export const rerunSchema = {
+  params: { type: 'object', required: ['id'], properties: { id: runId } },
+  body: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      from: { type: 'string', minLength: 1, maxLength: 200 },
+      input: { type: 'object' },
+      allow_changed: { type: 'boolean' },
+    },
   },
 } as const;
 

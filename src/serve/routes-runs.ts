@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { boundedDetail, boundedEvents, Budget } from './bounded-values.js';
-import { listRunsSchema, runParamsSchema, startRunSchema, type RUN_STATUSES } from './route-schemas.js';
+import { listRunsSchema, rerunSchema, runParamsSchema, startRunSchema, type RUN_STATUSES } from './route-schemas.js';
 import { ServiceError, type RunService } from './run-service.js';
 import type { Gauge } from './server-limits.js';
 import { streamEvents } from './sse.js';
 
-// The runs API of `toolchain serve`: start, list, show, events (SSE), cancel, resume. The routes only
+// The runs API of `toolchain serve`: start, list, show, events (SSE), cancel, resume, rerun. The routes only
 // translate HTTP to the RunService and back.
 
 export interface RunRoutesOptions {
@@ -68,6 +68,13 @@ export function registerRunRoutes(app: FastifyInstance, { service, stopping, hea
   app.post<{ Params: { id: string } }>('/api/runs/:id/resume', { schema: runParamsSchema }, async (req, reply) => {
     const outcome = await service.resume(req.params.id);
     return reply.code(202).send({ run_id: outcome.run_id });
+  });
+
+  // A new run: 202 with its id (and where to read it), like a run started without `wait`.
+  app.post<{ Params: { id: string }; Body: { from?: string; input?: Record<string, unknown>; allow_changed?: boolean } | undefined }>('/api/runs/:id/rerun', { schema: rerunSchema }, async (req, reply) => {
+    const { from, input, allow_changed } = req.body ?? {};
+    const outcome = await service.rerun(req.params.id, { ...(from !== undefined ? { from } : {}), ...(input !== undefined ? { input } : {}), ...(allow_changed === true ? { allowChanged: true } : {}) });
+    return reply.code(202).header('location', `/api/runs/${encodeURIComponent(outcome.run_id)}`).send({ run_id: outcome.run_id });
   });
 }
 

@@ -1,5 +1,7 @@
 import type { RunError, RunEvent, RunResult } from '../executor/index.js';
 import type { WaitSummary } from '../executor/events.js';
+import type { RerunRequest } from '../runs/rerun.js';
+import type { HandlerPhase } from '../compiler/plan.js';
 
 // The narrow contract between `toolchain serve`'s routes and wherever runs live. The routes know
 // nothing else: the in-memory service (memory-run-service.ts) keeps the runs this server started;
@@ -7,7 +9,7 @@ import type { WaitSummary } from '../executor/events.js';
 // Every method rejects with a ServiceError for what the caller got wrong (unknown run, bad input,
 // a run that cannot be cancelled), which the routes turn into `{ error: { code, message } }`.
 
-export type RunStatus = 'running' | 'waiting' | 'succeeded' | 'failed' | 'cancelled';
+export type RunStatus = 'running' | 'waiting' | 'succeeded' | 'failed' | 'compensation_failed' | 'cancelled';
 
 export interface StartOptions {
   /** The caller's run id: its idempotency key. */
@@ -73,10 +75,14 @@ export interface StepDetail {
   /** The step's arguments as its input_map resolves against the run's context (absent when unknown). */
   readonly input?: unknown;
   readonly skip_reason?: 'when' | 'dependency';
+  /** Set on a step of failure handling: `on_failure`, `finally`, or `compensate` (a compensation, `STEP~compensate`). */
+  readonly phase?: HandlerPhase;
   readonly timeline: readonly AttemptRecord[];
   /** Set instead of `input` / `output` when the answer left the value out for its size. */
   readonly input_truncated?: Truncated;
   readonly output_truncated?: Truncated;
+  /** A re-run kept the step's result from the run it re-runs (this id) instead of running it. */
+  readonly kept_from?: string;
 }
 
 /** A value an answer left out for its size (bounded-values.ts): its JSON size and the route that answers it whole. */
@@ -92,6 +98,11 @@ export interface RunDetail extends RunSummary {
   readonly steps: Readonly<Record<string, StepDetail>>;
   /** When the run was resumed (epoch milliseconds, oldest first); empty for a run that never was. */
   readonly resumes: readonly number[];
+  /** A re-run: the run it re-runs, and the step it started from (absent: every step ran again). */
+  readonly rerun_of?: string;
+  readonly rerun_from?: string;
+  /** This run's re-runs, newest first (absent when unknown). */
+  readonly reruns?: readonly string[];
   /** Set instead of `input` / `outputs` when the answer left the value out for its size. */
   readonly input_truncated?: Truncated;
   readonly outputs_truncated?: Truncated;
@@ -113,6 +124,8 @@ export interface RunService {
   cancel(runId: string): Promise<RunSummary>;
   /** Continues a cut-short or failed run from its recorded steps. */
   resume(runId: string): Promise<StartOutcome>;
+  /** A new run of a run that ended, from a step on (`engine.rerun`); its id. 404 RUN_NOT_FOUND; 400/409 for what the engine refuses. */
+  rerun(runId: string, request: RerunRequest): Promise<StartOutcome>;
   /** Stops taking runs; waits up to `graceMs` for runs in flight, then cancels the rest. */
   close(graceMs?: number): Promise<void>;
 }

@@ -1,11 +1,14 @@
-import type { ChainPlan } from '../compiler/plan.js';
+import type { ChainPlan, HandlerPhase } from '../compiler/plan.js';
+import { eventStep } from '../compiler/handler-phase.js';
+import { COMPENSATE_SUFFIX } from '../compiler/compile-handlers.js';
 import type { RunEvent } from '../executor/events.js';
 import type { AttemptRecord, RunDetail, RunStatus, RunSummary, StepDetail } from './run-service.js';
 
 // A run as the inspector and `runs show` see it, folded from its events one at a time. The
 // events say when attempt 1 started (step:started), when each attempt failed and how long the
 // wait before the next was (step:retrying), and how the step ended: that is enough for a
-// timeline of every attempt without the executor having to announce each one.
+// timeline of every attempt without the executor having to announce each one. A repeat step's
+// rounds (step:round) become rows of their own, keyed `STEP#N` as the store keys them.
 
 interface MutableStep {
   status: StepDetail['status'];
@@ -15,8 +18,10 @@ interface MutableStep {
   output?: unknown;
   error?: { code: string; message: string };
   skip_reason?: 'when' | 'dependency';
-  /** Index in its own chain's plan, for resolving its input. */
+  /** Index in its own chain's plan (or in its handler list), for resolving its input. */
   index: number;
+  /** The part of failure handling it belongs to, if any. */
+  phase?: HandlerPhase;
   /** The run (top-level or sub-chain) the step belongs to. */
   run_id: string;
   timeline: AttemptRecord[];
@@ -86,7 +91,8 @@ export class RunView {
       this.duration_ms = this.resumes.length > 0 || this.woken ? Math.max(0, e.timestamp - this.started_at) : e.duration_ms;
       this.outputs = e.outputs;
       this.error = e.error;
-      this.status = e.status === 'failed' && this.cancelRequested ? 'cancelled' : e.status;
+      // A cancel that came while the run's failure handling ran was not heard: it ended as it ended.
+      this.status = e.status === 'failed' && this.cancelRequested && e.error?.code === 'ABORTED' ? 'cancelled' : e.status;
       return;
     }
     if (e.type === 'run:waiting') {
@@ -107,6 +113,7 @@ export class RunView {
     const key = `${this.prefixes.get(e.run_id) ?? ''}${e.step}`;
     let step = this.steps.get(key);
     if (step === undefined) this.steps.set(key, (step = blankStep(e.index, e.run_id)));
+    if (e.phase !== undefined) step.phase = e.phase;
     const last = step.timeline[step.timeline.length - 1];
     switch (e.type) {
       case 'step:started':
@@ -177,6 +184,20 @@ export class RunView {
         if (open >= 0) step.timeline[open] = { ...step.timeline[open]!, status: 'waiting', duration_ms: Math.max(0, e.timestamp - step.timeline[open]!.started_at) };
         return;
       }
+      case 'step:round':
+        // A repeat's round: a row of its own under the step (`STEP#N`), as `runs show` keys it.
+        this.steps.set(`${key}#${e.round}`, {
+          status: 'succeeded',
+          attempts: e.attempts,
+          duration_ms: e.duration_ms,
+          started_at: e.started_at,
+          output: e.output,
+          index: e.index,
+          run_id: e.run_id,
+          timeline: [{ attempt: e.attempts, started_at: e.started_at, duration_ms: e.duration_ms, status: 'succeeded' }],
+          base: 0,
+        });
+        return;
       case 'step:skipped':
         step.status = 'skipped';
         step.skip_reason = e.reason;
@@ -215,7 +236,7 @@ export class RunView {
     const summary = this.summary();
     const steps: Record<string, StepDetail> = {};
     for (const [key, s] of this.steps) {
-      const input = s.status === 'pending' || s.status === 'skipped' ? undefined : this.resolveInput(s);
+      const input = s.status === 'pending' || s.status === 'skipped' ? undefined : this.resolveInput(s, key.slice(key.lastIndexOf('›') + 1));
       steps[key] = {
         status: s.status === 'running' && summary.interrupted ? 'interrupted' : s.status,
         attempts: s.attempts,
@@ -225,6 +246,7 @@ export class RunView {
         ...(s.error !== undefined ? { error: s.error } : {}),
         ...(input !== undefined ? { input } : {}),
         ...(s.skip_reason !== undefined ? { skip_reason: s.skip_reason } : {}),
+        ...(s.phase !== undefined ? { phase: s.phase } : {}),
         timeline: s.timeline,
       };
     }
@@ -232,16 +254,35 @@ export class RunView {
   }
 
   /** The step's input_map against its run's context (inputs and earlier outputs); for_each steps show their list. */
-  private resolveInput(s: MutableStep): unknown {
+  private resolveInput(s: MutableStep, name: string): unknown {
     const run = this.contexts.get(s.run_id);
-    const step = run?.plan?.steps[s.index];
+    const step = eventStep(run?.plan, s.phase, s.index, name);
     if (!run || !step) return undefined;
     try {
-      if (step.forEach) return { for_each: step.forEach.items.source, items: step.forEach.items.get(run.ctx) };
-      return step.input.get(run.ctx);
+      const ctx = s.phase === undefined ? run.ctx : this.handlerScope(run, s.phase, name);
+      if (step.forEach) return { for_each: step.forEach.items.source, items: step.forEach.items.get(ctx) };
+      return step.input.get(ctx);
     } catch {
       return undefined;
     }
+  }
+
+  /** What a handler's step reads besides the run's context: `error`, `status`, and a compensation's `this` and `this_input`. */
+  private handlerScope(run: { plan: ChainPlan | undefined; ctx: Record<string, unknown> }, phase: HandlerPhase, name: string): Record<string, unknown> {
+    const scope = Object.create(run.ctx) as Record<string, unknown>;
+    if (this.error !== undefined) scope.error = { code: this.error.code, message: this.error.message, ...(this.error.step !== undefined ? { step: this.error.step } : {}) };
+    if (phase === 'finally') scope.status = this.status;
+    if (phase === 'compensate') {
+      const of = name.slice(0, -COMPENSATE_SUFFIX.length);
+      scope.this = run.ctx[of];
+      const step = run.plan?.steps.find((p) => p.name === of);
+      try {
+        if (step !== undefined && step.forEach === undefined) scope.this_input = step.input.get(run.ctx);
+      } catch {
+        // left out, as it would be in the run
+      }
+    }
+    return scope;
   }
 }
 

@@ -1,9 +1,10 @@
-import type { ChainPlan } from '../compiler/plan.js';
+import type { ChainPlan, HandlerPhase } from '../compiler/plan.js';
 import type { Engine } from '../engine.js';
 import type { RunEvent, WaitSummary } from '../executor/events.js';
 import { describeWait, waitSummary } from '../runs/run-waits.js';
 import type { RunDetail as StoredDetail } from '../runs/stored-result.js';
 import { RunView } from './run-view.js';
+import { withOrigin } from './run-origin.js';
 import type { RunDetail } from './run-service.js';
 
 // A run this server did not start — started by the CLI, another server, a worker — is known only
@@ -22,8 +23,10 @@ export function storedEvents(detail: StoredDetail, plan?: ChainPlan): RunEvent[]
   for (const [step, s] of Object.entries(detail.steps)) {
     if (s.status === 'pending') continue;
     const started_at = s.started_at ?? detail.started_at;
-    const index = indexOf.get(step) ?? extra++;
-    const end = { ...base, timestamp: started_at + s.duration_ms, step, index, attempts: s.attempts, started_at, duration_ms: s.duration_ms };
+    // A step of failure handling has its place in its own list (a compensation: 0).
+    const phase = s.phase;
+    const index = phase !== undefined ? handlerIndex(plan, phase, step) : (indexOf.get(step) ?? extra++);
+    const end = { ...base, timestamp: started_at + s.duration_ms, step, index, attempts: s.attempts, started_at, duration_ms: s.duration_ms, ...(phase !== undefined ? { phase } : {}) };
 
     // What the step did before the run was resumed, each earlier execution's attempts as one bar.
     for (const e of s.earlier ?? []) {
@@ -40,7 +43,7 @@ export function storedEvents(detail: StoredDetail, plan?: ChainPlan): RunEvent[]
       events.push({ type: 'step:skipped', ...end, status: 'skipped', attempt: 0, reason: 'when' });
       continue;
     }
-    events.push({ type: 'step:started', ...base, timestamp: started_at, step, index, attempt: 1 });
+    events.push({ type: 'step:started', ...base, timestamp: started_at, step, index, ...(phase !== undefined ? { phase } : {}), attempt: 1 });
     // At work (or when its owner died): started, not ended.
     if (s.status === 'running' || s.status === 'interrupted') continue;
     if (s.status === 'succeeded') events.push({ type: 'step:succeeded', ...end, status: 'succeeded', attempt: end.attempts, output: s.output });
@@ -52,13 +55,20 @@ export function storedEvents(detail: StoredDetail, plan?: ChainPlan): RunEvent[]
       type: 'run:finished',
       ...base,
       timestamp: detail.finished_at ?? detail.started_at + detail.duration_ms,
-      status: detail.status === 'succeeded' ? 'succeeded' : 'failed',
+      status: detail.status === 'succeeded' || detail.status === 'compensation_failed' ? detail.status : 'failed',
       duration_ms: detail.duration_ms,
       outputs: detail.outputs,
       ...(detail.error ? { error: detail.error } : {}),
     });
   }
   return events;
+}
+
+/** A handler step's place in its list, by name (-1 when the plan does not have it, or it is a compensation's one step: 0). */
+function handlerIndex(plan: ChainPlan | undefined, phase: HandlerPhase, step: string): number {
+  if (phase === 'compensate') return 0;
+  const list = phase === 'on_failure' ? plan?.handlers?.onFailure : plan?.handlers?.finally;
+  return list?.steps.findIndex((s) => s.name === step) ?? -1;
 }
 
 /** The step key a wait belongs to: its key without the attempt (`#N`) and the dangerous call's mark (`!`). */
@@ -96,7 +106,7 @@ export async function storedRunDetail(engine: Engine, runId: string): Promise<Ru
   if (stored.status === 'cancelled') view.status = 'cancelled';
   if (stored.interrupted) view.interruptedAfter(stored.duration_ms);
   for (const at of stored.resumes) view.resumedAt(at);
-  return view.detail();
+  return withOrigin(view.detail(), stored);
 }
 
 /** The events of a stored run: the past ones, then — while it runs elsewhere, or waits — new ones as the store records them. */

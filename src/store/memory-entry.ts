@@ -120,6 +120,8 @@ export class Entry implements LiveRun {
       epoch: 1,
       cancel_requested: false,
       queue: r.queue ?? null,
+      rerun_of: r.rerun_of ?? null,
+      rerun_from: r.rerun_from ?? null,
     };
     this.stored = run;
     if (this.ended !== undefined) this.end(this.ended);

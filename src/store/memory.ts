@@ -175,6 +175,7 @@ export function createMemoryStore(maxRuns = 100): MemoryRunStore {
         if (filter.status !== undefined && run.status !== filter.status) continue;
         if (filter.chain !== undefined && run.chain !== filter.chain) continue;
         if (filter.queue !== undefined && run.queue !== filter.queue) continue;
+        if (filter.rerun_of !== undefined && run.rerun_of !== filter.rerun_of) continue;
         out.push({ ...run });
         if (out.length >= limit) break;
       }

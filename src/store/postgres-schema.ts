@@ -53,6 +53,10 @@ function migrations(s: string): readonly string[] {
     `ALTER TABLE ${s}.events ADD COLUMN seq bigserial NOT NULL;
      CREATE UNIQUE INDEX events_by_seq ON ${s}.events (seq);
      CREATE INDEX events_by_name ON ${s}.events (name, seq);`,
+    // 7: a re-run's origin — the run it re-runs and the step it started from — and the re-runs of a run.
+    `ALTER TABLE ${s}.runs ADD COLUMN rerun_of text;
+     ALTER TABLE ${s}.runs ADD COLUMN rerun_from text;
+     CREATE INDEX runs_by_origin ON ${s}.runs (rerun_of, created_at DESC, seq DESC) WHERE rerun_of IS NOT NULL;`,
   ];
 }
 

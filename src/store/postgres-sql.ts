@@ -13,8 +13,8 @@ export function postgresStatements(s: string, schema: string) {
   return {
     insertRun: q(
       'insert_run',
-      `INSERT INTO ${s}.runs (id, chain, chain_hash, input, status, created_at, updated_at, owner, lease_until, epoch, queue)
-       VALUES ($1, $2, $3, $4, 'running', $5, $5, $6, $7, 1, $8) ON CONFLICT (id) DO NOTHING`,
+      `INSERT INTO ${s}.runs (id, chain, chain_hash, input, status, created_at, updated_at, owner, lease_until, epoch, queue, rerun_of, rerun_from)
+       VALUES ($1, $2, $3, $4, 'running', $5, $5, $6, $7, 1, $8, $9, $10) ON CONFLICT (id) DO NOTHING`,
     ),
     run: q('run', `SELECT ${RUN_COLUMNS} FROM ${s}.runs WHERE id = $1`),
     claim: q(

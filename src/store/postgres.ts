@@ -123,7 +123,7 @@ class PostgresStore implements RunStore {
   async createRun(run: NewRun): Promise<CreateOutcome> {
     const doing = `cannot create run ${run.id}`;
     for (;;) {
-      const values = [run.id, run.chain, run.chain_hash, jsonText(run.input), run.now, run.owner, run.lease_until, run.queue ?? null];
+      const values = [run.id, run.chain, run.chain_hash, jsonText(run.input), run.now, run.owner, run.lease_until, run.queue ?? null, run.rerun_of ?? null, run.rerun_from ?? null];
       try {
         const added = await this.pool.query({ name: this.sql.insertRun.name, text: this.sql.insertRun.text, values });
         if (added.rowCount === 1) return { created: true, run: newStoredRun(run) };

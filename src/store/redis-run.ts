@@ -34,5 +34,7 @@ export function runFromHash(h: ReadonlyMap<string, string>): StoredRun | undefin
     epoch: num('epoch') ?? 0,
     cancel_requested: h.get('cancel_requested') === '1',
     queue: h.get('queue') ?? null,
+    rerun_of: h.get('rerun_of') ?? null,
+    rerun_from: h.get('rerun_from') ?? null,
   };
 }

@@ -16,6 +16,7 @@ import { createHash } from 'node:crypto';
 //   P runs, P chain:C, P status:S, P status-chain:S:C
 //                                sorted sets by created_at, for listing newest first
 //   P finished                   sorted set by finished_at, for prune
+//   P reruns:ID                  sorted set by created_at: the re-runs of run ID
 //   P wait:ID, P waits, …        runs that wait: see redis-wait-scripts.ts
 
 export interface Script {
@@ -50,6 +51,9 @@ local id, score, chain = ARGV[2], ARGV[3], ARGV[4]
 local k = p .. 'run:' .. id
 if redis.call('EXISTS', k) == 1 then return answer('0', k) end
 redis.call('HSET', k, unpack(ARGV, 5))
+for i = 5, #ARGV - 1, 2 do
+  if ARGV[i] == 'rerun_of' then redis.call('ZADD', p .. 'reruns:' .. ARGV[i + 1], score, id) end
+end
 redis.call('ZADD', p .. 'runs', score, id)
 redis.call('ZADD', p .. 'chain:' .. chain, score, id)
 reindex(id, chain, score, false, 'running')
@@ -152,7 +156,7 @@ return redis.call('HGETALL', k)`);
 export const PRUNE = script(`
 local ids = redis.call('ZRANGEBYSCORE', p .. 'finished', '-inf', '(' .. ARGV[2], 'LIMIT', 0, tonumber(ARGV[3]))
 for _, id in ipairs(ids) do
-  local cur = redis.call('HMGET', p .. 'run:' .. id, 'status', 'chain')
+  local cur = redis.call('HMGET', p .. 'run:' .. id, 'status', 'chain', 'rerun_of')
   for _, hash in ipairs(redis.call('HVALS', p .. 'blobs:' .. id)) do
     if redis.call('HINCRBY', p .. 'blob-refs', hash, -1) <= 0 then
       redis.call('HDEL', p .. 'blob-refs', hash)
@@ -172,6 +176,7 @@ for _, id in ipairs(ids) do
   redis.call('ZREM', p .. 'wakes', id)
   redis.call('ZREM', p .. 'runs', id)
   redis.call('ZREM', p .. 'finished', id)
+  if cur[3] then redis.call('ZREM', p .. 'reruns:' .. cur[3], id) end
   if cur[1] and cur[2] then
     redis.call('ZREM', p .. 'chain:' .. cur[2], id)
     redis.call('ZREM', p .. 'status:' .. cur[1], id)

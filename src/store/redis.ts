@@ -184,6 +184,8 @@ class RedisStore implements RunStore {
     if (input !== null) fields.push('input', input);
     fields.push('created_at', run.now, 'updated_at', run.now, 'owner', run.owner, 'lease_until', run.lease_until, 'epoch', 1, 'cancel_requested', '0');
     if (run.queue !== undefined) fields.push('queue', run.queue);
+    if (run.rerun_of !== undefined) fields.push('rerun_of', run.rerun_of);
+    if (run.rerun_from !== undefined) fields.push('rerun_from', run.rerun_from);
     const answer = await this.eval<string[]>(`cannot create run ${run.id}`, 'write', CREATE, [run.id, run.now, run.chain, ...fields]);
     if (answer[0] === '1') return { created: true, run: newStoredRun(run) };
     return { created: false, run: runFromFields(answer, 1)! };
@@ -282,6 +284,12 @@ class RedisStore implements RunStore {
       return decodeListed(answers, ([, hash]) => runFromHash(new Map(Object.entries(hash as Record<string, string>))), filter, this.url);
     };
     return this.command('cannot list runs', async (r) => {
+      // A run's re-runs have an index of their own; they are few, and the other filters apply to them here.
+      if (filter.rerun_of !== undefined) {
+        const runs = await read(r, await r.zrevrange(`${p}reruns:${filter.rerun_of}`, 0, -1));
+        const keep = (run: StoredRun): boolean => (status === undefined || run.status === status) && (chain === undefined || run.chain === chain) && (filter.queue === undefined || run.queue === filter.queue);
+        return runs.filter(keep).slice(0, limit);
+      }
       if (filter.queue === undefined) return read(r, await r.zrevrange(index, 0, limit - 1));
       // One queue's runs: read through the index newest first, keeping that queue's.
       // (A run added meanwhile shifts the pages: one seen twice is kept once.)

@@ -22,6 +22,8 @@ export interface RunRow {
   readonly epoch: number;
   readonly cancel_requested: number | boolean;
   readonly queue: string | null;
+  readonly rerun_of: string | null;
+  readonly rerun_from: string | null;
 }
 
 /**
@@ -38,7 +40,7 @@ export class CorruptRunError extends Error {
   }
 }
 
-const STATUSES: ReadonlySet<string> = new Set(['running', 'waiting', 'succeeded', 'failed', 'cancelled']);
+const STATUSES: ReadonlySet<string> = new Set(['running', 'waiting', 'succeeded', 'failed', 'compensation_failed', 'cancelled']);
 
 /** A stored JSON value of run `id`, or CorruptRunError. */
 export function storedJson(id: string, field: string, text: string): unknown {
@@ -76,7 +78,7 @@ export function decodeListed<R>(rows: readonly R[], decode: (row: R) => StoredRu
   return runs;
 }
 
-export const RUN_COLUMNS = 'id, chain, chain_hash, input, status, created_at, updated_at, finished_at, outputs, error, owner, lease_until, epoch, cancel_requested, queue';
+export const RUN_COLUMNS = 'id, chain, chain_hash, input, status, created_at, updated_at, finished_at, outputs, error, owner, lease_until, epoch, cancel_requested, queue, rerun_of, rerun_from';
 
 export function runFromRow(row: RunRow): StoredRun {
   return {
@@ -95,6 +97,8 @@ export function runFromRow(row: RunRow): StoredRun {
     epoch: row.epoch,
     cancel_requested: row.cancel_requested === true || row.cancel_requested === 1,
     queue: row.queue,
+    rerun_of: row.rerun_of ?? null,
+    rerun_from: row.rerun_from ?? null,
   };
 }
 
@@ -116,6 +120,8 @@ export function newStoredRun(run: NewRun): StoredRun {
     epoch: 1,
     cancel_requested: false,
     queue: run.queue ?? null,
+    rerun_of: run.rerun_of ?? null,
+    rerun_from: run.rerun_from ?? null,
   };
 }
 
@@ -128,14 +134,14 @@ export function jsonText(value: unknown): string | null {
 export interface ListShape {
   /** Names the shape: one prepared statement per shape. */
   readonly key: string;
-  readonly columns: readonly ('status' | 'chain' | 'queue')[];
+  readonly columns: readonly ('status' | 'chain' | 'queue' | 'rerun_of')[];
   readonly values: readonly string[];
 }
 
 export function listShape(filter: RunFilter): ListShape {
-  const columns: ('status' | 'chain' | 'queue')[] = [];
+  const columns: ('status' | 'chain' | 'queue' | 'rerun_of')[] = [];
   const values: string[] = [];
-  for (const column of ['status', 'chain', 'queue'] as const) {
+  for (const column of ['status', 'chain', 'queue', 'rerun_of'] as const) {
     const value = filter[column];
     if (value === undefined) continue;
     columns.push(column);

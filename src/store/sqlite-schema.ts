@@ -51,6 +51,10 @@ const MIGRATIONS: readonly string[] = [
    ALTER TABLE events_by_seq RENAME TO events;
    CREATE INDEX events_by_time ON events (at);
    CREATE INDEX events_by_name ON events (name, seq);`,
+  // 7: a re-run's origin — the run it re-runs and the step it started from — and the re-runs of a run.
+  `ALTER TABLE runs ADD COLUMN rerun_of TEXT;
+   ALTER TABLE runs ADD COLUMN rerun_from TEXT;
+   CREATE INDEX runs_by_origin ON runs (rerun_of, created_at) WHERE rerun_of IS NOT NULL;`,
 ];
 
 export const SQLITE_SCHEMA_VERSION = MIGRATIONS.length;

@@ -96,7 +96,7 @@ function prepare(db: BetterSqlite3.Database): Statements {
     return statement;
   };
   return {
-    insertRun: db.prepare(`INSERT INTO runs (${RUN_COLUMNS}) VALUES (?, ?, ?, ?, 'running', ?, ?, NULL, NULL, NULL, ?, ?, 1, 0, ?) ON CONFLICT (id) DO NOTHING`),
+    insertRun: db.prepare(`INSERT INTO runs (${RUN_COLUMNS}) VALUES (?, ?, ?, ?, 'running', ?, ?, NULL, NULL, NULL, ?, ?, 1, 0, ?, ?, ?) ON CONFLICT (id) DO NOTHING`),
     run: db.prepare(`SELECT ${RUN_COLUMNS} FROM runs WHERE id = ?`),
     claim: db.prepare(
       `UPDATE runs SET status = 'running', owner = ?, lease_until = ?, updated_at = ?, epoch = epoch + 1, cancel_requested = 0,
@@ -170,7 +170,7 @@ export class SqliteStore implements RunStore {
     ).immediate;
     this.createTx = connection.transaction((runs: readonly NewRun[]): CreateOutcome[] =>
       runs.map((run) => {
-        const added = sql.insertRun.run(run.id, run.chain, run.chain_hash, jsonText(run.input), run.now, run.now, run.owner, run.lease_until, run.queue ?? null).changes > 0;
+        const added = sql.insertRun.run(run.id, run.chain, run.chain_hash, jsonText(run.input), run.now, run.now, run.owner, run.lease_until, run.queue ?? null, run.rerun_of ?? null, run.rerun_from ?? null).changes > 0;
         return added ? { created: true, run: newStoredRun(run) } : { created: false, run: runFromRow(sql.run.get(run.id)!) };
       }),
     ).immediate;

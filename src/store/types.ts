@@ -14,8 +14,12 @@ import type { WaitStore } from './wait-types.js';
 // lost its lease — paused, partitioned, or simply slow — can never overwrite what the new owner
 // records.
 
-/** `waiting`: parked until a wait of its steps is over (a sleep, an event, a decision); no process owns it meanwhile. */
-export type RunStatus = 'running' | 'waiting' | 'succeeded' | 'failed' | 'cancelled';
+/**
+ * `waiting`: parked until a wait of its steps is over (a sleep, an event, a decision); no process
+ * owns it meanwhile. `compensation_failed`: it failed, and a compensation of one of its steps
+ * failed for good too.
+ */
+export type RunStatus = 'running' | 'waiting' | 'succeeded' | 'failed' | 'compensation_failed' | 'cancelled';
 
 /**
  * `normal` survives a crash of the process (kill -9); `full` also survives power loss; both hold
@@ -53,6 +57,10 @@ export interface StoredRun {
    * Null for a run that no queue executes. A queue's reconciler looks only at its own runs.
    */
   readonly queue: string | null;
+  /** The run this one re-runs (`toolchain rerun`), or null for a run started anew. */
+  readonly rerun_of: string | null;
+  /** The step a re-run started from (the steps it does not lead to kept their recorded outputs); null: it ran every step again. */
+  readonly rerun_from: string | null;
 }
 
 /**
@@ -65,6 +73,8 @@ export interface StoredStep extends StepRecord {
   readonly earlier?: readonly EarlierResult[];
   /** On a result recorded by a resumed execution: when the run was resumed. */
   readonly resumed_at?: number;
+  /** On a result a re-run kept (it did not run the step): the run whose result it is. */
+  readonly kept_from?: string;
 }
 
 /** A result a resumed run's step had before it ran again: failed, or skipped because of a failure. */
@@ -87,6 +97,9 @@ export interface NewRun {
   readonly now: number;
   /** The queue that executes it (default none: the creating process does). */
   readonly queue?: string;
+  /** A re-run: the run it re-runs, and the step it starts from (none: every step). */
+  readonly rerun_of?: string;
+  readonly rerun_from?: string;
 }
 
 export type CreateOutcome =
@@ -131,6 +144,8 @@ export interface RunFilter {
   readonly chain?: string;
   /** Only the runs of this queue. */
   readonly queue?: string;
+  /** Only the re-runs of this run. */
+  readonly rerun_of?: string;
   /** Default 50. */
   readonly limit?: number;
   /**

@@ -1,5 +1,5 @@
 import { didYouMean, suggestionSuffix, type Severity } from '../common/errors.js';
-import type { ChainPlan } from '../compiler/plan.js';
+import type { ChainPlan, PlanStep } from '../compiler/plan.js';
 import { toProblems } from '../registry/argument-problems.js';
 import { createSchemaCompiler, type SchemaCompiler } from '../registry/schema-compiler.js';
 import type { ToolSet } from '../registry/types.js';
@@ -26,6 +26,13 @@ export interface MockProblem {
   readonly suggestion?: string;
 }
 
+/** Every step a run of `plan` may have: its steps, its on_failure and finally steps, its compensations (`STEP~compensate`). */
+function mockable(plan: ChainPlan): readonly PlanStep[] {
+  const h = plan.handlers;
+  if (h === undefined) return plan.steps;
+  return [...plan.steps, ...(h.onFailure?.steps ?? []), ...h.compensations.flatMap((c) => c?.steps ?? []), ...(h.finally?.steps ?? [])];
+}
+
 /** `a›b›c` (or `a>b>c`) as its step names. */
 function stepPath(key: string): string[] {
   return key.split(/[›>]/).map((part) => part.trim());
@@ -39,15 +46,16 @@ export function checkMocks(plan: ChainPlan, mocks: ReadonlyMap<string, MockSpec>
     let chain = plan;
     const path = stepPath(key);
     for (const [depth, name] of path.entries()) {
-      const step = chain.steps.find((s) => s.name === name);
+      const steps = mockable(chain);
+      const step = steps.find((s) => s.name === name);
       if (step === undefined) {
-        const suggestion = didYouMean(name, chain.steps.map((s) => s.name));
+        const suggestion = didYouMean(name, steps.map((s) => s.name));
         const inner = depth === 0 ? '' : ` (the sub-chain that step '${path.slice(0, depth).join('›')}' runs)`;
         problems.push({
           key,
           code: 'UNKNOWN_STEP',
           severity: 'error',
-          message: `mock '${key}': chain '${chain.name}'${inner} has no step '${name}'${suggestionSuffix(suggestion)}; its steps: ${chain.steps.map((s) => s.name).join(', ')}`,
+          message: `mock '${key}': chain '${chain.name}'${inner} has no step '${name}'${suggestionSuffix(suggestion)}; its steps: ${steps.map((s) => s.name).join(', ')}`,
           ...(suggestion !== undefined ? { suggestion } : {}),
         });
         break;

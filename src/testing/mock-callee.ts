@@ -4,7 +4,7 @@ import type { StepMocks } from '../executor/index.js';
 import type { CallContext } from '../call/call-context.js';
 
 // A mocked step calls this instead of its tool: a fixed output, an error code, or one
-// result per attempt (the last repeats), each optionally after a delay. The step's own policies
+// result per call (the last repeats), each optionally after a delay. The step's own policies
 // still apply around it (timeout, retry, fallback), and its arguments are still validated by the
 // real tool's parameters when that tool is installed, so a test also checks the input_map.
 
@@ -27,6 +27,9 @@ export type MockCalls = Map<string, number>;
 const NO_ENV = Object.freeze({});
 
 export function mockCallee(step: string, spec: MockSpec, real: Callee | undefined, calls?: MockCalls): Callee {
+  // A sequence gives one entry per call of the step: per attempt, and on for a repeat step's next
+  // round; a for_each element's calls count by its own attempts (elements share the callee).
+  let count = 0;
   return {
     describe: real?.describe ?? `mock of step '${step}'`,
     qualifiedName: real?.qualifiedName ?? step,
@@ -37,7 +40,8 @@ export function mockCallee(step: string, spec: MockSpec, real: Callee | undefine
     prepare: real ? (args) => real.prepare(args) : (args) => ({ ok: true, args }),
     async invoke(_args, ctx) {
       calls?.set(step, (calls.get(step) ?? 0) + 1);
-      const result = 'sequence' in spec ? spec.sequence[Math.min(ctx.attempt, spec.sequence.length) - 1]! : spec;
+      const n = ctx.item === undefined ? ++count : ctx.attempt;
+      const result = 'sequence' in spec ? spec.sequence[Math.min(n, spec.sequence.length) - 1]! : spec;
       if (result.delayMs !== undefined && result.delayMs > 0) await delay(result.delayMs, ctx);
       if (result.error !== undefined) throw new HandlerError(result.error, result.message ?? `mocked error ${result.error}`);
       return result.output === undefined ? null : (structuredClone(result.output) as unknown);

@@ -23,7 +23,7 @@ export interface TestCase {
   /** Where each mock's key is in the file. */
   readonly mockKeys: ReadonlyMap<string, SourcePosition>;
   readonly expect: {
-    readonly status?: 'succeeded' | 'failed';
+    readonly status?: 'succeeded' | 'failed' | 'compensation_failed' | 'cancelled';
     /** Partial: only the keys listed are compared (recursively for objects). */
     readonly outputs?: unknown;
     /** The run's error code, for a case that expects a failure. */
@@ -44,6 +44,8 @@ const CASE_KEYS = ['name', 'input', 'mocks', 'expect'];
 const MOCK_KEYS = ['output', 'error', 'message', 'delay', 'sequence'];
 const EXPECT_KEYS = ['status', 'outputs', 'error', 'steps'];
 const STEP_KEYS = ['status', 'attempts', 'error'];
+/** How a run can end. */
+const STATUSES = ['succeeded', 'failed', 'compensation_failed', 'cancelled'];
 
 export function parseTestFile(text: string, file: string): { suite?: TestSuite; diagnostics: readonly Diagnostic[] } {
   const { document, diagnostics } = parseYaml(text, file);
@@ -83,7 +85,9 @@ export function parseTestFile(text: string, file: string): { suite?: TestSuite; 
     const e = c.expect;
     if (!isRecord(e)) return bad(`${at}/expect`, 'a case needs `expect` (status, outputs, error, steps)');
     keys(e, EXPECT_KEYS, `${at}/expect`, '`expect`');
-    if (e.status !== undefined && e.status !== 'succeeded' && e.status !== 'failed') bad(`${at}/expect/status`, "`status` is 'succeeded' or 'failed'");
+    if (e.status !== undefined && !(typeof e.status === 'string' && STATUSES.includes(e.status))) {
+      bad(`${at}/expect/status`, `\`status\` is one of ${STATUSES.join(', ')}${typeof e.status === 'string' ? suggestionSuffix(didYouMean(e.status, STATUSES)) : ''}`);
+    }
     if (e.error !== undefined && typeof e.error !== 'string') bad(`${at}/expect/error`, '`error` is an error code');
     if (e.steps !== undefined && !isRecord(e.steps)) bad(`${at}/expect/steps`, '`steps` maps step names to { status, attempts, error }');
     for (const [step, s] of Object.entries(isRecord(e.steps) ? e.steps : {})) {

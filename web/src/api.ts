@@ -67,6 +67,8 @@ export const api = {
   start: (chain: string, input: unknown) => call<{ run_id: string }>('POST', 'api/runs', { chain, input }),
   cancel: (id: string) => call<RunSummary>('POST', `api/runs/${encodeURIComponent(id)}/cancel`),
   resume: (id: string) => call<{ run_id: string }>('POST', `api/runs/${encodeURIComponent(id)}/resume`),
+  /** A new run of a run that ended: `from` and everything downstream of it run, the other steps keep their outputs. */
+  rerun: (id: string, body: { from?: string; input?: Record<string, unknown> }) => call<{ run_id: string }>('POST', `api/runs/${encodeURIComponent(id)}/rerun`, body),
   /** Pending approval requests, oldest first; of one run with `run`. */
   approvals: (run?: string) => call<{ approvals: ApprovalView[] }>('GET', `api/approvals${run !== undefined ? `?run=${encodeURIComponent(run)}` : ''}`).then((r) => r.approvals),
   decide: (id: string, decision: 'approve' | 'deny', comment: string) =>
@@ -104,7 +106,7 @@ export function followRun(id: string, onEvent: (e: RunEvent) => void, onEnd: () 
       onEnd();
     }
   };
-  for (const type of ['run:started', 'run:finished', 'step:started', 'step:retrying', 'step:succeeded', 'step:failed', 'step:skipped', 'agent:turn', 'agent:tool_call', 'step:waiting', 'run:waiting', 'run:woken', 'approval:requested', 'approval:decided']) {
+  for (const type of ['run:started', 'run:finished', 'step:started', 'step:retrying', 'step:succeeded', 'step:failed', 'step:skipped', 'agent:turn', 'agent:tool_call', 'step:waiting', 'step:round', 'run:waiting', 'run:woken', 'approval:requested', 'approval:decided']) {
     source.addEventListener(type, handle as EventListener);
   }
   // The stream ends after run:finished; without this EventSource would reconnect (and replay).

@@ -3,7 +3,10 @@ import { formatDuration, type RunDetail } from './api.js';
 // The timeline: one row per step that started (in start order), one bar per attempt, placed on
 // the run's time axis. Failed attempts are red, the wait before a retry is the gap between bars,
 // a fallback's bar is striped, a for_each element's failed attempt is a thin red mark, and the time
-// a step waited (a sleep, an event, a decision) is a bar of the waiting colour.
+// a step waited (a sleep, an event, a decision) is a bar of the waiting colour. A repeat step's
+// rounds (`step#N`) are rows under their step, as for_each elements are. Failure handling comes
+// after the steps it handles, each row tagged with its part (on_failure, undo for a compensation,
+// finally), a line above the first of them.
 
 export function Gantt({ run, now, selected, onSelect }: { run: RunDetail; now: number; selected: string | undefined; onSelect: (step: string) => void }) {
   const start = run.started_at;
@@ -29,11 +32,19 @@ export function Gantt({ run, now, selected, onSelect }: { run: RunDetail; now: n
         </span>
       </div>
       <div class="gantt-rows">
-        {rows.map(([key, step, element]) => (
-          <div class={`gantt-row${element ? ' element' : ''}${selected === key ? ' selected' : ''}`} role="row" key={key} data-step={key}>
+        {rows.map(([key, step, element], k) => (
+          <div
+            class={`gantt-row${element ? ' element' : ''}${selected === key ? ' selected' : ''}${step.kept_from !== undefined ? ' kept' : ''}${step.phase ? ` phase-${step.phase}` : ''}${step.phase && !rows[k - 1]?.[1].phase ? ' phase-start' : ''}`}
+            role="row"
+            key={key}
+            data-step={key}
+            data-phase={step.phase}
+          >
             <span class="gantt-label" role="rowheader">
-              <button type="button" class="link" onClick={() => onSelect(key)} title={key}>
-                {element ? key.slice(key.lastIndexOf('[')) : key}
+              <button type="button" class="link" onClick={() => onSelect(key)} title={step.phase ? `${key} (${step.phase})` : key}>
+                {step.phase && <span class="phase-tag">{step.phase === 'compensate' ? 'undo' : step.phase}</span>}
+                {element ? key.slice(key.endsWith(']') ? key.lastIndexOf('[') : partStart(key)) : step.phase === 'compensate' ? key.replace(/~compensate$/, '') : key}
+                {step.kept_from !== undefined ? ' (kept)' : ''}
               </button>
             </span>
             <span class="gantt-track" role="cell">
@@ -62,13 +73,13 @@ export function Gantt({ run, now, selected, onSelect }: { run: RunDetail; now: n
 
 type Row = [key: string, step: RunDetail['steps'][string], element: boolean];
 
-/** Steps that started, in start order; each for_each element (`step[i]`) right under its step, in its own start order. */
+/** Steps that started, in start order; each for_each element (`step[i]`) and repeat round (`step#N`) right under its step, in its own start order. */
 function timelineRows(run: RunDetail): Row[] {
   const started = Object.entries(run.steps).filter(([, s]) => s.started_at !== undefined);
   const elements = new Map<string, Row[]>();
   const tops: Row[] = [];
   for (const [key, step] of started) {
-    const open = key.endsWith(']') ? key.lastIndexOf('[') : -1;
+    const open = key.endsWith(']') ? key.lastIndexOf('[') : partStart(key);
     const parent = open > 0 ? key.slice(0, open) : undefined;
     if (parent !== undefined && run.steps[parent] !== undefined) {
       const list = elements.get(parent) ?? [];
@@ -81,8 +92,14 @@ function timelineRows(run: RunDetail): Row[] {
 }
 
 function elementIndex(key: string): number {
-  const m = /\[(\d+)\]$/.exec(key);
-  return m ? Number(m[1]) : -1;
+  const m = /(?:\[(\d+)\]|#(\d+))$/.exec(key);
+  return m ? Number(m[1] ?? m[2]) : -1;
+}
+
+/** Where a repeat round's suffix (`#N`) starts in its key; -1 for any other key. */
+function partStart(key: string): number {
+  const m = /#\d+$/.exec(key);
+  return m ? m.index : -1;
 }
 
 /** Tick times on a round step (1, 2 or 5 times a power of ten, at least 1 ms): no two labels alike. */

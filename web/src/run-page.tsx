@@ -15,6 +15,8 @@ import { StepPanel } from './step-panel.js';
 // A waiting run is followed too (its stream goes on when it is woken); what it waits for is said
 // above the graph, and its pending approval requests can be decided here. They are fetched again
 // whenever the run's stream says something about its waits, and after a decision made here.
+// A run that ended can be re-run from a selected step ("Re-run from here"): a new run, whose page
+// names this one as its origin, as this one's lists its re-runs.
 
 export function RunPage({ id }: { id: string }) {
   const [detail, setDetail] = useState<RunDetail | undefined>();
@@ -93,10 +95,13 @@ export function RunPage({ id }: { id: string }) {
   if (error) return <section><h1 tabIndex={-1}>Run</h1><p class="notice error" role="alert">{error}</p><a href="#/">All runs</a></section>;
   if (!shown) return <section><h1 tabIndex={-1}>Run</h1><p>Loading…</p></section>;
 
-  const act = async (what: 'cancel' | 'resume' | 'rerun'): Promise<void> => {
+  const act = async (what: 'cancel' | 'resume' | 'rerun' | { from: string }): Promise<void> => {
     setNotice(undefined);
     try {
-      if (what === 'cancel') {
+      if (typeof what === 'object') {
+        const { run_id } = await api.rerun(shown.run_id, { from: what.from });
+        location.hash = `#/runs/${encodeURIComponent(run_id)}`;
+      } else if (what === 'cancel') {
         await api.cancel(shown.run_id);
         setNotice({ kind: 'info', text: 'Cancelled.' });
       } else if (what === 'resume') {
@@ -124,6 +129,12 @@ export function RunPage({ id }: { id: string }) {
           <StatusBadge status={shown.interrupted ? 'interrupted' : shown.status} />
           <span>started {formatTime(shown.started_at)}</span>
           <span>{formatDuration(shown.duration_ms ?? end - shown.started_at)}</span>
+          {shown.rerun_of !== undefined && (
+            <span class="origin">
+              re-run of <a class="mono" href={`#/runs/${encodeURIComponent(shown.rerun_of)}`}>{shown.rerun_of}</a>
+              {shown.rerun_from !== undefined ? <> from step <code>{shown.rerun_from}</code></> : ' (every step)'}
+            </span>
+          )}
         </div>
         <div class="actions">
           <button type="button" onClick={() => void act('cancel')} disabled={(shown.status !== 'running' && shown.status !== 'waiting') || shown.interrupted}>Cancel</button>
@@ -131,6 +142,17 @@ export function RunPage({ id }: { id: string }) {
           <button type="button" onClick={() => void act('rerun')}>Re-run with same input</button>
         </div>
       </div>
+      {(shown.reruns?.length ?? 0) > 0 && (
+        <p class="reruns">
+          Re-runs:{' '}
+          {shown.reruns!.map((r, k) => (
+            <>
+              {k > 0 && ', '}
+              <a class="mono" href={`#/runs/${encodeURIComponent(r)}`}>{r}</a>
+            </>
+          ))}
+        </p>
+      )}
       {shown.interrupted && (
         <p class="notice interrupted" role="status">
           Interrupted: the process that ran it is gone, and nothing finishes it until it is resumed. Resume continues it from its recorded steps (or run <code>toolchain resume {shown.run_id}</code>).
@@ -184,21 +206,28 @@ export function RunPage({ id }: { id: string }) {
           </div>
         </div>
         <div class="panel detail-panel">
-          <StepPanel run={shown} stepKey={selected} />
+          <StepPanel run={shown} stepKey={selected} onRerunFrom={shown.status !== 'running' && shown.status !== 'waiting' ? (from) => void act({ from }) : undefined} />
         </div>
       </div>
     </section>
   );
 }
 
-/** The live view lacks what only the server computes (step inputs): take it from the last fetched record. */
+/** The live view lacks what only the server computes (step inputs, a re-run's kept steps): take it from the last fetched record. */
 function mergeLive(liveDetail: RunDetail, fetched: RunDetail | undefined): RunDetail {
   if (!fetched) return liveDetail;
   const steps = { ...liveDetail.steps };
   for (const [key, s] of Object.entries(steps)) {
-    const input = fetched.steps[key]?.input;
+    const known = fetched.steps[key];
+    // A kept step has no events: only the server's record knows it.
+    if (known?.kept_from !== undefined && s.status === 'pending') {
+      steps[key] = known;
+      continue;
+    }
+    const input = known?.input;
     if (input !== undefined && s.input === undefined) steps[key] = { ...s, input };
   }
   // The page's own view started from the fetched record: the resumes it knew of are the server's.
-  return { ...liveDetail, steps, resumes: liveDetail.resumes.length ? liveDetail.resumes : fetched.resumes };
+  const origin = { ...(fetched.rerun_of !== undefined ? { rerun_of: fetched.rerun_of } : {}), ...(fetched.rerun_from !== undefined ? { rerun_from: fetched.rerun_from } : {}), ...(fetched.reruns !== undefined ? { reruns: fetched.reruns } : {}) };
+  return { ...liveDetail, ...origin, steps, resumes: liveDetail.resumes.length ? liveDetail.resumes : fetched.resumes };
 }

@@ -6,7 +6,7 @@ import { usePolling } from './use-polling.js';
 // The runs list: newest first, filtered by status and chain, refreshed every 1.5 s while the tab
 // is visible (and at once when it becomes visible again). A waiting run says what it waits for.
 
-const STATUSES = ['', 'running', 'waiting', 'succeeded', 'failed', 'cancelled'];
+const STATUSES = ['', 'running', 'waiting', 'succeeded', 'failed', 'compensation_failed', 'cancelled'];
 const REFRESH_MS = 1500;
 
 export function RunsPage() {

@@ -8,6 +8,7 @@ const SYMBOL: Record<string, string> = {
   failed: '✗',
   skipped: '–',
   cancelled: '⊘',
+  compensation_failed: '⚠',
   interrupted: '↯',
 };
 

@@ -2,13 +2,20 @@ import { formatDuration, formatTime, type RunDetail } from './api.js';
 import type { Truncated } from '../../src/serve/run-service.js';
 import { StatusBadge } from './status.js';
 
-// The selected step: status, attempts, timing, error, input, output and each attempt.
+// The selected step: status, attempts, timing, error, input, output, each attempt, and a repeat
+// step's rounds.
 
 const LIMIT = 20_000;
 
 function Json({ value }: { value: unknown }) {
   const text = JSON.stringify(value, null, 2) ?? 'undefined';
   return <pre class="json">{text.length > LIMIT ? `${text.slice(0, LIMIT)}\n… (${text.length - LIMIT} more characters)` : text}</pre>;
+}
+
+/** A value on one line, cut short: a round's output in its row. */
+function short(value: unknown): string {
+  const text = JSON.stringify(value) ?? '';
+  return text.length > 80 ? `${text.slice(0, 79)}…` : text;
 }
 
 /** A value the server left out of the run's view for its size: how large, and where to read it whole. */
@@ -20,7 +27,8 @@ function LeftOut({ value }: { value: Truncated }) {
   );
 }
 
-export function StepPanel({ run, stepKey }: { run: RunDetail; stepKey: string | undefined }) {
+/** `onRerunFrom`: given when the run has ended, so that a step of it can be re-run from. */
+export function StepPanel({ run, stepKey, onRerunFrom }: { run: RunDetail; stepKey: string | undefined; onRerunFrom?: ((step: string) => void) | undefined }) {
   if (stepKey === undefined) {
     return (
       <>
@@ -37,14 +45,36 @@ export function StepPanel({ run, stepKey }: { run: RunDetail; stepKey: string | 
       </>
     );
   }
+  // Only a step of the run's own chain can be re-run from (not an element, a round or a sub-chain's step).
+  const rerun = onRerunFrom !== undefined && !/[[›#]/.test(stepKey) ? (
+    <button type="button" class="rerun-from" onClick={() => onRerunFrom(stepKey)} title="A new run: this step and everything after it run again; the other steps keep their outputs">
+      Re-run from here
+    </button>
+  ) : undefined;
   const step = run.steps[stepKey];
-  if (!step) return <><h2>{stepKey}</h2><p class="muted">Not started.</p></>;
+  if (!step) return <><h2>{stepKey}</h2><p class="muted">Not started.</p>{rerun}</>;
+  // A repeat step's rounds, in order: `STEP#1`, `STEP#2`, …
+  const rounds = Object.entries(run.steps)
+    .filter(([k]) => k.startsWith(`${stepKey}#`) && /^\d+$/.test(k.slice(stepKey.length + 1)))
+    .sort(([a], [b]) => Number(a.slice(stepKey.length + 1)) - Number(b.slice(stepKey.length + 1)));
   return (
     <div class="step-detail" data-step={stepKey} aria-live="polite">
       <h2>
         {stepKey} <StatusBadge status={step.status} />
       </h2>
+      {rerun}
+      {step.kept_from !== undefined && (
+        <p class="notice kept">
+          Kept: this re-run did not run the step; its output is the one run <a class="mono" href={`#/runs/${encodeURIComponent(step.kept_from)}`}>{step.kept_from}</a> recorded.
+        </p>
+      )}
       <dl class="facts-list">
+        {step.phase && (
+          <>
+            <dt>Part</dt>
+            <dd>{step.phase === 'compensate' ? `compensation of step ${stepKey.replace(/~compensate$/, '')}` : `${step.phase} (failure handling)`}</dd>
+          </>
+        )}
         <dt>Attempts</dt>
         <dd>{step.attempts}</dd>
         <dt>Duration</dt>
@@ -77,6 +107,26 @@ export function StepPanel({ run, stepKey }: { run: RunDetail; stepKey: string | 
         <>
           <h3>Output</h3>
           {step.output_truncated ? <LeftOut value={step.output_truncated} /> : <Json value={step.output} />}
+        </>
+      )}
+      {rounds.length > 0 && (
+        <>
+          <h3>Rounds</h3>
+          <table class="attempts rounds">
+            <thead>
+              <tr><th scope="col">Round</th><th scope="col">Status</th><th scope="col">Took</th><th scope="col">Output</th></tr>
+            </thead>
+            <tbody>
+              {rounds.map(([k, r]) => (
+                <tr data-round={k}>
+                  <td>{k.slice(stepKey.length + 1)}</td>
+                  <td><StatusBadge status={r.status} /></td>
+                  <td>{formatDuration(r.duration_ms)}</td>
+                  <td class="mono">{r.error ? <><code>{r.error.code}</code> {r.error.message}</> : short(r.output)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
         </>
       )}
       {step.timeline.length > 0 && (

@@ -12,6 +12,7 @@ const EXAMPLES: Readonly<Record<string, readonly string[]>> = {
     'toolchain run city_brief --input question=Osaka --queue redis://127.0.0.1:6379 --no-wait',
   ],
   resume: ['toolchain runs --status failed', 'toolchain resume 3f2a… --allow-changed', 'toolchain resume 3f2a… --queue redis://127.0.0.1:6379'],
+  rerun: ['toolchain rerun 3f2a…', 'toolchain rerun 3f2a… --from render --input template=\'{{ $.city }}\'', 'toolchain rerun 3f2a… --from clock --input hour12=true --allow-changed'],
   worker: ['toolchain worker --queue redis://127.0.0.1:6379 --concurrency 16', 'toolchain worker --queue redis://10.0.0.5:6379 --store postgres://app@10.0.0.6/runs --grace 60s'],
   runs: ['toolchain runs', 'toolchain runs show 3f2a…', 'toolchain runs cancel 3f2a…', 'toolchain runs prune --older-than 30d'],
   validate: ['toolchain validate', 'toolchain validate chains/city_brief.yaml'],

@@ -7,6 +7,7 @@ import { addHelpTexts } from './help-text.js';
 import { registerInit } from './init.js';
 import { registerList } from './list.js';
 import { registerMcp } from './mcp.js';
+import { registerRerun } from './rerun.js';
 import { registerResume } from './resume.js';
 import { registerRun } from './run.js';
 import { registerRuns } from './runs.js';
@@ -26,6 +27,7 @@ export function registerCommands(program: Command, ctx: CommandContext): void {
   registerMcp(program, ctx);
   registerRun(program, ctx);
   registerResume(program, ctx);
+  registerRerun(program, ctx);
   registerRuns(program, ctx);
   registerEmit(program, ctx);
   registerApprovals(program, ctx);

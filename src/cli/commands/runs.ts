@@ -15,7 +15,7 @@ import { withOpenStore, withStoreOption, type StoreFlag } from '../with-store.js
 // `toolchain runs`: the runs the store keeps — list, show one, cancel one wherever
 // it runs, prune old ones. These read the store alone: no plugin is loaded.
 
-const STATUSES: readonly RunStatus[] = ['running', 'waiting', 'succeeded', 'failed', 'cancelled'];
+const STATUSES: readonly RunStatus[] = ['running', 'waiting', 'succeeded', 'failed', 'compensation_failed', 'cancelled'];
 const UNITS: Readonly<Record<string, number>> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
 
 export function registerRuns(program: Command, ctx: CommandContext): void {
@@ -54,7 +54,8 @@ export function registerRuns(program: Command, ctx: CommandContext): void {
         if (run === undefined) throw new ToolchainError('RUN_NOT_FOUND', `no run ${runId} in the run store ${store.url}`);
         const chains = ctx.globals().chains;
         const plan = existsSync(chains) ? (await loadChainSet(chains)).plans.get(run.chain) : undefined;
-        const detail = runDetail(run, await store.getSteps(runId), plan, Date.now());
+        const reruns = (await store.listRuns({ rerun_of: runId, limit: 100 })).map((r) => r.id);
+        const detail = runDetail(run, await store.getSteps(runId), plan, Date.now(), reruns);
         // A waiting run says what it waits for, and until when.
         const waits = run.status === 'waiting' ? await store.waits.listWaits({ run_id: runId, open: true }) : [];
         const wakeAt = run.status === 'waiting' ? await store.waits.wakeAt(runId) : undefined;

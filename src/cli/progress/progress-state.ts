@@ -40,7 +40,10 @@ export class ProgressState {
     }
     if (!('step' in e) || e.type.startsWith('agent:')) return false;
     const key = `${e.run_id}/${e.step}`;
-    const row = this.rows.get(key) ?? { label: `${this.prefix.get(e.run_id) ?? ''}${e.step}`, state: 'running', detail: '', count: '', since: now };
+    // A step of on_failure or finally is named with its list, as `runs show` does.
+    const phase = 'phase' in e ? e.phase : undefined;
+    const list = phase === 'on_failure' || phase === 'finally' ? ` (${phase})` : '';
+    const row = this.rows.get(key) ?? { label: `${this.prefix.get(e.run_id) ?? ''}${e.step}${list}`, state: 'running', detail: '', count: '', since: now };
     this.rows.set(key, row);
     switch (e.type) {
       case 'step:started':

@@ -23,6 +23,11 @@ interface Ctx {
   readonly supersedes: Set<string>;
 }
 
+/** `$.error` of a handler: the run's error. */
+const ERROR_SCHEMA: JsonSchema = { type: 'object', required: ['code', 'message'], properties: { code: { type: 'string' }, message: { type: 'string' }, step: { type: 'string' } } };
+/** `$.status` of a finally step: how the run ended. */
+const STATUS_SCHEMA: JsonSchema = { type: 'string', enum: ['succeeded', 'failed', 'compensation_failed', 'cancelled'] };
+
 export function checkFlow(flow: ChainFlow, file: string, signatures: Signatures): FlowCheck {
   const out: Diagnostic[] = [];
   const supersedes = new Set<string>();
@@ -30,20 +35,47 @@ export function checkFlow(flow: ChainFlow, file: string, signatures: Signatures)
   const inputProps = isRecord(flow.inputs.properties) ? flow.inputs.properties : {};
   for (const [name, schema] of Object.entries(inputProps)) if (isRecord(schema)) base.set(name, schema);
   for (const step of flow.steps) base.set(step.name, stepOutput(step, signatures));
+  const check = (step: StepFlow, scope: Scope): void => checkListStep(step, scope, { file, scope, out, supersedes }, signatures);
   for (const step of flow.steps) {
-    let scope: Scope = base;
-    const ctx = (s: Scope): Ctx => ({ file, scope: s, out, supersedes });
-    if (step.forEach) {
-      const items = resolveValue(step.forEach.value, base);
-      const at = { ...step.forEach, key: 'for_each', pointer: `${step.pointer}/for_each` };
-      if (items.problem) report(ctx(base), 'UNKNOWN_FIELD', 'error', at, items.problem.message, items.problem.suggestion);
-      const types = typesOf(items.schema);
-      if (types && !types.has('array')) report(ctx(base), 'TYPE_MISMATCH', 'error', at, `for_each of step '${step.name}' needs an array, but ${sourceOf(step.forEach.value)} is ${article(describeTypes(types))}`);
-      scope = new Map([...base, ['item', itemSchema(items.schema)], ['index', { type: 'integer' }]]);
-    }
-    checkStep(step, ctx(scope), signatures);
+    check(step, base);
+    // A compensation reads the run, the run's error, and the step's own output and input.
+    if (step.compensate) check(step.compensate, new Map([...base, ['error', ERROR_SCHEMA], ['this', base.get(step.name)!], ['this_input', inputSchema(step, base)]]));
+  }
+  // A handler list reads the run, `error` (and in finally `status`), and its own steps.
+  for (const [steps, added] of [
+    [flow.onFailure, [['error', ERROR_SCHEMA]]],
+    [flow.finally, [['error', ERROR_SCHEMA], ['status', STATUS_SCHEMA]]],
+  ] as const) {
+    if (!steps) continue;
+    const scope = new Map<string, JsonSchema>([...base, ...added]);
+    for (const step of steps) scope.set(step.name, stepOutput(step, signatures));
+    for (const step of steps) check(step, scope);
   }
   return { diagnostics: out, supersedes };
+}
+
+/** One step against the names in scope; a for_each step's `$.item` and `$.index` from its items. */
+function checkListStep(step: StepFlow, base: Scope, at: Ctx, signatures: Signatures): void {
+  let scope: Scope = base;
+  const ctx = (s: Scope): Ctx => ({ ...at, scope: s });
+  if (step.forEach) {
+    const items = resolveValue(step.forEach.value, base);
+    const where = { ...step.forEach, key: 'for_each', pointer: `${step.pointer}/for_each` };
+    if (items.problem) report(ctx(base), 'UNKNOWN_FIELD', 'error', where, items.problem.message, items.problem.suggestion);
+    const types = typesOf(items.schema);
+    if (types && !types.has('array')) report(ctx(base), 'TYPE_MISMATCH', 'error', where, `for_each of step '${step.name}' needs an array, but ${sourceOf(step.forEach.value)} is ${article(describeTypes(types))}`);
+    scope = new Map([...base, ['item', itemSchema(items.schema)], ['index', { type: 'integer' }]]);
+  }
+  checkStep(step, ctx(scope), signatures);
+}
+
+/** `$.this_input` of a step's compensation: its input_map resolved (per element, for a for_each step). */
+function inputSchema(step: StepFlow, base: Scope): JsonSchema {
+  const scope: Scope = step.forEach ? new Map([...base, ['item', itemSchema(resolveValue(step.forEach.value, base).schema)], ['index', { type: 'integer' }]]) : base;
+  const properties: Record<string, JsonSchema> = {};
+  for (const e of step.args) properties[e.key] = resolveValue(e.value, scope).schema;
+  const one: JsonSchema = step.target.kind === 'tool' || step.target.kind === 'chain' ? { type: 'object', properties } : { type: 'object' };
+  return step.forEach ? { type: 'array', items: one } : one;
 }
 
 function checkStep(step: StepFlow, ctx: Ctx, signatures: Signatures): void {

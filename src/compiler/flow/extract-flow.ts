@@ -1,20 +1,29 @@
 import type { JsonSchema } from '../../common/json.js';
 import type { SourceMap } from '../../loader/types.js';
+import { compensationStep } from '../compile-handlers.js';
 import type { RawStep } from '../compile-step.js';
 import { flowEntries, pathValue, type ChainFlow, type FlowTarget, type StepFlow } from './flow-facts.js';
 
 // The facts of flow-facts.ts, read from a chain's (schema-checked) steps at compile time.
 
-export function extractFlow(inputs: JsonSchema, steps: readonly { raw: RawStep; index: number }[], outputs: unknown, map: SourceMap): ChainFlow {
+type Steps = readonly { raw: RawStep; index: number }[];
+
+export function extractFlow(inputs: JsonSchema, steps: Steps, outputs: unknown, map: SourceMap, handlers: { onFailure?: Steps | undefined; finally?: Steps | undefined } = {}): ChainFlow {
   return {
     inputs,
-    steps: steps.map(({ raw, index }) => stepFlow(raw, index, map)),
+    steps: steps.map(({ raw, index }) => withCompensation(stepFlow(raw, index, map, `/steps/${index}`), raw, map)),
     ...(outputs !== undefined ? { outputs: flowEntries(outputs, '/outputs', map) } : {}),
+    ...(handlers.onFailure ? { onFailure: handlers.onFailure.map(({ raw, index }) => stepFlow(raw, index, map, `/on_failure/${index}`)) } : {}),
+    ...(handlers.finally ? { finally: handlers.finally.map(({ raw, index }) => stepFlow(raw, index, map, `/finally/${index}`)) } : {}),
   };
 }
 
-function stepFlow(raw: RawStep, index: number, map: SourceMap): StepFlow {
-  const pointer = `/steps/${index}`;
+function withCompensation(flow: StepFlow, raw: RawStep, map: SourceMap): StepFlow {
+  const c = compensationStep(raw);
+  return c === undefined ? flow : { ...flow, compensate: stepFlow(c, 0, map, `${flow.pointer}/compensate`) };
+}
+
+function stepFlow(raw: RawStep, index: number, map: SourceMap, pointer: string): StepFlow {
   const target: FlowTarget =
     raw.agent !== undefined
       ? { kind: 'agent' }
@@ -52,7 +61,7 @@ function stepFlow(raw: RawStep, index: number, map: SourceMap): StepFlow {
           },
         }
       : {}),
-    onError: raw.on_error ?? 'fail',
+    onError: raw.on_error ?? (pointer.startsWith('/finally/') ? 'continue' : 'fail'),
     hasWhen: raw.when !== undefined,
   };
 }

@@ -58,6 +58,8 @@ export interface StepFlow {
   };
   readonly onError: 'fail' | 'continue';
   readonly hasWhen: boolean;
+  /** The step's `compensate`, as the step it runs as (`NAME~compensate`). */
+  readonly compensate?: StepFlow;
 }
 
 export interface ChainFlow {
@@ -66,6 +68,9 @@ export interface ChainFlow {
   readonly steps: readonly StepFlow[];
   /** The `outputs` map's keys; undefined when the chain has none. */
   readonly outputs?: readonly FlowEntry[];
+  /** The `on_failure` and `finally` steps, checked against the run's context plus `error` (and `status`). */
+  readonly onFailure?: readonly StepFlow[];
+  readonly finally?: readonly StepFlow[];
 }
 
 const SINGLE_PLACEHOLDER = /^\{\{\s*(\$[^{}]*?)\s*\}\}$/s;
