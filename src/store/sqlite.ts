@@ -159,21 +159,16 @@ export class SqliteStore implements RunStore {
     this.triggers = new SqliteTriggerControls(connection, access);
     this.recordTx = connection.transaction((batches: readonly EncodedBatch[]) =>
       batches.map((batch) => {
-        if (sql.epoch.get(batch.run_id) !== batch.epoch) return 'fenced';
+        // A run's end is fenced by its own epoch check; a batch without one reads the epoch.
+        if (batch.end !== undefined ? !finish(sql, batch.run_id, batch.epoch, batch.end) : sql.epoch.get(batch.run_id) !== batch.epoch) return 'fenced';
         for (const step of batch.steps) {
           const added = sql.insertStep.run(batch.run_id, step.key, step.status, step.json, step.blob?.hash ?? null).changes > 0;
           if (added && step.blob) sql.insertBlob.run(step.blob.hash, step.blob.json);
         }
-        if (batch.end !== undefined) finish(sql, batch.run_id, batch.epoch, batch.end);
         return 'ok';
       }),
     ).immediate;
-    this.createTx = connection.transaction((runs: readonly NewRun[]): CreateOutcome[] =>
-      runs.map((run) => {
-        const added = sql.insertRun.run(run.id, run.chain, run.chain_hash, jsonText(run.input), run.now, run.now, run.owner, run.lease_until, run.queue ?? null, run.rerun_of ?? null, run.rerun_from ?? null).changes > 0;
-        return added ? { created: true, run: newStoredRun(run) } : { created: false, run: runFromRow(sql.run.get(run.id)!) };
-      }),
-    ).immediate;
+    this.createTx = connection.transaction((runs: readonly NewRun[]): CreateOutcome[] => runs.map((run) => createOne(sql, run))).immediate;
     // One read transaction: the steps and their blobs from the same snapshot.
     this.stepsTx = connection.transaction((id: string) => {
       const parsed = parseSteps(sql.steps.all(id));
@@ -211,12 +206,13 @@ export class SqliteStore implements RunStore {
   }
 
   createRun(run: NewRun): Promise<CreateOutcome> {
-    return this.write(`cannot create run ${run.id}`, () => this.createTx([run])[0]!);
+    // One statement, its own commit: no BEGIN and COMMIT around it.
+    return this.write(`cannot create run ${run.id}`, () => createOne(this.sql, run));
   }
 
   createRuns(runs: readonly NewRun[]): Promise<readonly CreateOutcome[]> {
     const more = runs.length > 1 ? ` (and ${runs.length - 1} more started with it)` : '';
-    return this.write(`cannot create run ${runs[0]?.id ?? ''}${more}`, () => this.createTx(runs));
+    return this.write(`cannot create run ${runs[0]?.id ?? ''}${more}`, () => (runs.length === 1 ? [createOne(this.sql, runs[0]!)] : this.createTx(runs)));
   }
 
   claimRun(id: string, claim: Claim): Promise<ClaimOutcome> {
@@ -296,6 +292,12 @@ export class SqliteStore implements RunStore {
   async close(): Promise<void> {
     if (this.connection.open) this.connection.close();
   }
+}
+
+/** Creates a run unless one has its id (then that one, as it is). */
+function createOne(sql: Statements, run: NewRun): CreateOutcome {
+  const added = sql.insertRun.run(run.id, run.chain, run.chain_hash, jsonText(run.input), run.now, run.now, run.owner, run.lease_until, run.queue ?? null, run.rerun_of ?? null, run.rerun_from ?? null).changes > 0;
+  return added ? { created: true, run: newStoredRun(run) } : { created: false, run: runFromRow(sql.run.get(run.id)!) };
 }
 
 /** Ends a run if its epoch is still `epoch`; false: fenced. */
