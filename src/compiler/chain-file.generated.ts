@@ -155,7 +155,22 @@ export interface ToolchainChain {
    *
    * @minItems 1
    */
-  finally?: [Step & StepKind, ...(Step & StepKind)[]];
+  finally?: [
+    Step &
+      StepKind & {
+        /**
+         * A finally step's failure never stops the others: `continue` (the default) is the only value.
+         */
+        on_error?: 'continue';
+      },
+    ...(Step &
+      StepKind & {
+        /**
+         * A finally step's failure never stops the others: `continue` (the default) is the only value.
+         */
+        on_error?: 'continue';
+      })[]
+  ];
   /**
    * Outputs by name: a JSONPath, a template or a literal. Without it, the output of the last step that ran.
    */
