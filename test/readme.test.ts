@@ -47,6 +47,9 @@ const ELSEWHERE: Record<string, string> = {
   'node bin/toolchain.js resume RUN_ID': 'test/cli-runs.test.ts (resume, redrive)',
   'node bin/toolchain.js runs cancel RUN_ID': 'test/cli-runs.test.ts (cancel from another process)',
   'node bin/toolchain.js runs prune --older-than 30d': 'test/cli-runs.test.ts (prune)',
+  'node bin/toolchain.js rerun RUN_ID --from STEP --input k=v': 'test/cli-rerun.test.ts (a re-run from a step, with an input replaced)',
+  "node bin/toolchain.js rerun 3f2c… --from render --input template='{{ $.city }} at noon'": 'test/cli-rerun.test.ts (--input read as JSON or as text)',
+  'node bin/toolchain.js rerun 3f2c…': 'test/cli-rerun.test.ts (a re-run of every step)',
   'node bin/toolchain.js run city_time --input question=Osaka': "the README's chain, below (saved in a chains folder of its own)",
 };
 
