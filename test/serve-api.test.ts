@@ -234,7 +234,7 @@ describe('bad requests', () => {
   it('bad list queries', async () => {
     const res = await inject('GET', '/api/runs?status=done&limit=0');
     expect(res.statusCode).toBe(400);
-    expect((res.json() as { error: { message: string } }).error.message).toMatch(/querystring\.status must be one of "running", "waiting", "succeeded", "failed", "cancelled"/);
+    expect((res.json() as { error: { message: string } }).error.message).toMatch(/querystring\.status must be one of "running", "waiting", "succeeded", "failed", "compensation_failed", "cancelled"/);
   });
 });
 
