@@ -25,11 +25,7 @@ import { Recovery } from './runs/recovery.js';
 import { isRefusal, planRerun, type RerunOptions } from './runs/rerun.js';
 import { leftWaiting, Waker } from './runs/waker.js';
 import { registerWaitMetrics } from './observe/wait-metrics.js';
-import { countTriggerFires, registerPausedTriggers } from './observe/trigger-metrics.js';
-import { pauseTriggers, resolveTriggers, resumeTriggers, triggerKey, type PauseRequest } from './triggers/controls.js';
-import { TriggerScheduler, type FireOutcome, type TriggerEvent } from './triggers/scheduler.js';
-import { triggerViews, type TriggerUpdate, type TriggerView } from './triggers/views.js';
-import { webhookEndpoint, type WebhookEndpoint } from './triggers/webhooks.js';
+import type { FireOutcome } from './triggers/scheduler.js';
 import { deliverEvent, type SentEvent } from './runs/deliver-event.js';
 import { decideApproval, pendingApprovals, type ApprovalView, type Decision } from './runs/approvals.js';
 import type { RunDetail, RunSummary } from './runs/stored-result.js';
@@ -41,9 +37,9 @@ import { checkConcurrency, checkLoadOptions, type EngineOptions } from './engine
 import { keepLastGood } from './engine/keep-last-good.js';
 import { failedBeforeStart } from './engine/refuse.js';
 import { queueMode } from './engine/queue-mode.js';
+import { startEngineTriggers, type EngineTriggerControls, type EngineTriggers } from './engine/engine-triggers.js';
 import { parseQueueUrl, queueStoreFailure } from './queue/connection.js';
 import { QueueSubmitter, type Submission } from './queue/submit.js';
-import { startQueueTriggers, type QueueTriggers } from './queue/tick-jobs.js';
 import { createPluginHost, watchFiles, type PluginHost, type PluginStatus } from './plugins/index.js';
 import { createRegistry, createSchemaCompiler } from './registry/index.js';
 import type { Tool, ToolDefinition, ToolSet } from './registry/types.js';
@@ -94,33 +90,7 @@ export interface Engine extends CallTargets {
     decide(id: string, decision: Decision): Promise<ApprovalView>;
   };
   /** The loaded chains' triggers (`triggers:` in a chain file). */
-  readonly triggers: {
-    /** Every trigger with its next 3 fire times on the engine's clock and its newest run. */
-    list(): Promise<TriggerView[]>;
-    /**
-     * Fires what is due now on the engine's clock, and the events recorded since the last look,
-     * as the engine's own loop does every `triggerIntervalMs`: for a test clock. Needs
-     * `createEngine({ triggers: true })`.
-     */
-    fireDue(): Promise<void>;
-    /**
-     * Pauses a trigger (`CHAIN#ID`) or every trigger of a chain (`CHAIN`), in the run store: every
-     * process firing triggers on the store fires none of its ticks until it is resumed. A trigger
-     * paused already keeps its pause (`changed: false`). Unknown names are CHAIN_NOT_FOUND or
-     * TRIGGER_NOT_FOUND, with a did-you-mean.
-     */
-    pause(target: string, request: PauseRequest): Promise<TriggerUpdate[]>;
-    /** Ends the pause of a trigger or of every trigger of a chain: it fires again from now on, with no catch-up of the ticks while it was paused. */
-    resume(target: string): Promise<TriggerUpdate[]>;
-    /** Every trigger event of this engine's loop from now on (fired, skipped, paused, resumed); returns a function that stops listening. */
-    listen(listener: (event: TriggerEvent) => void): () => void;
-    /**
-     * The enabled webhook trigger of the loaded chains that serves `path` (`/hooks/PATH`), to
-     * hand it a delivery's raw body; undefined when none does, or when the engine fires no
-     * triggers. A server's route is the usual caller.
-     */
-    webhook(path: string): WebhookEndpoint | undefined;
-  };
+  readonly triggers: EngineTriggerControls;
   /** The recorded runs. */
   readonly runs: {
     list(filter?: RunFilter): Promise<RunSummary[]>;
@@ -169,8 +139,6 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
   /** Chains added from code; the folder's chains take precedence over none of them (names must not clash). */
   const added = new Map<string, ChainPlan>();
   const closers: (() => Promise<void> | void)[] = [];
-  // With a queue and `triggers`: the queue's job schedulers carry the triggers, and this process takes their tick jobs.
-  let queueTriggers: QueueTriggers | undefined;
 
   const lookup = (name: string): ChainPlan | undefined => added.get(name) ?? set.plans.get(name);
   const observer = options.observe === true ? (await import('./observe/index.js')).createObserver({ chain: lookup }) : options.observe;
@@ -257,11 +225,13 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
     await pluginHost.ready;
   }
 
+  // Made once the runs can start (below); a reload while the engine is still being made has none to tell.
+  let triggers: EngineTriggers | undefined;
   if (options.watch === true && chainsDir !== undefined) {
     const watcher = watchFiles(chainsDir, { depth: 0 }, async () => {
       // A failed reload keeps the last good chains (loadChainSet reports, it does not throw).
       await reloadChains();
-      await queueTriggers?.sync().catch(() => undefined); // the queue's schedules follow the chains at once
+      await triggers?.sync(); // the queue's schedules follow the chains at once
       options.onChainsReloaded?.({ chains: [...set.plans.keys()], diagnostics: set.diagnostics });
     });
     closers.push(() => watcher.close());
@@ -358,66 +328,30 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
     });
   }
 
-  let scheduler: TriggerScheduler | undefined;
   const allPlans = (): ChainPlan[] => [...set.plans.values(), ...added.values()];
-  const triggerListeners = new Set<(event: TriggerEvent) => void>();
-  const count = options.triggers === true && observer ? countTriggerFires(observer.registry) : undefined;
-  const triggerEvent = (e: TriggerEvent): void => {
-    count?.(e);
-    options.onTrigger?.(e);
-    for (const listener of triggerListeners) {
-      try {
-        listener(e);
-      } catch {
-        // a listener's exception is its own problem; the loop goes on
-      }
-    }
-  };
   /** Sends an event: kept, delivered to waits (woken here), and looked at by this engine's event triggers at once. */
   async function emit(name: string, payload: unknown, id: string | undefined): Promise<SentEvent> {
     const sent = await deliverEvent(store, host.clock, name, payload, id);
     if (sent.delivered.length > 0) waker.poke();
-    if (sent.new) void scheduler?.look();
+    if (sent.new) triggers?.poke();
     return sent;
   }
-  const secrets = options.secrets ?? process.env;
-  if (options.triggers === true) {
-    if (observer) {
-      registerPausedTriggers(observer.registry, async () => {
-        const loaded = new Set(allPlans().flatMap((p) => (p.triggers ?? []).map((t) => triggerKey(p.name, t))));
-        return (await store.triggers.list()).filter((c) => c.paused !== null && loaded.has(c.key)).length;
-      });
-    }
-    if (address !== undefined) {
-      const started = await startQueueTriggers({ address, store, clock: host.clock, plans: allPlans, start: fireTrigger, onEvent: triggerEvent });
-      queueTriggers = started;
-      closers.unshift(() => started.close());
-    } else {
-      scheduler = new TriggerScheduler({
-        store,
-        clock: host.clock,
-        plans: allPlans,
-        start: fireTrigger,
-        ...(options.triggerIntervalMs !== undefined ? { intervalMs: options.triggerIntervalMs } : {}),
-        onEvent: triggerEvent,
-        onError: () => undefined, // the store is away: the next look tries again
-      });
-      const started = scheduler;
-      closers.unshift(() => started.close());
-      void started.start();
-    }
-  }
-
-  /** Pauses or resumes what `target` names, lets this engine's loop see it at once, and says how each trigger is now. */
-  async function changeTriggers(target: string, change: (found: ReturnType<typeof resolveTriggers>, at: number) => Promise<{ changed: boolean }[]>): Promise<TriggerUpdate[]> {
-    const plans = allPlans();
-    const found = resolveTriggers(plans, target, unknownChain);
-    const changes = await change(found, host.clock.now());
-    // This process says so (trigger:paused / trigger:resumed) and acts on it before answering.
-    await scheduler?.look();
-    const views = await triggerViews(plans.filter((p) => p.name === found[0]!.plan.name), store, host.clock.now());
-    return found.map(({ trigger }, i) => ({ ...views.find((v) => v.id === trigger.id)!, changed: changes[i]!.changed }));
-  }
+  const fired = await startEngineTriggers({
+    fire: options.triggers === true,
+    queue: address,
+    store,
+    clock: host.clock,
+    observer,
+    plans: allPlans,
+    unknownChain,
+    start: fireTrigger,
+    emit,
+    secrets: options.secrets ?? process.env,
+    ...(options.triggerIntervalMs !== undefined ? { intervalMs: options.triggerIntervalMs } : {}),
+    ...(options.onTrigger ? { onTrigger: options.onTrigger } : {}),
+  });
+  triggers = fired;
+  closers.unshift(() => fired.close());
 
   return {
     // Not async: an async wrapper around the run's own promise would add a promise and two ticks per run.
@@ -486,31 +420,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
         return decided;
       },
     },
-    triggers: {
-      list: () => triggerViews(allPlans(), store, host.clock.now()),
-      async fireDue() {
-        if (queueTriggers !== undefined) return queueTriggers.lookAll();
-        if (scheduler === undefined) throw new ToolchainError('USAGE', 'this engine fires no triggers: create it with createEngine({ triggers: true })');
-        await scheduler.look();
-      },
-      pause: (target, request) => changeTriggers(target, (found, at) => pauseTriggers(store, found, request, at)),
-      resume: (target) => changeTriggers(target, (found, at) => resumeTriggers(store, found, at)),
-      listen(listener) {
-        triggerListeners.add(listener);
-        return () => void triggerListeners.delete(listener);
-      },
-      webhook: (path) =>
-        options.triggers !== true
-          ? undefined
-          : webhookEndpoint(allPlans(), path, {
-              store,
-              clock: host.clock,
-              secret: (name) => secrets[name],
-              emit: async (name, payload, id) => (await emit(name, payload, id)).new,
-              start: fireTrigger,
-              onEvent: triggerEvent,
-            }),
-    },
+    triggers: fired.controls,
     runs: { list: (filter) => durable.list(filter), get: (runId) => durable.get(runId), waits: (filter) => store.waits.listWaits(filter), wakeAt: (runId) => store.waits.wakeAt(runId) },
     registerTool: (def) => registry.register(def),
     addChain(text, file = '<memory>') {
@@ -535,7 +445,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
     plugins: () => pluginHost?.plugins() ?? [],
     async reloadChains() {
       await reloadChains();
-      await queueTriggers?.sync().catch(() => undefined);
+      await fired.sync();
     },
     async close() {
       for (const close of closers.splice(0)) await close();

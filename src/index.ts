@@ -10,6 +10,7 @@ export type { RerunOptions, RerunRequest } from './runs/rerun.js';
 export type { TriggerEvent } from './triggers/scheduler.js';
 export type { TriggerUpdate, TriggerView } from './triggers/views.js';
 export type { PauseRequest } from './triggers/controls.js';
+export type { EngineTriggerControls } from './engine/engine-triggers.js';
 export type { WebhookDelivery, WebhookEndpoint, WebhookReceipt } from './triggers/webhooks.js';
 export type { RecoveryEvent } from './runs/recovery.js';
 export { createWorker, type WorkerOptions, type ToolchainWorker } from './worker.js';
