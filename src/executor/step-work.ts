@@ -7,9 +7,8 @@ import type { Run } from './run.js';
 
 // What a started step does: resolve its arguments from the run context and make its call (the
 // run receives the outcome as the step's CallWatcher), fan out over a for_each, or run rounds of
-// a repeat. An input_map
-// with a path in it resolves to a new object per call (a constant one is one frozen object):
-// performCall may then validate it in place.
+// a repeat. An input_map with a path in it resolves to a new object per call (a constant one is
+// one frozen object): performCall may then validate it in place.
 
 export function startStep(run: Run, i: number): void {
   const step = run.plan.steps[i]!;

@@ -6,6 +6,7 @@ import { jsonEqual } from '../expr/json-equal.js';
 import type { PathRef } from '../expr/types.js';
 import type { RunStore, StoredStep } from '../store/types.js';
 import type { RunStartOptions } from './start-options.js';
+import { stepOf } from './stored-result.js';
 
 // A re-run: a new run (a new id) of a run's chain, from one of its steps. The step and every
 // step that waits for it, directly or through others, by the DAG (references, depends_on and
@@ -136,10 +137,4 @@ export function reads(step: PlanStep, name: string): boolean {
   if (fb !== undefined && fb.kind !== 'output') add(fb.input?.refs);
   if (step.repeat !== undefined) add(step.repeat.until.refs.filter((r) => r.root !== THIS));
   return roots.some((root) => root === undefined || root === name);
-}
-
-/** The step of the run a result key belongs to: `a` for `a`, `a[2]`, `a›b` and `a#3`. */
-export function stepOf(key: string): string {
-  const end = key.search(/[[›#]/);
-  return end < 0 ? key : key.slice(0, end);
 }

@@ -130,7 +130,7 @@ export function storedResult(run: StoredRun, steps: readonly StoredStep[], plan?
   const summaries: Record<string, StepSummary> = {};
   for (const s of steps) {
     // Parts of a step (a sub-chain's steps, for_each elements, repeat rounds) are not steps of the run.
-    if (s.key.includes('›') || s.key.includes('[') || s.key.includes('#') || isStepsEnded(s.key)) continue;
+    if (stepOf(s.key) !== s.key || isStepsEnded(s.key)) continue;
     const phase = phaseOf(plan, s.key);
     summaries[s.key] = { status: s.status, attempts: s.attempts, duration_ms: s.duration_ms, error: s.error, ...(phase !== undefined ? { phase } : {}) };
   }
@@ -143,6 +143,12 @@ export function storedResult(run: StoredRun, steps: readonly StoredStep[], plan?
     steps: summaries,
     duration_ms: (run.finished_at ?? run.updated_at) - run.created_at,
   };
+}
+
+/** The step of the run a result key belongs to: `a` for `a`, `a[2]` (an element), `a›b` (a sub-chain's step) and `a#3` (a round). */
+export function stepOf(key: string): string {
+  const end = key.search(/[[›#]/);
+  return end < 0 ? key : key.slice(0, end);
 }
 
 /** The record that a run's steps had ended before its failure handling ran (run-chain.ts): bookkeeping, not a step. */
