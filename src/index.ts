@@ -74,8 +74,6 @@ export type {
   StepFailedEvent,
   StepSkippedEvent,
   StepFinishedEvent,
-  StepRecord,
-  StepStatus,
   StepEvent,
   RunError,
   RunOptions,
@@ -85,5 +83,6 @@ export type {
   StepSummary,
   LogEntry,
 } from './executor/index.js';
+export type { StepRecord, StepStatus } from './run-model/step-record.js';
 
 export { chainGraph, type ChainGraph, type GraphNode, type GraphEdge } from './graph/chain-graph.js';

@@ -12,9 +12,9 @@ import {
   type ExecutorHost,
   type RunEvent,
   type StepFinishedEvent,
-  type StepRecord,
   type StepState,
 } from '../src/executor/index.js';
+import type { StepRecord } from '../src/run-model/step-record.js';
 import { createRegistry } from '../src/registry/index.js';
 
 // A recorded step result is exactly what a transition to a final state produces, so a run

@@ -1,7 +1,8 @@
 import { ToolchainError, type StepError } from '../common/errors.js';
 import type { CallContext } from './call-context.js';
 import { performCall } from './perform-call.js';
-import type { CallOwner, CallSite, CallWatcher, FallbackKind, RetryReport } from './types.js';
+import type { CallOwner, CallSite, CallWatcher, RetryReport } from './types.js';
+import type { FallbackKind } from '../run-model/step-record.js';
 
 // A call whose outcome is awaited as a value, for callers that answer each call on its own (a
 // model's batch of calls, the MCP server): failures are values, never rejections, so one call's

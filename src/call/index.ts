@@ -15,7 +15,6 @@ export type {
   CallSite,
   CallWatcher,
   FallbackCall,
-  FallbackKind,
   InvalidWording,
   RetryPolicy,
   RetryReport,

@@ -1,6 +1,7 @@
 import type { Clock } from '../common/clock.js';
 import type { FailureCode, StepError } from '../common/errors.js';
 import type { ApproveCallback, ArgumentProblem, DirectCall, PrepareResult, ToolProgress } from '../registry/types.js';
+import type { FallbackKind } from '../run-model/step-record.js';
 import type { CallContext } from './call-context.js';
 import type { RunWaits } from './waits.js';
 
@@ -43,8 +44,6 @@ export interface RetryPolicy {
   /** Codes to retry; undefined = every code but those retrying cannot fix (backoff.ts). */
   readonly retryOn?: ReadonlySet<FailureCode>;
 }
-
-export type FallbackKind = 'input' | 'tool' | 'output';
 
 /** What is tried once after the last attempt fails. */
 export interface FallbackCall {

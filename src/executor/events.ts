@@ -1,8 +1,8 @@
-import type { FallbackKind } from '../call/index.js';
+import type { FallbackKind } from '../run-model/step-record.js';
 import type { HandlerPhase } from '../compiler/plan.js';
 import type { StepError } from '../common/errors.js';
 import type { TokenUsage } from './agent-step.js';
-import type { SkipReason, StepRecord } from './step-state.js';
+import type { SkipReason, StepRecord } from '../run-model/step-record.js';
 import type { RunResult } from './types.js';
 
 // The run events as one typed union. They are built only when someone listens (`onEvent`),

@@ -1,4 +1,5 @@
-import { performCall, type CallContext, type CallWatcher, type FallbackKind, type RetryReport } from '../call/index.js';
+import { performCall, type CallContext, type CallWatcher, type RetryReport } from '../call/index.js';
+import type { FallbackKind } from '../run-model/step-record.js';
 import { describeKind, ToolchainError, type StepError } from '../common/errors.js';
 import type { PlanStep } from '../compiler/plan.js';
 import type { Run } from './run.js';

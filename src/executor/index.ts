@@ -17,7 +17,7 @@ export { chainCallee } from './step-callees.js';
 export { emitRunBounds, toStepRecord } from './events.js';
 export { endStatusOf, isCancellation } from './run-result.js';
 export { STEPS_ENDED } from './run-chain.js';
-export { transition, effectsOf, PENDING, type StepState, type StepInput, type StepRecord, type StepStatus, type FinalStatus, type SkipReason } from './step-state.js';
+export { transition, effectsOf, PENDING, type StepState, type StepInput } from './step-state.js';
 export type {
   AgentEvent,
   AgentToolCall,

@@ -1,4 +1,5 @@
-import { performCall, toStepError, type CallContext, type CallOwner, type CallSite, type CallWatcher, type FallbackKind, type RetryReport } from '../call/index.js';
+import { performCall, toStepError, type CallContext, type CallOwner, type CallSite, type CallWatcher, type RetryReport } from '../call/index.js';
+import type { FallbackKind } from '../run-model/step-record.js';
 import { CallFailure } from '../call/index.js';
 import type { StepError } from '../common/errors.js';
 import type { PlanStep, RepeatPlan } from '../compiler/plan.js';
@@ -7,7 +8,7 @@ import { stepSite } from './call-sites.js';
 import type { Run } from './run.js';
 import { runChild } from './run-child.js';
 import { chainCallee } from './step-callees.js';
-import type { StepRecord } from './step-state.js';
+import type { StepRecord } from '../run-model/step-record.js';
 import { resolveArgs } from './step-work.js';
 
 // A `repeat` step (polling): rounds of the step's call, each with its own attempts, backoff and

@@ -3,7 +3,8 @@ import type { ToolSet } from '../registry/types.js';
 import type { RunError } from './events.js';
 import { elementScope } from './run-context.js';
 import { Run } from './run.js';
-import { isFinal, type StepRecord } from './step-state.js';
+import { isFinal } from './step-state.js';
+import type { StepRecord } from '../run-model/step-record.js';
 import type { ExecutionOptions, ExecutorHost, RunControl, RunResult, RunScope, StepRecorder, StepSummary, Stoppable } from './types.js';
 
 // A run of a chain with failure handling: its steps, then — once they have really ended, not

@@ -1,4 +1,5 @@
-import type { CallContext, CallOwner, CallSite, CallWatcher, FallbackKind, RetryReport, RunWaits } from '../call/index.js';
+import type { CallContext, CallOwner, CallSite, CallWatcher, RetryReport, RunWaits } from '../call/index.js';
+import type { FallbackKind } from '../run-model/step-record.js';
 import type { Clock } from '../common/clock.js';
 import { ToolchainError, type ErrorCode, type StepError } from '../common/errors.js';
 import type { ChainPlan, HandlerPhase } from '../compiler/plan.js';
@@ -12,7 +13,8 @@ import { ReadyQueue } from './ready-queue.js';
 import { RunSlots } from './run-slots.js';
 import { progressEvent, stepEvent } from './step-events.js';
 import { childSite, mockedSite } from './step-callees.js';
-import { attemptInput, EMIT, effectsOf, FREE_SLOT, isActive, isFinal, PENDING, RECORD, RELEASE_DEPENDENTS, startInput, STOP_RUN, succeedInput, transition, WRITE_OUTPUT, type SkipReason, type StepInput, type StepRecord, type StepState } from './step-state.js';
+import { attemptInput, EMIT, effectsOf, FREE_SLOT, isActive, isFinal, PENDING, RECORD, RELEASE_DEPENDENTS, startInput, STOP_RUN, succeedInput, transition, WRITE_OUTPUT, type StepInput, type StepState } from './step-state.js';
+import type { SkipReason, StepRecord } from '../run-model/step-record.js';
 import { skipReason } from './skip-rule.js';
 import { startStep } from './step-work.js';
 import type { Abortable, ExecutorHost, ExecutionOptions, RunResult, RunScope, Stoppable } from './types.js';

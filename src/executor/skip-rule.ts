@@ -1,5 +1,6 @@
 import type { PlanStep } from '../compiler/plan.js';
-import type { SkipReason, StepState } from './step-state.js';
+import type { StepState } from './step-state.js';
+import type { SkipReason } from '../run-model/step-record.js';
 
 /**
  * Whether a ready step is skipped. A step's own `when` alone decides; without one, a

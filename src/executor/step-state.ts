@@ -1,5 +1,6 @@
 import type { StepError } from '../common/errors.js';
-import type { FallbackKind, RetryReport } from '../call/index.js';
+import type { RetryReport } from '../call/index.js';
+import type { FallbackKind, FinalStatus, SkipReason, StepRecord, StepStatus } from '../run-model/step-record.js';
 
 // A step's life as data: an explicit state union, and one pure function that says what
 // an input does to a state. The scheduler (run.ts) keeps one state per step, feeds it inputs, and
@@ -15,30 +16,7 @@ import type { FallbackKind, RetryReport } from '../call/index.js';
 //      │                                  run starts the step again, from pending)
 //      └─restore→ succeeded | failed | skipped (a recorded result)
 
-export type StepStatus = 'pending' | 'validating' | 'running' | 'retrying' | 'waiting' | 'succeeded' | 'failed' | 'skipped';
-
-export type FinalStatus = 'succeeded' | 'failed' | 'skipped';
-
-/** The unit of checkpointing: a step's result, as a run store keeps it. */
-export interface StepRecord {
-  readonly step: string;
-  readonly index: number;
-  readonly status: FinalStatus;
-  /** Tool calls made (for `for_each`, the most any one element needed; 0 when skipped). */
-  readonly attempts: number;
-  /** Present when succeeded, and when failed with `on_error: continue` (`{ error: { code, message } }`). */
-  readonly output?: unknown;
-  readonly error?: StepError;
-  readonly started_at: number;
-  readonly duration_ms: number;
-  /** Set when the output came from a fallback. */
-  readonly fallback?: FallbackKind;
-  /** Why a skipped step was skipped: its own `when`, or a skipped step it reads or depends on. */
-  readonly reason?: SkipReason;
-}
-
-export type SkipReason = 'when' | 'dependency';
-
+// The statuses and the record a final state carries are the run model's (run-model/step-record.ts).
 export type StepState =
   | { readonly status: 'pending' }
   | { readonly status: 'validating'; readonly started_at: number }

@@ -9,7 +9,7 @@ import type { Binder } from './call-sites.js';
 import type { EventListener, ParentRef, RunError } from './events.js';
 import type { InputResult } from './run-inputs.js';
 import type { Slots } from './slots.js';
-import type { FinalStatus, StepRecord } from './step-state.js';
+import type { FinalStatus, StepRecord } from '../run-model/step-record.js';
 
 /**
  * What a caller passes to one run: the public options of `Engine.run`, `submit` and `resume`.

@@ -1,7 +1,7 @@
 import type { Clock } from '../common/clock.js';
 import { ToolchainError, type ErrorCode } from '../common/errors.js';
 import type { ChainPlan } from '../compiler/plan.js';
-import type { StepRecord } from '../executor/step-state.js';
+import type { StepRecord } from '../run-model/step-record.js';
 import type { ExecutionOptions, RunControl, RunOptions, RunResult, StepRecorder, Stoppable } from '../executor/types.js';
 import { emitRunBounds, type EventListener, type RunEvent } from '../executor/events.js';
 import type { RunWaits } from '../call/index.js';

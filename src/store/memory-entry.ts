@@ -1,4 +1,4 @@
-import type { StepRecord } from '../executor/step-state.js';
+import type { StepRecord } from '../run-model/step-record.js';
 import type { RunControl, RunResult, Stoppable, StepRecorder } from '../executor/types.js';
 import type { NewRun, RunEnd, StoredRun } from './types.js';
 

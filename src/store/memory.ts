@@ -5,7 +5,7 @@ import { memoryTriggerControls } from './memory-trigger-controls.js';
 import { memoryWaits } from './memory-waits.js';
 import { storedStep } from './stored-step.js';
 import type { Claim, ClaimOutcome, CreateOutcome, NewRun, RunEnd, RunFilter, RunStore, StepBatch, StoredRun, StoredStep } from './types.js';
-import type { StepRecord } from '../executor/step-state.js';
+import type { StepRecord } from '../run-model/step-record.js';
 
 // The run store in memory: the library's default, so that runs can be listed, inspected and
 // cancelled in a process that set up nothing. It keeps the newest `maxRuns` finished runs (100 by

@@ -1,4 +1,4 @@
-import type { StepRecord } from '../executor/step-state.js';
+import type { StepRecord } from '../run-model/step-record.js';
 import type { StoredStep } from './types.js';
 
 /** A step result with its key, as a literal with every key: a spread of the record costs several times more, on every step. */

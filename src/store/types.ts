@@ -1,6 +1,6 @@
 import type { ToolchainError } from '../common/errors.js';
 import type { RunError } from '../executor/events.js';
-import type { StepRecord } from '../executor/step-state.js';
+import type { StepRecord } from '../run-model/step-record.js';
 import type { TriggerControlStore } from './trigger-control-types.js';
 import type { WaitStore } from './wait-types.js';
 
