@@ -75,14 +75,12 @@ export type {
   StepSkippedEvent,
   StepFinishedEvent,
   StepEvent,
-  RunError,
   RunOptions,
   ForEachProgress,
   StepMocks,
-  RunResult,
-  StepSummary,
   LogEntry,
 } from './executor/index.js';
+export type { RunError, RunResult, StepSummary } from './run-model/result.js';
 export type { StepRecord, StepStatus } from './run-model/step-record.js';
 
 export { chainGraph, type ChainGraph, type GraphNode, type GraphEdge } from './graph/chain-graph.js';

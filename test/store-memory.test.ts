@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ToolchainError } from '../src/common/errors.js';
-import type { RunResult } from '../src/executor/types.js';
+import type { RunResult } from '../src/run-model/result.js';
 import { createMemoryStore, type LiveRun } from '../src/store/memory.js';
 
 // The memory store's own bookkeeping: runs begun by the engine enter the id index only when

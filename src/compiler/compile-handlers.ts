@@ -1,7 +1,8 @@
 import type { DiagnosticSink } from '../loader/diagnostic-sink.js';
 import type { Compensate } from './chain-file.generated.js';
 import type { RawStep } from './compile-step.js';
-import type { ChainInputs, ChainPlan, HandlerPhase, PlanStep } from './plan.js';
+import type { ChainInputs, ChainPlan, PlanStep } from './plan.js';
+import type { HandlerPhase } from '../run-model/result.js';
 
 // What failure handling adds to a chain's plan: the `on_failure` and `finally` lists, each
 // compiled into a plan of its own, and each step's `compensate`, compiled into a plan of one step.

@@ -1,5 +1,6 @@
 import { COMPENSATE_SUFFIX } from './compile-handlers.js';
-import type { ChainPlan, HandlerPhase, PlanStep } from './plan.js';
+import type { ChainPlan, PlanStep } from './plan.js';
+import type { HandlerPhase } from '../run-model/result.js';
 
 // Which part of a run a step of failure handling belongs to, for those who show or count steps
 // from their names (a stored run's records) or from their events (`phase` and `index`).

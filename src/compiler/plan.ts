@@ -1,6 +1,7 @@
 import type { RetryPolicy } from '../call/types.js';
 import type { JsonSchema } from '../common/json.js';
 import type { CompiledCondition, CompiledPath, CompiledValue } from '../expr/types.js';
+import type { HandlerPhase } from '../run-model/result.js';
 import type { ChainFlow } from './flow/flow-facts.js';
 
 // The frozen result of compiling a chain: everything a run needs, already resolved. The executor
@@ -145,9 +146,6 @@ export interface ChainPlan {
   /** Set on the plan of a handler list or of one compensation: which part of the run it is (absent on a chain's own plan). */
   readonly phase?: HandlerPhase;
 }
-
-/** The parts of a run that come after its steps: `on_failure` steps, compensations, `finally` steps. */
-export type HandlerPhase = 'on_failure' | 'compensate' | 'finally';
 
 /**
  * A chain's failure handling. Each handler list is a plan of its own, run like a sub-chain of the

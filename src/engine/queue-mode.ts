@@ -1,6 +1,6 @@
 import { ToolchainError, type ErrorCode } from '../common/errors.js';
 import type { ChainPlan } from '../compiler/plan.js';
-import type { RunResult } from '../executor/types.js';
+import type { RunResult } from '../run-model/result.js';
 import type { Clock } from '../common/clock.js';
 import type { NewsListener, QueueSubmitter, Submission } from '../queue/submit.js';
 import { relayNews } from './queue-relay.js';

@@ -1,6 +1,7 @@
 import type { Clock } from '../common/clock.js';
 import { emitRunBounds } from '../executor/events.js';
-import type { RunOptions, RunResult } from '../executor/types.js';
+import type { RunOptions } from '../executor/types.js';
+import type { RunResult } from '../run-model/result.js';
 import type { NewsListener } from '../queue/submit.js';
 
 // A queued run's events, relayed to the caller's listeners as a local run emits them: one

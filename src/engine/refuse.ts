@@ -1,4 +1,5 @@
-import { emitRunBounds, type ExecutorHost, type RunError, type RunOptions, type RunResult } from '../executor/index.js';
+import { emitRunBounds, type ExecutorHost, type RunOptions } from '../executor/index.js';
+import type { RunError, RunResult } from '../run-model/result.js';
 
 /** A run that cannot start (unknown or invalid chain): the same result and events as any failed run. */
 export function failedBeforeStart(host: ExecutorHost, chain: string, runId: string | undefined, error: RunError, input: unknown, options: RunOptions): RunResult {

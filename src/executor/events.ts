@@ -1,9 +1,7 @@
-import type { FallbackKind } from '../run-model/step-record.js';
-import type { HandlerPhase } from '../compiler/plan.js';
+import type { FallbackKind, SkipReason, StepRecord } from '../run-model/step-record.js';
+import type { HandlerPhase, RunError, RunResult } from '../run-model/result.js';
 import type { StepError } from '../common/errors.js';
 import type { TokenUsage } from './agent-step.js';
-import type { SkipReason, StepRecord } from '../run-model/step-record.js';
-import type { RunResult } from './types.js';
 
 // The run events as one typed union. They are built only when someone listens (`onEvent`),
 // from the step transitions (step-state.ts) at the moment they happen, so their order is the
@@ -251,11 +249,6 @@ export type RunEvent = RunStartedEvent | StepEvent | AgentEvent | WaitEvent | Ru
 export type RunEventType = RunEvent['type'];
 
 export type EventListener = (event: RunEvent) => void;
-
-/** Why a run failed; `step` names the step whose failure ended it. */
-export interface RunError extends StepError {
-  readonly step?: string;
-}
 
 /** The StepRecord inside a terminal step event: exactly what a run store persists. */
 export function toStepRecord(event: StepFinishedEvent): StepRecord {

@@ -2,7 +2,8 @@
 import type { ChainPlan } from '../compiler/plan.js';
 import type { ToolSet } from '../registry/types.js';
 import { runChain } from './run-chain.js';
-import type { ExecutionOptions, ExecutorHost, RunResult } from './types.js';
+import type { ExecutionOptions, ExecutorHost } from './types.js';
+import type { RunResult } from '../run-model/result.js';
 
 /** Runs `plan` once (its failure handling included). Never rejects for anything a user or a tool did: failures are in the result. */
 export function executeChain(host: ExecutorHost, plan: ChainPlan, tools: ToolSet, input: unknown, options: ExecutionOptions = {}): Promise<RunResult> {
@@ -15,7 +16,7 @@ export { createInputChecker, type CheckInput, type InputResult } from './run-inp
 export { createBinder, type Binder, type BoundPlan } from './call-sites.js';
 export { chainCallee } from './step-callees.js';
 export { emitRunBounds, toStepRecord } from './events.js';
-export { endStatusOf, isCancellation } from './run-result.js';
+export { endStatusOf } from './run-result.js';
 export { STEPS_ENDED } from './run-chain.js';
 export { transition, effectsOf, PENDING, type StepState, type StepInput } from './step-state.js';
 export type {
@@ -26,7 +27,6 @@ export type {
   AgentTurnEvent,
   EventListener,
   ParentRef,
-  RunError,
   RunEvent,
   RunEventType,
   RunFinishedEvent,
@@ -42,4 +42,4 @@ export type {
   StepSucceededEvent,
 } from './events.js';
 export type { AgentHost, AgentMessages, AgentRequest, AgentRunner, AgentTarget, TokenUsage, ToolCallProgress } from './agent-step.js';
-export type { ExecutionOptions, ExecutorHost, ForEachProgress, LogEntry, RunControl, RunEndStatus, RunOptions, RunResult, StepMocks, StepRecorder, StepSummary } from './types.js';
+export type { ExecutionOptions, ExecutorHost, ForEachProgress, LogEntry, RunOptions, StepMocks } from './types.js';

@@ -1,6 +1,6 @@
 import type { ChainPlan } from '../compiler/plan.js';
 import type { RunSlots } from './run-slots.js';
-import type { StepRecorder } from './types.js';
+import type { StepRecorder } from '../run-model/recording.js';
 
 type WhenRecorded = NonNullable<StepRecorder['whenRecorded']>;
 

@@ -1,11 +1,12 @@
 import type { ChainPlan, HandlerPlans, PlanStep } from '../compiler/plan.js';
 import type { ToolSet } from '../registry/types.js';
-import type { RunError } from './events.js';
+import type { RunError, RunResult, StepSummary } from '../run-model/result.js';
 import { elementScope } from './run-context.js';
 import { Run } from './run.js';
 import { isFinal } from './step-state.js';
 import type { StepRecord } from '../run-model/step-record.js';
-import type { ExecutionOptions, ExecutorHost, RunControl, RunResult, RunScope, StepRecorder, StepSummary, Stoppable } from './types.js';
+import type { ExecutionOptions, ExecutorHost, RunScope } from './types.js';
+import type { RunControl, StepRecorder, Stoppable } from '../run-model/recording.js';
 
 // A run of a chain with failure handling: its steps, then — once they have really ended, not
 // while the run is parked on a wait — its handlers, each a run of its own plan, as a sub-chain is,

@@ -1,7 +1,8 @@
 import type { ChainPlan } from '../compiler/plan.js';
 import type { Run } from './run.js';
 import { runChain } from './run-chain.js';
-import type { ExecutionOptions, RunResult, RunScope } from './types.js';
+import type { ExecutionOptions, RunScope } from './types.js';
+import type { RunResult } from '../run-model/result.js';
 
 /**
  * Runs a sub-chain's plan as a child of `run`: same engine, same tools, same listener and

@@ -1,7 +1,6 @@
 import type { ChainPlan } from '../compiler/plan.js';
-import type { RunError } from './events.js';
+import { isCancellation, type RunError, type RunResult, type StepSummary } from '../run-model/result.js';
 import { isFinal, type StepState } from './step-state.js';
-import type { RunResult, StepSummary } from './types.js';
 
 // What a finished run returns: its outputs, or why it failed, and one line per step.
 
@@ -37,11 +36,6 @@ export function runResult(plan: ChainPlan, runId: string, states: readonly StepS
     },
     duration_ms: durationMs,
   };
-}
-
-/** A run stopped by its caller (not by a failing step) ended as `cancelled`. */
-export function isCancellation(error: { readonly code: string; readonly step?: string } | undefined): boolean {
-  return error !== undefined && error.code === 'ABORTED' && error.step === undefined;
 }
 
 /** How a run that ended with this error (or none) ended. */

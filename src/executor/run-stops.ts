@@ -1,7 +1,7 @@
 import type { Clock } from '../common/clock.js';
 import { ToolchainError, type ErrorCode } from '../common/errors.js';
 import type { ChainPlan } from '../compiler/plan.js';
-import type { RunError } from './events.js';
+import type { RunError } from '../run-model/result.js';
 
 /**
  * What can stop a run from outside its steps: its chain's `timeout` (RUN_TIMEOUT) and its caller's

@@ -1,11 +1,12 @@
 import type { CallContext, CallOwner, CallSite, CallWatcher, RetryReport, RunWaits } from '../call/index.js';
-import type { FallbackKind } from '../run-model/step-record.js';
+import type { FallbackKind, SkipReason, StepRecord } from '../run-model/step-record.js';
 import type { Clock } from '../common/clock.js';
 import { ToolchainError, type ErrorCode, type StepError } from '../common/errors.js';
-import type { ChainPlan, HandlerPhase } from '../compiler/plan.js';
+import type { ChainPlan } from '../compiler/plan.js';
+import type { HandlerPhase, RunError, RunResult } from '../run-model/result.js';
 import type { ApproveCallback, ToolProgress, ToolSet } from '../registry/types.js';
 import { handlerBinding, type BoundPlan } from './call-sites.js';
-import type { EventListener, ParentRef, RunError, RunEvent } from './events.js';
+import type { EventListener, ParentRef, RunEvent } from './events.js';
 import { newContext } from './run-context.js';
 import { runResult } from './run-result.js';
 import { armStops } from './run-stops.js';
@@ -14,10 +15,10 @@ import { RunSlots } from './run-slots.js';
 import { progressEvent, stepEvent } from './step-events.js';
 import { childSite, mockedSite } from './step-callees.js';
 import { attemptInput, EMIT, effectsOf, FREE_SLOT, isActive, isFinal, PENDING, RECORD, RELEASE_DEPENDENTS, startInput, STOP_RUN, succeedInput, transition, WRITE_OUTPUT, type StepInput, type StepState } from './step-state.js';
-import type { SkipReason, StepRecord } from '../run-model/step-record.js';
 import { skipReason } from './skip-rule.js';
 import { startStep } from './step-work.js';
-import type { Abortable, ExecutorHost, ExecutionOptions, RunResult, RunScope, Stoppable } from './types.js';
+import type { Abortable, ExecutorHost, ExecutionOptions, RunScope } from './types.js';
+import type { Stoppable } from '../run-model/recording.js';
 
 // One run of one plan: the step states, the run context, and the scheduler that starts a step the
 // moment its last dependency finishes (a counter per step reaches zero), within the chain's and

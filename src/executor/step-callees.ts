@@ -8,7 +8,8 @@ import { stepSite } from './call-sites.js';
 import type { Run } from './run.js';
 import { runChild } from './run-child.js';
 import { waitCallee } from './wait-step.js';
-import type { ExecutorHost, RunResult, StepMocks } from './types.js';
+import type { ExecutorHost, StepMocks } from './types.js';
+import type { RunResult } from '../run-model/result.js';
 
 // What a `chain:` or `agent:` step calls, as a Callee of the call unit, so that these steps get
 // the same attempts, timeouts, retries and fallbacks as tool steps. Both are children of the run

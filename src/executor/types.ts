@@ -1,15 +1,15 @@
 import type { Callee, RunWaits } from '../call/index.js';
 import type { Clock } from '../common/clock.js';
-import type { StepError, ToolchainError } from '../common/errors.js';
-import type { ChainPlan, HandlerPhase } from '../compiler/plan.js';
+import type { ChainPlan } from '../compiler/plan.js';
 import type { ApproveCallback } from '../registry/types.js';
 import type { AgentRunner } from './agent-step.js';
 import type { Distributor } from './element-call.js';
 import type { Binder } from './call-sites.js';
-import type { EventListener, ParentRef, RunError } from './events.js';
+import type { EventListener, ParentRef } from './events.js';
 import type { InputResult } from './run-inputs.js';
 import type { Slots } from './slots.js';
-import type { FinalStatus, StepRecord } from '../run-model/step-record.js';
+import type { RunControl, StepRecorder } from '../run-model/recording.js';
+import type { StepRecord } from '../run-model/step-record.js';
 
 /**
  * What a caller passes to one run: the public options of `Engine.run`, `submit` and `resume`.
@@ -78,62 +78,6 @@ export interface StepMocks {
   callee(step: string, real: Callee | undefined): Callee | undefined;
   /** The mocks for the run of a sub-chain started by step `step`. */
   child(step: string): StepMocks | undefined;
-}
-
-export interface RunControl {
-  /** Called once as the run starts, with the run itself: `halt` stops it (a cancellation, a store that cannot be written). */
-  bind(run: Stoppable): void;
-}
-
-export interface Stoppable {
-  /** Stops the run, its steps at work failing with ABORTED and the run with `reason`'s code and message. */
-  halt(reason: ToolchainError): void;
-}
-
-/**
- * Receives step results. `key` is the step's name, `name[i]` for an element of a for_each, and
- * `parent›name` for a step of a sub-chain.
- */
-export interface StepRecorder {
-  record(key: string, record: StepRecord): void;
-  /**
-   * When present, results are written behind the run and a step must not read one before it is
-   * written: `then` is called once every result recorded until now is (`failed`: it never will be,
-   * and the run is being stopped). Absent: what is recorded counts as written at once.
-   */
-  readonly whenRecorded?: (then: (failed: boolean) => void) => void;
-  /** The run's end, told before the run's promise resolves (at: the clock's time). */
-  finished?(result: RunResult, at: number): void;
-}
-
-/** One step in a run's result. Step outputs are in the events and, through `outputs`, in the result. */
-export interface StepSummary {
-  /** `pending` for a step that never started (the run stopped first); `waiting` for one whose wait is not over. */
-  readonly status: FinalStatus | 'pending' | 'waiting';
-  readonly attempts: number;
-  readonly duration_ms: number;
-  readonly error?: StepError;
-  /** Set on a step of failure handling: an `on_failure` or `finally` step, or a compensation (`STEP~compensate`). */
-  readonly phase?: HandlerPhase;
-}
-
-/**
- * `cancelled`: stopped by its caller (a signal, `cancel`); `failed`: anything else that kept it
- * from succeeding; `compensation_failed`: it failed, and a compensation of one of its steps failed
- * for good too (what that step did may not be undone).
- */
-export type RunEndStatus = 'succeeded' | 'failed' | 'compensation_failed' | 'cancelled';
-
-export interface RunResult {
-  readonly run_id: string;
-  readonly chain: string;
-  /** `waiting`: the run has nothing left but waits and is parked (error RUN_WAITING says on what); it goes on when woken. */
-  readonly status: RunEndStatus | 'waiting';
-  /** The chain's `outputs`, or the output of the last step in the file that ran; null when the run failed. */
-  readonly outputs: unknown;
-  readonly error?: RunError;
-  readonly steps: Readonly<Record<string, StepSummary>>;
-  readonly duration_ms: number;
 }
 
 export interface LogEntry {

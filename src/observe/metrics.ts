@@ -1,7 +1,8 @@
 import type { Counter as CounterType, Registry } from 'prom-client';
 import { lazyPackage } from '../common/lazy-package.js';
 import { eventStep } from '../compiler/handler-phase.js';
-import type { HandlerPhase, PlanStep } from '../compiler/plan.js';
+import type { PlanStep } from '../compiler/plan.js';
+import type { HandlerPhase } from '../run-model/result.js';
 import type { RunEvent } from '../executor/events.js';
 import { CounterCells, type CounterCell } from './counter-cells.js';
 import { LabelledHistogram, type HistogramChild } from './histogram.js';

@@ -3,7 +3,7 @@ import { lazyPackage } from '../common/lazy-package.js';
 import type { RunEvent } from '../executor/events.js';
 import { toolLabel, type PlanSource } from './plan-source.js';
 import { eventStep } from '../compiler/handler-phase.js';
-import type { HandlerPhase } from '../compiler/plan.js';
+import type { HandlerPhase } from '../run-model/result.js';
 
 // OpenTelemetry spans from run events, through @opentelemetry/api only: the host
 // application registers an SDK and exporter if it wants traces; without one, the API hands out

@@ -3,7 +3,7 @@ import type { Redis as RedisClient } from 'ioredis';
 import { ToolchainError, type ErrorCode } from '../common/errors.js';
 import type { Clock } from '../common/clock.js';
 import type { ChainPlan } from '../compiler/plan.js';
-import type { RunResult } from '../executor/types.js';
+import type { RunResult } from '../run-model/result.js';
 import { asStoreError } from '../runs/group-recorder.js';
 import { runIdConflict } from '../runs/run-id-conflict.js';
 import { storedResult } from '../runs/stored-result.js';

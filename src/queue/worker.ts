@@ -3,7 +3,7 @@ import type { Redis as RedisClient } from 'ioredis';
 import type { Clock } from '../common/clock.js';
 import type { ErrorCode } from '../common/errors.js';
 import type { ChainPlan } from '../compiler/plan.js';
-import type { RunResult } from '../executor/types.js';
+import type { RunResult } from '../run-model/result.js';
 import { dispatchBatch, ElementSources, isElementJob, parentDistributor, processElement, type ElementCaller } from './distribute.js';
 import { withPlumbing, type InternalStartOptions } from '../runs/start-options.js';
 import type { RunStore, StoredRun } from '../store/types.js';

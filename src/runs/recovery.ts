@@ -1,6 +1,5 @@
 import type { Clock } from '../common/clock.js';
-import type { RunError } from '../executor/events.js';
-import type { RunResult } from '../executor/types.js';
+import type { RunError, RunResult } from '../run-model/result.js';
 import type { RunStore, StoredRun } from '../store/types.js';
 import { ownerAlive } from './owner.js';
 

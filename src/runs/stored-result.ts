@@ -1,6 +1,5 @@
 import type { ChainPlan, PlanStep } from '../compiler/plan.js';
-import type { RunError } from '../executor/events.js';
-import type { RunResult, StepSummary } from '../executor/types.js';
+import type { RunError, RunResult, StepSummary } from '../run-model/result.js';
 import { STEPS_ENDED } from '../executor/run-chain.js';
 import { phaseOf } from '../compiler/handler-phase.js';
 import type { EarlierResult, RunStatus, StoredRun, StoredStep } from '../store/types.js';

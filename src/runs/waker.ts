@@ -1,5 +1,5 @@
 import type { Clock } from '../common/clock.js';
-import type { RunResult } from '../executor/types.js';
+import type { RunResult } from '../run-model/result.js';
 import type { RunStore, StoredRun } from '../store/types.js';
 import { FOR_AN_OPERATOR } from './recovery.js';
 import type { RunStartOptions } from './start-options.js';

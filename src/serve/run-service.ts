@@ -1,7 +1,7 @@
-import type { RunError, RunEvent, RunResult } from '../executor/index.js';
+import type { RunEvent } from '../executor/index.js';
+import type { RunError, RunResult, HandlerPhase } from '../run-model/result.js';
 import type { WaitSummary } from '../executor/events.js';
 import type { RerunRequest } from '../runs/rerun.js';
-import type { HandlerPhase } from '../compiler/plan.js';
 
 // The narrow contract between `toolchain serve`'s routes and wherever runs live. The routes know
 // nothing else: the in-memory service (memory-run-service.ts) keeps the runs this server started;

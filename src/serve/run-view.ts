@@ -1,4 +1,5 @@
-import type { ChainPlan, HandlerPhase } from '../compiler/plan.js';
+import type { ChainPlan } from '../compiler/plan.js';
+import type { HandlerPhase } from '../run-model/result.js';
 import { eventStep } from '../compiler/handler-phase.js';
 import { COMPENSATE_SUFFIX } from '../compiler/compile-handlers.js';
 import type { RunEvent } from '../executor/events.js';

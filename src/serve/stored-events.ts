@@ -1,4 +1,5 @@
-import type { ChainPlan, HandlerPhase } from '../compiler/plan.js';
+import type { ChainPlan } from '../compiler/plan.js';
+import type { HandlerPhase } from '../run-model/result.js';
 import type { Engine } from '../engine.js';
 import type { RunEvent, WaitSummary } from '../executor/events.js';
 import { describeWait, waitSummary } from '../runs/run-waits.js';

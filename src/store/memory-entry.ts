@@ -1,5 +1,6 @@
 import type { StepRecord } from '../run-model/step-record.js';
-import type { RunControl, RunResult, Stoppable, StepRecorder } from '../executor/types.js';
+import type { RunControl, Stoppable, StepRecorder } from '../run-model/recording.js';
+import type { RunResult } from '../run-model/result.js';
 import type { NewRun, RunEnd, StoredRun } from './types.js';
 
 // One run in the memory store (memory.ts). A run the engine begins here records its steps, hears

@@ -1,4 +1,4 @@
-import type { RunError } from '../executor/events.js';
+import type { RunError } from '../run-model/result.js';
 import type { StoredRun } from './types.js';
 import { storedJson, storedStatus } from './run-codec.js';
 

@@ -1,5 +1,5 @@
 import { ToolchainError } from '../common/errors.js';
-import type { RunError } from '../executor/events.js';
+import type { RunError } from '../run-model/result.js';
 import type { NewRun, RunFilter, RunStatus, StoredRun } from './types.js';
 
 // A run as the drivers keep it. In the SQL drivers it is a row (SQLite and PostgreSQL share the

@@ -1,5 +1,5 @@
 import type { ToolchainError } from '../common/errors.js';
-import type { RunError } from '../executor/events.js';
+import type { RunError } from '../run-model/result.js';
 import type { StepRecord } from '../run-model/step-record.js';
 import type { TriggerControlStore } from './trigger-control-types.js';
 import type { WaitStore } from './wait-types.js';

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { ToolchainError, type Diagnostic } from '../common/errors.js';
-import type { RunOptions, RunResult } from '../executor/index.js';
+import type { RunOptions } from '../executor/index.js';
+import type { RunResult } from '../run-model/result.js';
 import type { ApproveCallback } from '../registry/types.js';
 import { partialMatch, type Mismatch } from './match.js';
 import { checkMocks, type MockTarget } from './check-mocks.js';

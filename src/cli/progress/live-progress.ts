@@ -1,4 +1,5 @@
-import type { ForEachProgress, RunEvent, RunResult } from '../../executor/index.js';
+import type { ForEachProgress, RunEvent } from '../../executor/index.js';
+import type { RunResult } from '../../run-model/result.js';
 import { ProgressState, summaryLine } from './progress-state.js';
 
 // The live progress block on a terminal (stderr), redrawn in place by log-update, which wraps

@@ -1,4 +1,5 @@
-import type { ForEachProgress, RunEvent, RunResult } from '../../executor/index.js';
+import type { ForEachProgress, RunEvent } from '../../executor/index.js';
+import type { RunResult } from '../../run-model/result.js';
 
 // What the live progress display shows, kept apart from drawing it: one row per step (sub-chain
 // steps labelled with the step that runs them), built from run events, and the text of the block

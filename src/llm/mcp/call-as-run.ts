@@ -1,4 +1,5 @@
-import type { EventListener, RunEvent, RunResult } from '../../executor/index.js';
+import type { EventListener, RunEvent } from '../../executor/index.js';
+import type { RunResult } from '../../run-model/result.js';
 import type { ApprovalView, Decision } from '../../runs/approvals.js';
 import type { RunDetail, RunSummary } from '../../runs/stored-result.js';
 import type { RunFilter } from '../../store/types.js';

@@ -1,5 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { RunResult } from '../../executor/index.js';
+import type { RunResult } from '../../run-model/result.js';
 import type { JsonSchema } from '../../common/json.js';
 import { DEFAULT_MAX_RESULT_CHARS, errorMessage, successMessage } from '../execute/tool-message.js';
 import type { McpTool } from '../export/to-mcp.js';
