@@ -11,7 +11,7 @@
 
 import { isDeepStrictEqual } from 'node:util';
 import { createEngine, type Engine } from '../src/engine.js';
-import type { RunEvent } from '../src/executor/index.js';
+import type { RunEvent } from '../src/run-model/events.js';
 import { percentile, runIfMain, verdict, type BenchResult } from './harness.js';
 import { bytesPerCall } from './allocated.js';
 import { asyncAuto } from './async-auto.js';

@@ -14,7 +14,7 @@ import { gzipSync } from 'node:zlib';
 import autocannon from 'autocannon';
 import { pino } from 'pino';
 import { createEngine, type Engine } from '../src/engine.js';
-import type { RunEvent } from '../src/executor/index.js';
+import type { RunEvent } from '../src/run-model/events.js';
 import { createBatchedDestination, createObserver } from '../src/observe/index.js';
 import { createServer } from '../src/serve/index.js';
 import { median, runIfMain, verdict, type BenchResult } from './harness.js';

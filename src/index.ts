@@ -58,6 +58,7 @@ export type { PluginHost, PluginHostOptions, PluginStatus, PluginEvent, PluginSt
 export type { ToolContext, ToolProgress, ToolDefinition, ToolHandler, ToolSet, ToolCatalogue, ArgumentProblem, PrepareResult } from './registry/types.js';
 
 export { systemClock, type Clock } from './executor/index.js';
+export type { RunOptions, StepMocks } from './executor/index.js';
 export type {
   RunEvent,
   RunEventType,
@@ -75,11 +76,9 @@ export type {
   StepSkippedEvent,
   StepFinishedEvent,
   StepEvent,
-  RunOptions,
   ForEachProgress,
-  StepMocks,
   LogEntry,
-} from './executor/index.js';
+} from './run-model/events.js';
 export type { RunError, RunResult, StepSummary } from './run-model/result.js';
 export type { StepRecord, StepStatus } from './run-model/step-record.js';
 

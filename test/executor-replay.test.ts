@@ -7,13 +7,11 @@ import {
   effectsOf,
   executeChain,
   PENDING,
-  toStepRecord,
   transition,
   type ExecutorHost,
-  type RunEvent,
-  type StepFinishedEvent,
   type StepState,
 } from '../src/executor/index.js';
+import { toStepRecord, type RunEvent, type StepFinishedEvent } from '../src/run-model/events.js';
 import type { StepRecord } from '../src/run-model/step-record.js';
 import { createRegistry } from '../src/registry/index.js';
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { StepEvent } from '../src/executor/index.js';
+import type { StepEvent } from '../src/run-model/events.js';
 import { engineWith, eventLog } from './fixtures/executor/setup.js';
 import { createTestClock } from './fixtures/executor/test-clock.js';
 import { agentChain, findCity } from './fixtures/llm-agent/chains.js';

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { AgentToolCallEvent, AgentTurnEvent, RunEvent } from '../src/executor/index.js';
+import type { AgentToolCallEvent, AgentTurnEvent, RunEvent } from '../src/run-model/events.js';
 import { createRegistry } from '../src/index.js';
 import { engineWith, eventLog } from './fixtures/executor/setup.js';
 import { agentChain, factsChain, findCity, localTime, population } from './fixtures/llm-agent/chains.js';

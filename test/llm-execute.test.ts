@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { executeToolCalls, parseToolCalls, type ToolCallReport, type ToolMessage } from '../src/llm/index.js';
-import type { LogEntry } from '../src/executor/index.js';
+import type { LogEntry } from '../src/run-model/events.js';
 import type { ApprovalRequest, ToolDefinition } from '../src/registry/types.js';
 import { llmEngine } from './fixtures/llm/engine.js';
 

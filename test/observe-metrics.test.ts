@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { failureCode } from '../src/common/errors.js';
 import type { ChainPlan } from '../src/compiler/plan.js';
 import type { Engine } from '../src/engine.js';
-import type { RunEvent } from '../src/executor/events.js';
+import type { RunEvent } from '../src/run-model/events.js';
 import { createRunMetrics } from '../src/observe/index.js';
 import { createServer, type ToolchainServer } from '../src/serve/index.js';
 import { serveEngine } from './helpers/serve-engine.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Queue } from 'bullmq';
-import type { ForEachProgress, RunEvent } from '../src/executor/index.js';
+import type { ForEachProgress, RunEvent } from '../src/run-model/events.js';
 import { useQueueCluster } from './helpers/queue-cluster.js';
 
 // A queued run's events reach whoever runs it with a listener (the CLI's live progress for queued runs):

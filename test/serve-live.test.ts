@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '../src/engine.js';
-import type { RunEvent } from '../src/executor/events.js';
+import type { RunEvent } from '../src/run-model/events.js';
 import { createServer, type ToolchainServer } from '../src/serve/index.js';
 import { REPO, runCli } from './helpers/run-cli.js';
 import { serveEngine } from './helpers/serve-engine.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { RunEvent } from '../src/executor/events.js';
+import type { RunEvent } from '../src/run-model/events.js';
 import { RunView } from '../src/serve/run-view.js';
 import { serveEngine } from './helpers/serve-engine.js';
 

@@ -1,4 +1,4 @@
-import type { RunEvent } from '../executor/index.js';
+import type { RunEvent } from '../run-model/events.js';
 import { printable } from '../common/printable.js';
 
 // `run --queue` and `resume --queue` wait for a worker, which may be none at all: once the run

@@ -1,6 +1,6 @@
 import { ToolchainError } from '../common/errors.js';
 import type { ChainPlan } from '../compiler/plan.js';
-import type { RunEvent } from '../executor/index.js';
+import type { RunEvent } from '../run-model/events.js';
 
 // A step whose tool never settles, with no timeout, leaves a run that nothing can finish: once
 // the event loop has nothing else to do, Node would end `toolchain run` with exit code 13 and no

@@ -1,7 +1,7 @@
 import type { DiskCache } from '../cache/index.js';
 import type { Clock } from '../common/clock.js';
 import { ToolchainError, type Diagnostic } from '../common/errors.js';
-import type { LogEntry } from '../executor/index.js';
+import type { LogEntry } from '../run-model/events.js';
 import type { Observer } from '../observe/index.js';
 import { isolationSettings, type IsolationLevel, type IsolationOptions, type IsolationSettings, type PluginEvent } from '../plugins/index.js';
 import type { ApproveCallback, LoadMode, Registry, RegistryOptions } from '../registry/types.js';

@@ -1,5 +1,5 @@
 import type { Clock } from '../common/clock.js';
-import { emitRunBounds } from '../executor/events.js';
+import { emitRunBounds } from '../run-model/events.js';
 import type { RunOptions } from '../executor/types.js';
 import type { RunResult } from '../run-model/result.js';
 import type { NewsListener } from '../queue/submit.js';

@@ -1,4 +1,5 @@
-import { emitRunBounds, type ExecutorHost, type RunOptions } from '../executor/index.js';
+import type { ExecutorHost, RunOptions } from '../executor/index.js';
+import { emitRunBounds } from '../run-model/events.js';
 import type { RunError, RunResult } from '../run-model/result.js';
 
 /** A run that cannot start (unknown or invalid chain): the same result and events as any failed run. */

@@ -2,7 +2,7 @@ import type { CallContext, CallOutcome, RunWaits } from '../call/index.js';
 import { sleep } from '../common/clock.js';
 import type { PlanStep } from '../compiler/plan.js';
 import type { AgentHost, AgentTarget, ToolCallProgress } from './agent-step.js';
-import type { RunEvent } from './events.js';
+import type { RunEvent } from '../run-model/events.js';
 import type { Run } from './run.js';
 import { runChild } from './run-child.js';
 import { chainCallee } from './step-callees.js';

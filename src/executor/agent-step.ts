@@ -2,20 +2,13 @@ import type { Callee, CallOutcome, RetryReport, RunWaits } from '../call/index.j
 import type { Clock } from '../common/clock.js';
 import type { AgentPlan, ChainPlan } from '../compiler/plan.js';
 import type { ApproveCallback, PrepareResult, Tool } from '../registry/types.js';
-import type { AgentToolCall, AgentTurn } from './events.js';
-import type { LogEntry } from './types.js';
+import type { AgentToolCall, AgentTurn, LogEntry } from '../run-model/events.js';
 
 // The contract between an `agent:` step and whoever runs language models. The executor
 // knows nothing about models: the engine wires an AgentRunner in (the loop in src/llm/agent), and
 // each attempt of an agent step hands it the step's settings, its resolved messages and a host —
 // what the run lends the loop: the step's signal, clock and approver, the tools and chains it may
 // offer, and where its progress goes.
-
-export interface TokenUsage {
-  readonly prompt_tokens: number;
-  readonly completion_tokens: number;
-  readonly total_tokens: number;
-}
 
 /** The messages of one attempt: resolved from the step's `prompt` and `system`. */
 export interface AgentMessages {

@@ -15,31 +15,8 @@ export { createSlots, type Slots } from './slots.js';
 export { createInputChecker, type CheckInput, type InputResult } from './run-inputs.js';
 export { createBinder, type Binder, type BoundPlan } from './call-sites.js';
 export { chainCallee } from './step-callees.js';
-export { emitRunBounds, toStepRecord } from './events.js';
 export { endStatusOf } from './run-result.js';
 export { STEPS_ENDED } from './run-chain.js';
 export { transition, effectsOf, PENDING, type StepState, type StepInput } from './step-state.js';
-export type {
-  AgentEvent,
-  AgentToolCall,
-  AgentToolCallEvent,
-  AgentTurn,
-  AgentTurnEvent,
-  EventListener,
-  ParentRef,
-  RunEvent,
-  RunEventType,
-  RunFinishedEvent,
-  RunStartedEvent,
-  StepEvent,
-  StepFailedEvent,
-  StepFinishedEvent,
-  StepProgressEvent,
-  StepRetryingEvent,
-  StepRoundEvent,
-  StepSkippedEvent,
-  StepStartedEvent,
-  StepSucceededEvent,
-} from './events.js';
-export type { AgentHost, AgentMessages, AgentRequest, AgentRunner, AgentTarget, TokenUsage, ToolCallProgress } from './agent-step.js';
-export type { ExecutionOptions, ExecutorHost, ForEachProgress, LogEntry, RunOptions, StepMocks } from './types.js';
+export type { AgentHost, AgentMessages, AgentRequest, AgentRunner, AgentTarget, ToolCallProgress } from './agent-step.js';
+export type { ExecutionOptions, ExecutorHost, RunOptions, StepMocks } from './types.js';

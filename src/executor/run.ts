@@ -6,7 +6,7 @@ import type { ChainPlan } from '../compiler/plan.js';
 import type { HandlerPhase, RunError, RunResult } from '../run-model/result.js';
 import type { ApproveCallback, ToolProgress, ToolSet } from '../registry/types.js';
 import { handlerBinding, type BoundPlan } from './call-sites.js';
-import type { EventListener, ParentRef, RunEvent } from './events.js';
+import type { EventListener, ParentRef, RunEvent } from '../run-model/events.js';
 import { newContext } from './run-context.js';
 import { runResult } from './run-result.js';
 import { armStops } from './run-stops.js';

@@ -1,6 +1,6 @@
 import type { PlanStep } from '../compiler/plan.js';
 import type { ToolProgress } from '../registry/types.js';
-import type { RunEvent } from './events.js';
+import type { RunEvent } from '../run-model/events.js';
 import type { Run } from './run.js';
 import { isFinal, type StepInput, type StepState } from './step-state.js';
 

@@ -5,9 +5,9 @@ import type { ApproveCallback } from '../registry/types.js';
 import type { AgentRunner } from './agent-step.js';
 import type { Distributor } from './element-call.js';
 import type { Binder } from './call-sites.js';
-import type { EventListener, ParentRef } from './events.js';
 import type { InputResult } from './run-inputs.js';
 import type { Slots } from './slots.js';
+import type { EventListener, ForEachProgress, LogEntry, ParentRef } from '../run-model/events.js';
 import type { RunControl, StepRecorder } from '../run-model/recording.js';
 import type { StepRecord } from '../run-model/step-record.js';
 
@@ -66,29 +66,11 @@ export interface ExecutionOptions extends RunOptions {
   readonly waits?: RunWaits;
 }
 
-export interface ForEachProgress {
-  readonly run_id: string;
-  readonly step: string;
-  readonly done: number;
-  readonly total: number;
-}
-
 /** What stands in for some steps' callees; `real` is what the step would call (undefined for sub-chain and agent steps). */
 export interface StepMocks {
   callee(step: string, real: Callee | undefined): Callee | undefined;
   /** The mocks for the run of a sub-chain started by step `step`. */
   child(step: string): StepMocks | undefined;
-}
-
-export interface LogEntry {
-  readonly timestamp: number;
-  readonly run_id: string;
-  readonly step: string;
-  readonly attempt: number;
-  /** The for_each element (0-based) whose call wrote it; absent for a step without for_each. */
-  readonly item?: number;
-  readonly message: string;
-  readonly fields?: Record<string, unknown>;
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Callee } from '../call/index.js';
 import type { ChainPlan } from '../compiler/plan.js';
-import type { EventListener } from '../executor/events.js';
+import type { EventListener } from '../run-model/events.js';
 import type { ApproveCallback, ToolSet } from '../registry/types.js';
 
 // All the language-model layer may reach: the tools and chains to offer, and how to call

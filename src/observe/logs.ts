@@ -1,6 +1,5 @@
 import type { Logger } from 'pino';
-import type { RunEvent } from '../executor/events.js';
-import type { LogEntry } from '../executor/types.js';
+import type { RunEvent, LogEntry } from '../run-model/events.js';
 
 // Structured logs: one JSON line per run event, and one per `ctx.log()` call of a tool,
 // each with the run id and, for steps, the step and attempt. Outputs and inputs are not logged

@@ -3,7 +3,7 @@ import { lazyPackage } from '../common/lazy-package.js';
 import { eventStep } from '../compiler/handler-phase.js';
 import type { PlanStep } from '../compiler/plan.js';
 import type { HandlerPhase } from '../run-model/result.js';
-import type { RunEvent } from '../executor/events.js';
+import type { RunEvent } from '../run-model/events.js';
 import { CounterCells, type CounterCell } from './counter-cells.js';
 import { LabelledHistogram, type HistogramChild } from './histogram.js';
 import { toolLabel, type PlanSource } from './plan-source.js';

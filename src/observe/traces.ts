@@ -1,6 +1,6 @@
 import type { Span, Tracer } from '@opentelemetry/api';
 import { lazyPackage } from '../common/lazy-package.js';
-import type { RunEvent } from '../executor/events.js';
+import type { RunEvent } from '../run-model/events.js';
 import { toolLabel, type PlanSource } from './plan-source.js';
 import { eventStep } from '../compiler/handler-phase.js';
 import type { HandlerPhase } from '../run-model/result.js';

@@ -5,7 +5,7 @@ import { type Diagnostic, type ErrorCode, hasErrors, ToolchainError } from '../c
 import type { SourceMap } from '../loader/index.js';
 import type { DiskCache } from '../cache/disk-cache.js';
 import type { LoadMode, ToolDefinition } from '../registry/types.js';
-import type { LogEntry } from '../executor/types.js';
+import type { LogEntry } from '../run-model/events.js';
 import { createModuleLoader, type ModuleLoader } from './evaluate-module.js';
 import { pickExport } from './pick-export.js';
 import type { Requirement } from './parse-requirement.js';

@@ -1,7 +1,7 @@
 import type { Diagnostic } from '../common/errors.js';
 import type { DiskCache } from '../cache/disk-cache.js';
 import type { Registry } from '../registry/types.js';
-import type { LogEntry } from '../executor/types.js';
+import type { LogEntry } from '../run-model/events.js';
 import type { IsolationSettings } from './isolation/level.js';
 
 // The plugin host's public contract: options in, statuses and events out.

@@ -1,6 +1,5 @@
 import type { Job } from 'bullmq';
-import type { RunEvent } from '../executor/events.js';
-import type { ForEachProgress } from '../executor/types.js';
+import type { RunEvent, ForEachProgress } from '../run-model/events.js';
 
 // A queued run's events, live, for whoever waits for it (the CLI's live progress for queued runs): the
 // submitter marks the job `events` when it has a listener, and the worker that executes the run

@@ -5,7 +5,7 @@ import type { StepRecord } from '../run-model/step-record.js';
 import type { ExecutionOptions, RunOptions } from '../executor/types.js';
 import type { RunControl, StepRecorder, Stoppable } from '../run-model/recording.js';
 import type { RunResult } from '../run-model/result.js';
-import { emitRunBounds, type EventListener, type RunEvent } from '../executor/events.js';
+import { emitRunBounds, type EventListener, type RunEvent } from '../run-model/events.js';
 import type { RunWaits } from '../call/index.js';
 import type { CheckInput } from '../executor/run-inputs.js';
 import { isMemoryStore, type MemoryRunStore } from '../store/memory.js';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { CallFailure, type RunWaits, type WaitAnswer, type WaitAsk } from '../call/index.js';
 import type { Clock } from '../common/clock.js';
-import type { EventListener, WaitSummary } from '../executor/events.js';
+import type { EventListener, WaitSummary } from '../run-model/events.js';
 import type { RunStore } from '../store/types.js';
 import type { StoredWait, WaitRequest } from '../store/wait-types.js';
 import { asStoreError } from './group-recorder.js';

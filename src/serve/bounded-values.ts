@@ -1,4 +1,4 @@
-import type { RunEvent } from '../executor/events.js';
+import type { RunEvent } from '../run-model/events.js';
 import type { RunDetail, StepDetail, Truncated } from './run-service.js';
 
 // What one answer of `toolchain serve` may carry of a run's values (its input, its outputs, each

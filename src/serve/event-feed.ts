@@ -1,4 +1,4 @@
-import type { RunEvent } from '../executor/events.js';
+import type { RunEvent } from '../run-model/events.js';
 
 // One run's events for anyone who asks: every past event, then the live ones, ending after the
 // run's own `run:finished`. Each reader gets an async iterator with its own queue, so a slow

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Engine } from '../engine.js';
-import type { RunEvent, RunOptions } from '../executor/index.js';
+import type { RunOptions } from '../executor/index.js';
+import type { RunEvent } from '../run-model/events.js';
 import type { RunResult } from '../run-model/result.js';
 import type { ApproveCallback } from '../registry/types.js';
 import { EventFeed } from './event-feed.js';

@@ -1,4 +1,4 @@
-import type { RunEvent } from '../executor/events.js';
+import type { RunEvent } from '../run-model/events.js';
 import type { Observer } from '../observe/observe.js';
 
 // What the engine's own runs say, for the server too. A run the server starts sends its events to

@@ -1,6 +1,5 @@
-import type { RunEvent } from '../executor/index.js';
+import type { RunEvent, WaitSummary } from '../run-model/events.js';
 import type { RunError, RunResult, HandlerPhase } from '../run-model/result.js';
-import type { WaitSummary } from '../executor/events.js';
 import type { RerunRequest } from '../runs/rerun.js';
 
 // The narrow contract between `toolchain serve`'s routes and wherever runs live. The routes know

@@ -2,7 +2,7 @@ import type { ChainPlan } from '../compiler/plan.js';
 import type { HandlerPhase } from '../run-model/result.js';
 import { eventStep } from '../compiler/handler-phase.js';
 import { COMPENSATE_SUFFIX } from '../compiler/compile-handlers.js';
-import type { RunEvent } from '../executor/events.js';
+import type { RunEvent } from '../run-model/events.js';
 import type { AttemptRecord, RunDetail, RunStatus, RunSummary, StepDetail } from './run-service.js';
 
 // A run as the inspector and `runs show` see it, folded from its events one at a time. The

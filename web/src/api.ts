@@ -1,5 +1,5 @@
 import type { ChainGraph } from '../../src/graph/chain-graph.js';
-import type { RunEvent } from '../../src/executor/events.js';
+import type { RunEvent } from '../../src/run-model/events.js';
 import type { RunDetail, RunSummary } from '../../src/serve/run-service.js';
 import type { ApprovalView } from '../../src/runs/approvals.js';
 import type { TriggerUpdate, TriggerView } from '../../src/triggers/views.js';

@@ -5,7 +5,7 @@ import type { PluginEvent } from '../../plugins/index.js';
 import { EXIT_OK } from '../io.js';
 import type { CommandContext } from '../main.js';
 import { missingFolders, relativeTo, showDiagnostic } from '../paths.js';
-import type { LogEntry } from '../../executor/index.js';
+import type { LogEntry } from '../../run-model/events.js';
 import { printable } from '../../common/printable.js';
 import type { RecoveryEvent } from '../../runs/recovery.js';
 import { describeRecovery, RECOVER_HELP } from '../shared-options.js';

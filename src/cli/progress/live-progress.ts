@@ -1,4 +1,4 @@
-import type { ForEachProgress, RunEvent } from '../../executor/index.js';
+import type { ForEachProgress, RunEvent } from '../../run-model/events.js';
 import type { RunResult } from '../../run-model/result.js';
 import { ProgressState, summaryLine } from './progress-state.js';
 

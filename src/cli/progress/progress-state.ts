@@ -1,4 +1,4 @@
-import type { ForEachProgress, RunEvent } from '../../executor/index.js';
+import type { ForEachProgress, RunEvent } from '../../run-model/events.js';
 import type { RunResult } from '../../run-model/result.js';
 
 // What the live progress display shows, kept apart from drawing it: one row per step (sub-chain

@@ -1,4 +1,4 @@
-import type { AgentToolCall } from '../../executor/index.js';
+import type { AgentToolCall } from '../../run-model/events.js';
 import { executeToolCalls } from '../execute/execute-tool-calls.js';
 import type { ToolCallReport } from '../execute/execute-options.js';
 import type { ToolMessage } from '../execute/tool-message.js';

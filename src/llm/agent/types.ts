@@ -6,7 +6,8 @@ import type { ChatMessage, TokenUsage } from './wire.js';
 // nothing about runs, steps or attempts.
 
 export type { AgentPlan } from '../../compiler/plan.js';
-export type { AgentHost, AgentMessages, AgentRequest, AgentTarget, AgentToolCall, AgentTurn } from '../../executor/index.js';
+export type { AgentHost, AgentMessages, AgentRequest, AgentTarget } from '../../executor/index.js';
+export type { AgentToolCall, AgentTurn } from '../../run-model/events.js';
 export type { ChatMessage, TokenUsage } from './wire.js';
 
 /** Why the loop ended. */

@@ -29,8 +29,8 @@ export interface ChatRequest {
   readonly tools?: readonly FunctionDefinition[];
 }
 
-export type { TokenUsage } from '../../executor/index.js';
-import type { TokenUsage } from '../../executor/index.js';
+export type { TokenUsage } from '../../run-model/events.js';
+import type { TokenUsage } from '../../run-model/events.js';
 
 /** One response, reduced to what the loop needs. */
 export interface ChatReply {

@@ -1,9 +1,7 @@
-import type { RunWaits } from '../../call/index.js';
-import type { CallOutcome, RetryPolicy, RetryReport } from '../../call/index.js';
+import type { RunWaits, CallOutcome, RetryPolicy, RetryReport } from '../../call/index.js';
 import type { Clock } from '../../common/clock.js';
 import { failureCode, ToolchainError } from '../../common/errors.js';
-import type { EventListener } from '../../executor/events.js';
-import type { LogEntry } from '../../executor/types.js';
+import type { EventListener, LogEntry } from '../../run-model/events.js';
 import type { ApproveCallback } from '../../registry/types.js';
 import { DEFAULT_MAX_RESULT_CHARS } from './tool-message.js';
 

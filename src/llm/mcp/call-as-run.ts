@@ -1,4 +1,4 @@
-import type { EventListener, RunEvent } from '../../executor/index.js';
+import type { EventListener, RunEvent } from '../../run-model/events.js';
 import type { RunResult } from '../../run-model/result.js';
 import type { ApprovalView, Decision } from '../../runs/approvals.js';
 import type { RunDetail, RunSummary } from '../../runs/stored-result.js';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import pLimit from 'p-limit';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { LogEntry } from '../../executor/types.js';
+import type { LogEntry } from '../../run-model/events.js';
 import type { RunResult } from '../../run-model/result.js';
 import { ToolchainError } from '../../common/errors.js';
 import type { ApproveCallback } from '../../registry/types.js';

@@ -1,15 +1,14 @@
-import type { FallbackKind, SkipReason, StepRecord } from '../run-model/step-record.js';
-import type { HandlerPhase, RunError, RunResult } from '../run-model/result.js';
 import type { StepError } from '../common/errors.js';
-import type { TokenUsage } from './agent-step.js';
+import type { HandlerPhase, RunError, RunResult } from './result.js';
+import type { FallbackKind, SkipReason, StepRecord } from './step-record.js';
 
-// The run events as one typed union. They are built only when someone listens (`onEvent`),
-// from the step transitions (step-state.ts) at the moment they happen, so their order is the
-// order of the changes: run:started first, run:finished last, and for each step
-// started → (retrying)* → succeeded | failed, or a lone skipped. An `agent` step also reports each
-// model turn (agent:turn), each tool call its model made as step events of its own (the step
-// `AGENT›TOOL`, with the call's id), and each answered call (agent:tool_call); the chains its model
-// calls are sub-runs whose `parent` is that step.
+// The run events as one typed union. The executor builds them only when someone listens
+// (`onEvent`), from the step transitions (executor/step-state.ts) at the moment they happen, so
+// their order is the order of the changes: run:started first, run:finished last, and for each
+// step started → (retrying)* → succeeded | failed, or a lone skipped. An `agent` step also reports
+// each model turn (agent:turn), each tool call its model made as step events of its own (the step
+// `AGENT›TOOL`, with the call's id), and each answered call (agent:tool_call); the chains its
+// model calls are sub-runs whose `parent` is that step.
 
 /** Set on every event of a sub-chain's run: the run and step that started it. */
 export interface ParentRef {
@@ -175,6 +174,13 @@ export interface RunFinishedEvent extends EventBase {
   readonly error?: RunError;
 }
 
+/** What a model's turns cost, as its endpoint counted it. */
+export interface TokenUsage {
+  readonly prompt_tokens: number;
+  readonly completion_tokens: number;
+  readonly total_tokens: number;
+}
+
 /** One model response of an agent step. */
 export interface AgentTurn {
   /** 1-based. */
@@ -249,6 +255,29 @@ export type RunEvent = RunStartedEvent | StepEvent | AgentEvent | WaitEvent | Ru
 export type RunEventType = RunEvent['type'];
 
 export type EventListener = (event: RunEvent) => void;
+
+// Beside its events, a run reports the lines its tools log (to the engine's `logger`) and how far
+// its for_each steps have got (to the run's `onProgress`); neither is a run event.
+
+/** A line a tool wrote with `ctx.log()` during a step's call. */
+export interface LogEntry {
+  readonly timestamp: number;
+  readonly run_id: string;
+  readonly step: string;
+  readonly attempt: number;
+  /** The for_each element (0-based) whose call wrote it; absent for a step without for_each. */
+  readonly item?: number;
+  readonly message: string;
+  readonly fields?: Record<string, unknown>;
+}
+
+/** A for_each step's elements done so far. */
+export interface ForEachProgress {
+  readonly run_id: string;
+  readonly step: string;
+  readonly done: number;
+  readonly total: number;
+}
 
 /** The StepRecord inside a terminal step event: exactly what a run store persists. */
 export function toStepRecord(event: StepFinishedEvent): StepRecord {
