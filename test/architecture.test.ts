@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { folderCycles, folderGraph, folderOf, runtimeImports, sourceFiles, SRC } from './architecture/import-graph.js';
+import { folderCycles, folderGraph, folderOf, importedNames, runtimeImports, sourceFiles, SRC } from './architecture/import-graph.js';
 
 // The shape of src/ (docs/internals/architecture.md): folders whose runtime imports only point down, and
 // small hand-written files.
@@ -27,6 +27,23 @@ describe('architecture', () => {
   it('has no import cycle between folders when type imports count too', () => {
     // Types point the way code does: the types store, observe, queue and serve share live below them.
     expect(folderCycles(folderGraph(true))).toEqual([]);
+  });
+
+  it('keeps the run model below everyone who shares it: it imports only common, and store and observe nothing of the executor', () => {
+    // Records, results, events and the recorder contract are run-model/'s; a layer that only keeps
+    // or reads runs takes them from there, type imports included.
+    const typed = folderGraph(true);
+    expect([...typed.get('run-model')!].filter((to) => to !== 'common')).toEqual([]);
+    expect(importedNames('store', 'executor')).toEqual([]);
+    expect(importedNames('observe', 'executor')).toEqual([]);
+  });
+
+  it('lets queue and serve take from the executor only what they drive with it', () => {
+    // A queue worker works out a distributed element's arguments as the run does and has it called
+    // (queue/distribute.ts); the server starts runs with the executor's RunOptions. Nothing else:
+    // what they share with the executor is the run model's (docs/internals/architecture.md).
+    expect(importedNames('queue', 'executor')).toEqual(['DistributedElement', 'Distributor', 'ElementOutcome', 'ElementSource', 'elementArgs', 'elementSource']);
+    expect(importedNames('serve', 'executor')).toEqual(['RunOptions']);
   });
 
   it('opens every hand-written source file with a comment saying what it owns', () => {

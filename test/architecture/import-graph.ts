@@ -40,6 +40,32 @@ export function runtimeImports(file: string, withTypes = false): string[] {
 /** `import('./x.js')` in a type position (and dynamic imports): a dependency as much as an import is. */
 const TYPE_QUERY = /import\(\s*['"](\.[^'"]+)['"]\s*\)/g;
 
+/**
+ * The names the files of folder `from` import from the files of folder `to`, type imports
+ * included, sorted: `Name` for `{ Name }` or `{ type Name }` (an alias counts by the name it
+ * imports), `*` for a namespace, a dynamic import or an `import('…')` type, `default` for a default.
+ */
+export function importedNames(from: string, to: string): string[] {
+  const names = new Set<string>();
+  for (const file of sourceFiles().filter((f) => folderOf(f) === from)) {
+    const text = readFileSync(file, 'utf8');
+    const into = (spec: string): boolean => folderOf(resolve(dirname(file), spec)) === to;
+    for (const m of text.matchAll(IMPORT)) {
+      if (m[4] === undefined || !into(m[4])) continue;
+      const clause = m[3]!;
+      const braces = /\{([^}]*)\}/.exec(clause);
+      for (const item of braces?.[1]!.split(',') ?? []) {
+        const name = item.trim().replace(/^type\s+/, '').split(/\s+as\s+/)[0]!;
+        if (name !== '') names.add(name);
+      }
+      if (clause.includes('*')) names.add('*');
+      if (/^[\w$]+\s*(,|$)/.test(clause.replace(/^type\s+/, ''))) names.add('default');
+    }
+    for (const m of text.matchAll(TYPE_QUERY)) if (into(m[1]!)) names.add('*');
+  }
+  return [...names].sort();
+}
+
 /** Folder → the folders it imports (itself excluded): at run time, or with type imports too. */
 export function folderGraph(withTypes = false): Map<string, Set<string>> {
   const graph = new Map<string, Set<string>>();
