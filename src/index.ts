@@ -4,7 +4,7 @@
 // so that this list stays one an application can learn. docs/reference/api.md is generated
 // from these entries and checked by the tests: a change to it is a change to the API.
 
-export { createEngine, type Engine, type EngineOptions } from './engine.js';
+export { createEngine, type Engine, type EngineOptions } from './engine/engine.js';
 export type { RunStartOptions } from './runs/start-options.js';
 export type { RerunOptions, RerunRequest } from './runs/rerun.js';
 export type { TriggerEvent } from './triggers/scheduler.js';

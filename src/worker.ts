@@ -1,4 +1,4 @@
-import { createEngine, type Engine } from './engine.js';
+import { createEngine, type Engine } from './engine/engine.js';
 import type { EngineOptions } from './engine/options.js';
 import { systemClock } from './executor/index.js';
 import { parseQueueUrl, queueStoreFailure } from './queue/connection.js';

@@ -2,7 +2,7 @@ import { cp, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createEngine } from '../src/engine.js';
+import { createEngine } from '../src/engine/engine.js';
 import { createRegistry } from '../src/registry/index.js';
 
 const CLI = join(import.meta.dirname, 'fixtures', 'executor', 'cli');

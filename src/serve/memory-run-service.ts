@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Engine } from '../engine.js';
+import type { Engine } from '../engine/types.js';
 import type { RunEvent, RunOptions, RunResult } from '../executor/index.js';
 import type { ApproveCallback } from '../registry/types.js';
 import { EventFeed } from './event-feed.js';

@@ -1,5 +1,5 @@
 import type { ChainPlan, HandlerPhase } from '../compiler/plan.js';
-import type { Engine } from '../engine.js';
+import type { Engine } from '../engine/types.js';
 import type { RunEvent, WaitSummary } from '../executor/events.js';
 import { describeWait, waitSummary } from '../runs/run-waits.js';
 import type { RunDetail as StoredDetail } from '../runs/stored-result.js';

@@ -9,120 +9,40 @@
 // check against installed tools is `toolchain validate`'s job.
 
 import { resolve } from 'node:path';
-import { runIdSource } from './common/run-ids.js';
-import type { Callee } from './call/index.js';
-import { openUserCache } from './cache/index.js';
-import { chainNotFound, compileChain, createCompileCache, loadChainSet, type ChainPlan, type ChainSet } from './compiler/index.js';
-import { describeKind, didYouMean, formatDiagnostic, hasErrors, suggestionSuffix, ToolchainError, type Diagnostic, type ErrorCode } from './common/errors.js';
-import { createBinder, createInputChecker, createSlots, executeChain, systemClock, type ExecutorHost, type LogEntry, type RunEvent, type RunOptions, type RunResult } from './executor/index.js';
-import { chainCallee } from './executor/step-callees.js';
-import { callElement, type DistributedElement, type ElementOutcome } from './executor/element-call.js';
-import { runAgent } from './llm/agent/index.js';
-import type { CallTargets, ChainCallOptions } from './llm/call-targets.js';
-import { DurableRuns, mayWait } from './runs/durable-runs.js';
-import { withPlumbing, type InternalStartOptions, type RunStartOptions } from './runs/start-options.js';
-import { Recovery } from './runs/recovery.js';
-import { isRefusal, planRerun, type RerunOptions } from './runs/rerun.js';
-import { leftWaiting, Waker } from './runs/waker.js';
-import { registerWaitMetrics } from './observe/wait-metrics.js';
-import type { FireOutcome } from './triggers/scheduler.js';
-import { deliverEvent, type SentEvent } from './runs/deliver-event.js';
-import { decideApproval, pendingApprovals, type ApprovalView, type Decision } from './runs/approvals.js';
-import type { RunDetail, RunSummary } from './runs/stored-result.js';
-import { isMemoryStore } from './store/memory.js';
-import { openStore } from './store/open-store.js';
-import type { RunFilter, RunStore } from './store/types.js';
-import type { Observer } from './observe/index.js';
-import { checkConcurrency, checkLoadOptions, type EngineOptions } from './engine/options.js';
-import { keepLastGood } from './engine/keep-last-good.js';
-import { failedBeforeStart } from './engine/refuse.js';
-import { queueMode } from './engine/queue-mode.js';
-import { startEngineTriggers, type EngineTriggerControls, type EngineTriggers } from './engine/engine-triggers.js';
-import { parseQueueUrl, queueStoreFailure } from './queue/connection.js';
-import { QueueSubmitter, type Submission } from './queue/submit.js';
-import { createPluginHost, watchFiles, type PluginHost, type PluginStatus } from './plugins/index.js';
-import { createRegistry, createSchemaCompiler } from './registry/index.js';
-import type { Tool, ToolDefinition, ToolSet } from './registry/types.js';
-
-export interface Engine extends CallTargets {
-  /**
-   * Runs a chain. Resolves with the result whether the run succeeded or failed; rejects only for
-   * bad options. With `runId`: a finished run with that id is answered from the store,
-   * a live one refused (RUN_IN_PROGRESS), one whose owner died resumed.
-   */
-  run(chain: string, input?: unknown, options?: RunStartOptions): Promise<RunResult>;
-  /**
-   * Starts a run and returns as soon as it is recorded (and, with `queue`, enqueued): its id, and
-   * its result when wanted. A name that is no chain, or a queue that cannot be reached, throws.
-   */
-  submit(chain: string, input?: unknown, options?: RunStartOptions): Promise<Submission>;
-  /** One element of a distributed for_each: what a queue worker executes for another worker's run. */
-  callElement(chain: string, step: string, element: DistributedElement, runId: string, signal?: AbortSignal): Promise<ElementOutcome>;
-  /** Continues a run cut short (crash, kill, cancel) or failed (redrive): recorded successes are not run again. */
-  resume(runId: string, options?: RunStartOptions): Promise<RunResult>;
-  /**
-   * A new run of a run that ended, from step `from`: that step and every step downstream of it
-   * run, every other step keeps its recorded output; without `from`, every step runs again. The
-   * input is the run's with `input`'s keys replaced. The new run records its origin (`rerun_of`,
-   * `rerun_from`). Refused (a failed result) with CHAIN_CHANGED, STEP_NOT_FOUND,
-   * RERUN_INPUT_READ or RUN_NOT_FINISHED; `runId` names the new run.
-   */
-  rerun(runId: string, options?: RerunOptions): Promise<RunResult>;
-  /** Asks a run to stop, wherever it runs (through the store); false when no such run is running. */
-  cancel(runId: string): Promise<boolean>;
-  /** True when runs go to a queue's workers (`createEngine({ queue })`) instead of executing here. */
-  readonly queued: boolean;
-  /** Prometheus text of the engine's metrics; needs `observe`. */
-  metrics(): Promise<string>;
-  /** What observes every run, when the engine was made with `observe`. */
-  readonly observer: Observer | undefined;
-  /**
-   * Sends an event: kept in the run store (idempotent by `id`), and delivered to every waiting
-   * `wait_for` whose match it meets; their runs are woken by whoever wakes runs (this engine, with
-   * `timers` or a caller awaiting them; serve, worker, watch).
-   */
-  emit(name: string, payload?: unknown, options?: { readonly id?: string }): Promise<SentEvent>;
-  /** Approval requests: `approval` steps and dangerous calls whose approver answered 'wait'. */
-  readonly approvals: {
-    /** The requests waiting for a decision, oldest first. */
-    list(): Promise<ApprovalView[]>;
-    /** Decides one (once: a second decision is APPROVAL_REFUSED); its run goes on when woken. */
-    decide(id: string, decision: Decision): Promise<ApprovalView>;
-  };
-  /** The loaded chains' triggers (`triggers:` in a chain file). */
-  readonly triggers: EngineTriggerControls;
-  /** The recorded runs. */
-  readonly runs: {
-    list(filter?: RunFilter): Promise<RunSummary[]>;
-    get(runId: string): Promise<RunDetail | undefined>;
-    /** Waits by run, kind and openness (the store's records), and when a waiting run is looked at again. */
-    waits: RunStore['waits']['listWaits'];
-    wakeAt: RunStore['waits']['wakeAt'];
-  };
-  /** Adds a tool from code; chains that use it can run at once. */
-  registerTool<A extends object = Record<string, unknown>>(def: ToolDefinition<A>): Tool;
-  /** Compiles a chain from YAML text and makes it runnable; throws a ToolchainError with its diagnostics. */
-  addChain(text: string, file?: string): ChainPlan;
-  /** Every runnable chain. */
-  chains(): ChainPlan[];
-  /** A chain as something a model's call can reach: each call is a run of it. */
-  chainCallee(chain: ChainPlan, options?: ChainCallOptions): Callee;
-  chain(name: string): ChainPlan | undefined;
-  /** The current tools (an immutable snapshot). */
-  tools(): ToolSet;
-  /** Problems found loading the chains folder. */
-  diagnostics(): readonly Diagnostic[];
-  /** Every plugin folder and its state (empty without `pluginsDir`). */
-  plugins(): PluginStatus[];
-  /** Re-reads the chains folder. */
-  reloadChains(): Promise<void>;
-  /** Stops watching; runs in flight finish on their own. */
-  close(): Promise<void>;
-}
+import { runIdSource } from '../common/run-ids.js';
+import { openUserCache } from '../cache/index.js';
+import { chainNotFound, compileChain, createCompileCache, loadChainSet, type ChainPlan, type ChainSet } from '../compiler/index.js';
+import { describeKind, didYouMean, formatDiagnostic, hasErrors, suggestionSuffix, ToolchainError, type ErrorCode } from '../common/errors.js';
+import { createBinder, createInputChecker, createSlots, executeChain, systemClock, type ExecutorHost, type LogEntry, type RunEvent, type RunOptions, type RunResult } from '../executor/index.js';
+import { chainCallee } from '../executor/step-callees.js';
+import { callElement } from '../executor/element-call.js';
+import { runAgent } from '../llm/agent/index.js';
+import { DurableRuns, mayWait } from '../runs/durable-runs.js';
+import { withPlumbing, type InternalStartOptions, type RunStartOptions } from '../runs/start-options.js';
+import { Recovery } from '../runs/recovery.js';
+import { isRefusal, planRerun } from '../runs/rerun.js';
+import { leftWaiting, Waker } from '../runs/waker.js';
+import { registerWaitMetrics } from '../observe/wait-metrics.js';
+import type { FireOutcome } from '../triggers/scheduler.js';
+import { deliverEvent, type SentEvent } from '../runs/deliver-event.js';
+import { decideApproval, pendingApprovals } from '../runs/approvals.js';
+import { isMemoryStore } from '../store/memory.js';
+import { openStore } from '../store/open-store.js';
+import { checkConcurrency, checkLoadOptions, type EngineOptions } from './options.js';
+import { keepLastGood } from './keep-last-good.js';
+import { failedBeforeStart } from './refuse.js';
+import { queueMode } from './queue-mode.js';
+import { startEngineTriggers, type EngineTriggers } from './engine-triggers.js';
+import type { Engine } from './types.js';
+import { parseQueueUrl, queueStoreFailure } from '../queue/connection.js';
+import { QueueSubmitter } from '../queue/submit.js';
+import { createPluginHost, watchFiles, type PluginHost } from '../plugins/index.js';
+import { createRegistry, createSchemaCompiler } from '../registry/index.js';
 
 const noLog = (): void => undefined;
 
-export type { ChainsReloadedEvent, EngineOptions } from './engine/options.js';
+export type { ChainsReloadedEvent, EngineOptions } from './options.js';
+export type { Engine } from './types.js';
 
 export async function createEngine(options: EngineOptions = {}): Promise<Engine> {
   checkConcurrency('concurrency', options.concurrency);
@@ -141,7 +61,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
   const closers: (() => Promise<void> | void)[] = [];
 
   const lookup = (name: string): ChainPlan | undefined => added.get(name) ?? set.plans.get(name);
-  const observer = options.observe === true ? (await import('./observe/index.js')).createObserver({ chain: lookup }) : options.observe;
+  const observer = options.observe === true ? (await import('../observe/index.js')).createObserver({ chain: lookup }) : options.observe;
   const logger = options.logger && observer ? (entry: LogEntry): void => (options.logger!(entry), observer.log(entry)) : (options.logger ?? observer?.log ?? noLog);
 
   const newRunId = runIdSource();
