@@ -13,7 +13,7 @@ export type { PauseRequest } from './triggers/controls.js';
 export type { EngineTriggerControls } from './engine/engine-triggers.js';
 export type { WebhookDelivery, WebhookEndpoint, WebhookReceipt } from './triggers/webhooks.js';
 export type { RecoveryEvent } from './runs/recovery.js';
-export { createWorker, type WorkerOptions, type ToolchainWorker } from './worker.js';
+export { createWorker, type WorkerOptions, type ToolchainWorker } from './engine/worker.js';
 export type { QueueWorkerOptions } from './queue/worker.js';
 export type { Submission } from './queue/submit.js';
 

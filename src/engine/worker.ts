@@ -1,18 +1,18 @@
-import { createEngine, type Engine } from './engine/engine.js';
-import type { EngineOptions } from './engine/options.js';
-import { systemClock } from './executor/index.js';
-import { parseQueueUrl, queueStoreFailure } from './queue/connection.js';
-import { startQueueWorker, type QueueWorkerOptions } from './queue/worker.js';
-import { openStore } from './store/open-store.js';
-import { QueueSubmitter } from './queue/submit.js';
-import { startQueueTriggers, type QueueTriggers } from './queue/tick-jobs.js';
-
 // createWorker: an engine with its own chains and plugins (reloaded when they change,
 // by default) that executes the runs of a BullMQ queue, recording them in the shared store.
 // With `triggers`, it keeps the queue's job schedulers matching its chains' triggers and takes
 // their tick jobs (queue/tick-jobs.ts): a tick's run is recorded and enqueued under the id the
 // tick names, so any worker executes it, and one run per tick holds across every worker and
 // server on the store.
+
+import { createEngine, type Engine } from './engine.js';
+import type { EngineOptions } from './options.js';
+import { systemClock } from '../executor/index.js';
+import { parseQueueUrl, queueStoreFailure } from '../queue/connection.js';
+import { startQueueWorker, type QueueWorkerOptions } from '../queue/worker.js';
+import { openStore } from '../store/open-store.js';
+import { QueueSubmitter } from '../queue/submit.js';
+import { startQueueTriggers, type QueueTriggers } from '../queue/tick-jobs.js';
 
 export interface WorkerOptions extends QueueWorkerOptions, Omit<EngineOptions, 'queue' | 'store'> {
   /** The shared run store (default: the queue's Redis): `postgres://…` for one that outlives Redis. */
