@@ -13,17 +13,15 @@ import { runIdSource } from '../common/run-ids.js';
 import { openUserCache } from '../cache/index.js';
 import { chainNotFound, compileChain, createCompileCache, loadChainSet, type ChainPlan, type ChainSet } from '../compiler/index.js';
 import { describeKind, didYouMean, formatDiagnostic, hasErrors, suggestionSuffix, ToolchainError, type ErrorCode } from '../common/errors.js';
-import { createBinder, createInputChecker, createSlots, executeChain, systemClock, type ExecutorHost, type LogEntry, type RunEvent, type RunOptions, type RunResult } from '../executor/index.js';
+import { createBinder, createInputChecker, createSlots, executeChain, systemClock, type ExecutorHost, type LogEntry, type RunOptions, type RunResult } from '../executor/index.js';
 import { chainCallee } from '../executor/step-callees.js';
 import { callElement } from '../executor/element-call.js';
 import { runAgent } from '../llm/agent/index.js';
-import { DurableRuns, mayWait } from '../runs/durable-runs.js';
-import { withPlumbing, type InternalStartOptions, type RunStartOptions } from '../runs/start-options.js';
+import { DurableRuns } from '../runs/durable-runs.js';
+import { withPlumbing } from '../runs/start-options.js';
 import { Recovery } from '../runs/recovery.js';
-import { isRefusal, planRerun } from '../runs/rerun.js';
 import { leftWaiting, Waker } from '../runs/waker.js';
 import { registerWaitMetrics } from '../observe/wait-metrics.js';
-import type { FireOutcome } from '../triggers/scheduler.js';
 import { deliverEvent, type SentEvent } from '../runs/deliver-event.js';
 import { decideApproval, pendingApprovals } from '../runs/approvals.js';
 import { isMemoryStore } from '../store/memory.js';
@@ -31,7 +29,9 @@ import { openStore } from '../store/open-store.js';
 import { checkConcurrency, checkLoadOptions, type EngineOptions } from './options.js';
 import { keepLastGood } from './keep-last-good.js';
 import { failedBeforeStart } from './refuse.js';
-import { queueMode } from './queue-mode.js';
+import { queuedRuns } from './queued-runs.js';
+import { localRuns, observed, withDefaults, type RunDefaults } from './local-runs.js';
+import type { RunPlace } from './run-place.js';
 import { startEngineTriggers, type EngineTriggers } from './engine-triggers.js';
 import type { Engine } from './types.js';
 import { parseQueueUrl, queueStoreFailure } from '../queue/connection.js';
@@ -103,6 +103,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
     ...(observer ? { onEvent: observer.onEvent } : {}),
   });
   closers.push(() => durable.close());
+  const defaults: RunDefaults = { approve: options.approve, observer };
   // Runs that wait: woken here when their time comes (with `timers`: every run on the store;
   // otherwise those a caller here awaits), resumed from their recorded steps.
   const waker: Waker = new Waker({
@@ -111,7 +112,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
     scope: options.timers === true ? 'all' : 'followed',
     intervalMs: options.wakeIntervalMs ?? 1_000,
     // A run of a chain this engine does not have (another process's, such as an MCP server's calls) is left to that process.
-    wake: (run, followed) => (lookup(run.chain) === undefined ? Promise.resolve(leftWaiting(run, 'CHAIN_NOT_FOUND', `chain '${run.chain}' is not loaded here`)) : durable.resume(run.id, withPlumbing(withDefaults(followed ?? {}), { wake: true }))),
+    wake: (run, followed) => (lookup(run.chain) === undefined ? Promise.resolve(leftWaiting(run, 'CHAIN_NOT_FOUND', `chain '${run.chain}' is not loaded here`)) : durable.resume(run.id, withPlumbing(withDefaults(defaults, followed ?? {}), { wake: true }))),
   });
   closers.unshift(() => waker.close());
   const submitter = address ? await QueueSubmitter.open(address, store, host.clock) : undefined;
@@ -158,37 +159,6 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
     await watcher.ready;
   }
 
-  /** The caller's options with the engine's approver when it brings none, and the observer listening. */
-  function withDefaults(given: InternalStartOptions): InternalStartOptions {
-    return observed(given.approve === undefined && options.approve !== undefined ? { ...given, approve: options.approve } : given);
-  }
-
-  /**
-   * A run that parked: awaited to its end unless the caller asked for the parked result. `given`
-   * are the caller's own options (the engine's defaults are added again when the run is woken).
-   */
-  function followed(promise: Promise<RunResult>, given: RunStartOptions): Promise<RunResult> {
-    if (given.untilWaiting === true) return promise;
-    return promise.then((result) => {
-      if (result.status !== 'waiting') return result;
-      const follow = waker.follow(result.run_id, given);
-      // The caller's signal still cancels the run while it waits: there is nothing at work to abort, so it ends cancelled.
-      const signal = given.signal;
-      if (signal === undefined) return follow;
-      const stop = (): void => void durable.cancel(result.run_id).catch(() => undefined);
-      if (signal.aborted) stop();
-      else signal.addEventListener('abort', stop, { once: true });
-      return follow.finally(() => signal.removeEventListener('abort', stop));
-    });
-  }
-
-  /** The caller's options with the observer listening too. */
-  function observed<T extends RunOptions>(given: T): T {
-    if (!observer) return given;
-    const caller = given.onEvent;
-    return { ...given, onEvent: caller ? (e: RunEvent): void => (observer.onEvent(e), caller(e)) : observer.onEvent };
-  }
-
   function unknownChain(name: string): { code: ErrorCode; message: string } {
     const file = set.files.find((f) => f.name === name);
     if (file) {
@@ -212,7 +182,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
     const recovery = new Recovery({
       store,
       clock: host.clock,
-      resume: (runId) => durable.resume(runId, observed({})),
+      resume: (runId) => durable.resume(runId, observed(observer, {})),
       cancel: (run) => durable.endCancelled(run),
       intervalMs: options.recoverIntervalMs ?? 5_000,
       onEvent: options.onRecovery ?? ((): void => undefined),
@@ -221,32 +191,11 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
     void recovery.start();
   }
 
-  const queued = submitter ? queueMode({ submitter, lookup, unknownChain, newRunId: host.newRunId, clock: host.clock, refuse: (chain, runId, error, input, o) => failedBeforeStart(host, chain, runId, error, input, o) }) : undefined;
-
-  /** A trigger's tick: the run under its derived id; 'fired' once it is recorded and started here. */
-  function fireTrigger(plan: ChainPlan, input: unknown, runId: string): Promise<FireOutcome> {
-    if (queued) return queued.submit(plan.name, input, { runId }).then(() => 'fired' as const);
-    return new Promise<FireOutcome>((resolveFire) => {
-      // Started is not enough: a refused input is reported as a run that started and failed, with no record.
-      let started = false;
-      const recorded = (): Promise<boolean> => store.getRun(runId).then((run) => run !== undefined, () => false);
-      const onEvent = (e: RunEvent): void => {
-        if (e.type !== 'run:started' || started) return;
-        started = true;
-        void recorded().then((yes) => yes && resolveFire('fired'));
-      };
-      // Not followed: a tick's run that parks is continued by the waker (`timers`), holding nothing here.
-      const done = durable.start(plan, input, withDefaults({ runId, onEvent }));
-      done.then(
-        async (result) => {
-          if (result.error === undefined) return resolveFire(started ? 'fired' : 'exists');
-          if (result.error.code === 'RUN_IN_PROGRESS') return resolveFire('exists');
-          resolveFire((await recorded()) ? (started ? 'fired' : 'exists') : { refused: `${result.error.code}: ${result.error.message}` });
-        },
-        (error: unknown) => resolveFire({ refused: String(error) }),
-      );
-    });
-  }
+  const refuse = (chain: string, runId: string | undefined, error: { code: ErrorCode; message: string }, input: unknown, o: RunOptions): RunResult => failedBeforeStart(host, chain, runId, error, input, o);
+  // Where this engine's runs execute, picked once: the methods below never ask which.
+  const place: RunPlace = submitter
+    ? queuedRuns({ submitter, lookup, unknownChain, newRunId: host.newRunId, clock: host.clock, refuse })
+    : localRuns({ durable, store, waker, defaults, lookup, unknownChain, refuse, newRunId: host.newRunId });
 
   const allPlans = (): ChainPlan[] => [...set.plans.values(), ...added.values()];
   /** Sends an event: kept, delivered to waits (woken here), and looked at by this engine's event triggers at once. */
@@ -264,7 +213,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
     observer,
     plans: allPlans,
     unknownChain,
-    start: fireTrigger,
+    start: (plan, input, runId) => place.fire(plan, input, runId),
     emit,
     secrets: options.secrets ?? process.env,
     ...(options.triggerIntervalMs !== undefined ? { intervalMs: options.triggerIntervalMs } : {}),
@@ -281,14 +230,8 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
       } catch (error) {
         return Promise.reject(error as Error);
       }
-      if (typeof name !== 'string') return Promise.resolve(failedBeforeStart(host, '', given.runId, { code: 'CHAIN_NOT_FOUND', message: `the chain to run must be named by a string, got ${describeKind(name)}` }, input, given));
-      if (queued) return queued.run(name, input, given);
-      const runOptions = withDefaults(given);
-      const plan = lookup(name);
-      // Only a run that may wait is followed: `followed` costs every run a promise.
-      if (plan) return mayWait(plan, runOptions) ? followed(durable.start(plan, input, runOptions), given) : durable.start(plan, input, runOptions);
-      // Not observed: a name that is no chain must not become a metric label.
-      return Promise.resolve(failedBeforeStart(host, name, given.runId, unknownChain(name), input, given));
+      if (typeof name !== 'string') return Promise.resolve(refuse('', given.runId, { code: 'CHAIN_NOT_FOUND', message: `the chain to run must be named by a string, got ${describeKind(name)}` }, input, given));
+      return place.run(name, input, given);
     },
     metrics: async () => {
       if (!observer) throw new ToolchainError('USAGE', 'this engine keeps no metrics: create it with createEngine({ observe: true })');
@@ -296,39 +239,15 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
     },
     observer,
     queued: submitter !== undefined,
-    async submit(name, input, given = {}) {
-      if (queued) return queued.submit(name, input, given);
-      const plan = lookup(name);
-      if (plan === undefined) throw new ToolchainError(unknownChain(name).code, unknownChain(name).message);
-      const runId = given.runId ?? host.newRunId();
-      const runOptions = { ...withDefaults(given), runId };
-      const done = followed(durable.start(plan, input, runOptions), given);
-      return { runId, result: () => done };
-    },
+    submit: (name, input, given = {}) => place.submit(name, input, given),
     async callElement(chain, step, element, runId, signal) {
       const plan = lookup(chain);
       if (plan === undefined) return { ok: false, error: unknownChain(chain), attempts: 0, started_at: host.clock.now(), duration_ms: 0 };
       return callElement(host, plan, registry.current(), step, element, runId, signal);
     },
-    resume: (runId, runOptions = {}) => (queued ? queued.resume(runId, runOptions) : followed(durable.resume(runId, withDefaults(runOptions)), runOptions)),
-    async rerun(runId, rerunOptions = {}) {
-      const { from, input, allowChanged, ...given } = rerunOptions;
-      if (queued) return failedBeforeStart(host, '(unknown)', given.runId, { code: 'USAGE', message: 'a re-run executes in the process that asks for it; use an engine without a queue (toolchain rerun without --queue)' }, undefined, given);
-      let planned;
-      try {
-        planned = await planRerun(store, runId, lookup, { ...(from !== undefined ? { from } : {}), ...(input !== undefined ? { input } : {}), ...(allowChanged !== undefined ? { allowChanged } : {}) });
-      } catch (error) {
-        const e = error instanceof ToolchainError ? error : new ToolchainError('STORE_UNAVAILABLE', String(error));
-        return failedBeforeStart(host, '(unknown)', given.runId, { code: e.code, message: e.message }, undefined, given);
-      }
-      if (isRefusal(planned)) return failedBeforeStart(host, planned.chain, given.runId, planned.error, planned.input, given);
-      return followed(durable.startRerun(planned, withDefaults(given)), given);
-    },
-    cancel: async (runId) => {
-      if (queued) return queued.cancel(runId);
-      const status = (await durable.cancel(runId))?.status;
-      return status === 'running' || status === 'waiting';
-    },
+    resume: (runId, runOptions = {}) => place.resume(runId, runOptions),
+    rerun: (runId, rerunOptions = {}) => place.rerun(runId, rerunOptions),
+    cancel: (runId) => place.cancel(runId),
     emit: (name, payload, emitOptions = {}) => emit(name, payload, emitOptions.id),
     approvals: {
       list: () => pendingApprovals(store),
