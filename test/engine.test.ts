@@ -42,6 +42,16 @@ describe('createEngine', () => {
     await engine.close();
   });
 
+  it("keeps a queue worker's element calls off the engine it hands out", async () => {
+    // A distributed for_each element is run for another worker's run: only createWorker reaches it (openEngine).
+    const engine = await createEngine({ cache: 'off' });
+    try {
+      expect('callElement' in engine).toBe(false);
+    } finally {
+      await engine.close();
+    }
+  });
+
   it('checks its options up front', async () => {
     await expect(createEngine({ concurrency: 0 })).rejects.toMatchObject({ code: 'USAGE', message: expect.stringContaining("'concurrency'") });
     const usage = (text: string) => ({ code: 'USAGE', message: expect.stringContaining(text) });

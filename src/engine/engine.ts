@@ -36,6 +36,7 @@ import { startEngineTriggers, type EngineTriggers } from './engine-triggers.js';
 import type { Engine } from './types.js';
 import { parseQueueUrl, queueStoreFailure } from '../queue/connection.js';
 import { QueueSubmitter } from '../queue/submit.js';
+import type { WorkerEngine } from '../queue/worker.js';
 import { createPluginHost, watchFiles, type PluginHost } from '../plugins/index.js';
 import { createRegistry, createSchemaCompiler } from '../registry/index.js';
 
@@ -45,6 +46,20 @@ export type { ChainsReloadedEvent, EngineOptions } from './options.js';
 export type { Engine } from './types.js';
 
 export async function createEngine(options: EngineOptions = {}): Promise<Engine> {
+  return (await openEngine(options)).engine;
+}
+
+/**
+ * An engine, and the engine as a queue worker drives it (createWorker, worker.ts): that takes
+ * what no public caller may — resuming with the worker's plumbing, and running one element of a
+ * distributed for_each for another worker's run. Not exported by the package.
+ */
+export interface OpenedEngine {
+  readonly engine: Engine;
+  readonly worker: WorkerEngine;
+}
+
+export async function openEngine(options: EngineOptions = {}): Promise<OpenedEngine> {
   checkConcurrency('concurrency', options.concurrency);
   checkConcurrency('recoverIntervalMs', options.recoverIntervalMs);
   const isolation = checkLoadOptions(options);
@@ -222,7 +237,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
   triggers = fired;
   closers.unshift(() => fired.close());
 
-  return {
+  const engine: Engine = {
     // Not async: an async wrapper around the run's own promise would add a promise and two ticks per run.
     run(name, input, given = {}) {
       try {
@@ -240,11 +255,6 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
     observer,
     queued: submitter !== undefined,
     submit: (name, input, given = {}) => place.submit(name, input, given),
-    async callElement(chain, step, element, runId, signal) {
-      const plan = lookup(chain);
-      if (plan === undefined) return { ok: false, error: unknownChain(chain), attempts: 0, started_at: host.clock.now(), duration_ms: 0 };
-      return callElement(host, plan, registry.current(), step, element, runId, signal);
-    },
     resume: (runId, runOptions = {}) => place.resume(runId, runOptions),
     rerun: (runId, rerunOptions = {}) => place.rerun(runId, rerunOptions),
     cancel: (runId) => place.cancel(runId),
@@ -290,4 +300,15 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
       for (const close of closers.splice(0)) await close();
     },
   };
+  const worker: WorkerEngine = {
+    chain: lookup,
+    resume: (runId, runOptions = {}) => place.resume(runId, runOptions),
+    cancel: (runId) => place.cancel(runId),
+    async callElement(chain, step, element, runId, signal) {
+      const plan = lookup(chain);
+      if (plan === undefined) return { ok: false, error: unknownChain(chain), attempts: 0, started_at: host.clock.now(), duration_ms: 0 };
+      return callElement(host, plan, registry.current(), step, element, runId, signal);
+    },
+  };
+  return { engine, worker };
 }

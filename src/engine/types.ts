@@ -6,7 +6,6 @@ import type { Callee } from '../call/index.js';
 import type { ChainPlan } from '../compiler/index.js';
 import type { Diagnostic } from '../common/errors.js';
 import type { RunResult } from '../executor/index.js';
-import type { DistributedElement, ElementOutcome } from '../executor/element-call.js';
 import type { CallTargets, ChainCallOptions } from '../llm/call-targets.js';
 import type { RunStartOptions } from '../runs/start-options.js';
 import type { RerunOptions } from '../runs/rerun.js';
@@ -32,8 +31,6 @@ export interface Engine extends CallTargets {
    * its result when wanted. A name that is no chain, or a queue that cannot be reached, throws.
    */
   submit(chain: string, input?: unknown, options?: RunStartOptions): Promise<Submission>;
-  /** One element of a distributed for_each: what a queue worker executes for another worker's run. */
-  callElement(chain: string, step: string, element: DistributedElement, runId: string, signal?: AbortSignal): Promise<ElementOutcome>;
   /** Continues a run cut short (crash, kill, cancel) or failed (redrive): recorded successes are not run again. */
   resume(runId: string, options?: RunStartOptions): Promise<RunResult>;
   /**

@@ -5,7 +5,8 @@
 // tick names, so any worker executes it, and one run per tick holds across every worker and
 // server on the store.
 
-import { createEngine, type Engine } from './engine.js';
+import { openEngine } from './engine.js';
+import type { Engine } from './types.js';
 import type { EngineOptions } from './options.js';
 import { systemClock } from '../executor/index.js';
 import { parseQueueUrl, queueStoreFailure } from '../queue/connection.js';
@@ -39,7 +40,7 @@ export async function createWorker(options: WorkerOptions): Promise<ToolchainWor
   try {
     const { queue: _q, store: _s, concurrency, stalledIntervalMs, reconcileIntervalMs, recover, onNotice, triggers, triggerIntervalMs: _t, onTrigger, onChainsReloaded, ...engineOptions } = options;
     // `concurrency` is the worker's runs at once; steps within a run are bounded by the chains.
-    engine = await createEngine({
+    const opened = await openEngine({
       watch: true,
       ...engineOptions,
       store,
@@ -49,8 +50,10 @@ export async function createWorker(options: WorkerOptions): Promise<ToolchainWor
         void fired?.sync().catch(() => undefined);
       },
     });
+    engine = opened.engine;
     const clock = options.clock ?? systemClock;
-    const queueWorker = await startQueueWorker(engine, store, clock, { queue: options.queue, concurrency, stalledIntervalMs, reconcileIntervalMs, recover, onNotice });
+    // The worker drives the engine's internal side: element calls of distributed for_each steps, resumes with its plumbing.
+    const queueWorker = await startQueueWorker(opened.worker, store, clock, { queue: options.queue, concurrency, stalledIntervalMs, reconcileIntervalMs, recover, onNotice });
     const e = engine;
     submitter = triggers === true ? await QueueSubmitter.open(address, store, clock) : undefined;
     const into = submitter;
