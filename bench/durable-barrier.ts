@@ -14,7 +14,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import Sqlite from 'better-sqlite3';
 import pg from 'pg';
-import { createEngine, type Engine } from '../src/engine.js';
+import { createEngine, type Engine } from '../src/engine/engine.js';
 import { createRegistry, createSchemaCompiler } from '../src/registry/index.js';
 import { openStore, type Durability, type RunStore } from '../src/store/index.js';
 import { median, verdict } from './harness.js';

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
-import { createEngine } from '../src/engine.js';
+import { createEngine } from '../src/engine/engine.js';
 import { median, verdict } from './harness.js';
 import { startCluster } from './queue-cluster.js';
 

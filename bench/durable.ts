@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { createEngine, type Engine } from '../src/engine.js';
+import { createEngine, type Engine } from '../src/engine/engine.js';
 import { median, runIfMain, verdict, type BenchResult } from './harness.js';
 import { benchTools, workloads } from './executor-workloads.js';
 import { barrierLines, rawPostgres, rawSqlite, recoveryLine } from './durable-barrier.js';

@@ -4,7 +4,7 @@
 // - memory per pending tool call at width 10,000 (every call parked on a promise we hold): ≤ 1 KB;
 // - 10,000 linear10 runs parked at their first step: RSS ≤ 150 MB, all started in ≤ 0.2 s.
 
-import { createEngine, type Engine } from '../src/engine.js';
+import { createEngine, type Engine } from '../src/engine/engine.js';
 import { median, runIfMain, verdict, type BenchResult } from './harness.js';
 import { benchTools, workloads } from './executor-workloads.js';
 

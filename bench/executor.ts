@@ -10,7 +10,7 @@
 // long as it is within them; a trick that makes it harder to read must show it is needed here.
 
 import { isDeepStrictEqual } from 'node:util';
-import { createEngine, type Engine } from '../src/engine.js';
+import { createEngine, type Engine } from '../src/engine/engine.js';
 import type { RunEvent } from '../src/run-model/events.js';
 import { percentile, runIfMain, verdict, type BenchResult } from './harness.js';
 import { bytesPerCall } from './allocated.js';

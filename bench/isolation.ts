@@ -8,7 +8,7 @@
 import { mkdtemp, rm, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createEngine, type Engine } from '../src/engine.js';
+import { createEngine, type Engine } from '../src/engine/engine.js';
 import type { IsolationLevel } from '../src/plugins/index.js';
 import type { ToolContext } from '../src/registry/types.js';
 import { percentile, runIfMain, verdict, type BenchResult } from './harness.js';

@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
-import { createEngine, type Engine } from '../src/engine.js';
+import { createEngine, type Engine } from '../src/engine/engine.js';
 import { runIfMain, verdict, type BenchResult } from './harness.js';
 import { startCluster, type Cluster } from './queue-cluster.js';
 

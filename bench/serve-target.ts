@@ -3,7 +3,7 @@
 // service, metrics and (silent) logs on, runs recorded in the store named by the first argument
 // (default memory:). Prints its URL on stdout, stops on SIGTERM.
 
-import { createEngine } from '../src/engine.js';
+import { createEngine } from '../src/engine/engine.js';
 import { createServer } from '../src/serve/index.js';
 
 const engine = await createEngine({ store: process.argv[2] ?? 'memory:' });

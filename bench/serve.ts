@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import autocannon from 'autocannon';
 import { pino } from 'pino';
-import { createEngine, type Engine } from '../src/engine.js';
+import { createEngine, type Engine } from '../src/engine/engine.js';
 import type { RunEvent } from '../src/run-model/events.js';
 import { createBatchedDestination, createObserver } from '../src/observe/index.js';
 import { createServer } from '../src/serve/index.js';

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Sqlite from 'better-sqlite3';
-import { createEngine, type Engine } from '../src/engine.js';
+import { createEngine, type Engine } from '../src/engine/engine.js';
 import { openStore, type RunStore } from '../src/store/index.js';
 import { waitId } from '../src/runs/run-waits.js';
 import { median, verdict } from './harness.js';

@@ -4,7 +4,7 @@
 // so that this list stays one an application can learn. docs/reference/api.md is generated
 // from these entries and checked by the tests: a change to it is a change to the API.
 
-export { createEngine, type Engine, type EngineOptions } from './engine.js';
+export { createEngine, type Engine, type EngineOptions } from './engine/engine.js';
 export type { RunStartOptions } from './runs/start-options.js';
 export type { RerunOptions, RerunRequest } from './runs/rerun.js';
 export type { TriggerEvent } from './triggers/scheduler.js';
@@ -13,7 +13,7 @@ export type { PauseRequest } from './triggers/controls.js';
 export type { EngineTriggerControls } from './engine/engine-triggers.js';
 export type { WebhookDelivery, WebhookEndpoint, WebhookReceipt } from './triggers/webhooks.js';
 export type { RecoveryEvent } from './runs/recovery.js';
-export { createWorker, type WorkerOptions, type ToolchainWorker } from './worker.js';
+export { createWorker, type WorkerOptions, type ToolchainWorker } from './engine/worker.js';
 export type { QueueWorkerOptions } from './queue/worker.js';
 export type { Submission } from './queue/submit.js';
 

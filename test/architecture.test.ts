@@ -17,9 +17,15 @@ describe('architecture', () => {
     expect([...graph.get('common')!]).toEqual([]);
     expect([...graph.get('executor')!]).not.toContain('llm');
     expect([...graph.get('call')!].sort()).toEqual(['common']);
-    const intoTheTop = [...graph].filter(([folder, edges]) => edges.has('.') && folder !== 'cli' && folder !== 'serve').map(([folder]) => folder);
-    expect(intoTheTop).toEqual([]);
-    // Only the public entry and the engine sit at the top; the library entry does not pull in the CLI.
+    const importersOf = (folder: string, of = graph): string[] => [...of].filter(([, edges]) => edges.has(folder)).map(([from]) => from).sort();
+    // Directly in src/ are the package's entries and nothing else; no folder imports them.
+    const top = sourceFiles().filter((f) => folderOf(f) === '.').map((f) => relative(SRC, f)).sort();
+    expect(top).toEqual(['index.ts', 'plugin.ts']);
+    expect(importersOf('.')).toEqual([]);
+    // The engine runs for the public entry and the CLI; serve takes one by its type; nothing else reaches it.
+    expect(importersOf('engine')).toEqual(['.', 'cli']);
+    expect(importersOf('engine', folderGraph(true))).toEqual(['.', 'cli', 'serve']);
+    // The library entry does not pull in the CLI.
     const entry = runtimeImports(`${SRC}/index.ts`).map(folderOf);
     expect(entry).not.toContain('cli');
   });

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Engine } from '../src/engine.js';
+import type { Engine } from '../src/engine/engine.js';
 import { createServer, type ToolchainServer } from '../src/serve/index.js';
 import { ARTIFACTS, launchChromium } from './helpers/browser.js';
 import { serveEngine } from './helpers/serve-engine.js';

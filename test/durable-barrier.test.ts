@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createEngine } from '../src/engine.js';
+import { createEngine } from '../src/engine/engine.js';
 import type { Durability } from '../src/store/types.js';
 import { POSTGRES_URL } from './helpers/services.js';
 

@@ -2,7 +2,7 @@ import { cp, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createEngine } from '../src/engine.js';
+import { createEngine } from '../src/engine/engine.js';
 import { createRegistry } from '../src/registry/index.js';
 
 const CLI = join(import.meta.dirname, 'fixtures', 'executor', 'cli');
@@ -40,6 +40,16 @@ describe('createEngine', () => {
     expect(engine.diagnostics().length).toBeGreaterThan(0);
     expect((await engine.run('sum', { a: 1 })).outputs).toEqual({ total: 12 });
     await engine.close();
+  });
+
+  it("keeps a queue worker's element calls off the engine it hands out", async () => {
+    // A distributed for_each element is run for another worker's run: only createWorker reaches it (openEngine).
+    const engine = await createEngine({ cache: 'off' });
+    try {
+      expect('callElement' in engine).toBe(false);
+    } finally {
+      await engine.close();
+    }
   });
 
   it('checks its options up front', async () => {

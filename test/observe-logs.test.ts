@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import type { Engine } from '../src/engine.js';
+import type { Engine } from '../src/engine/engine.js';
 import { createObserver } from '../src/observe/index.js';
 import { createCliLogger } from '../src/observe/cli-logger.js';
 import { serveEngine } from './helpers/serve-engine.js';

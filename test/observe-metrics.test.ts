@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { failureCode } from '../src/common/errors.js';
 import type { ChainPlan } from '../src/compiler/plan.js';
-import type { Engine } from '../src/engine.js';
+import type { Engine } from '../src/engine/engine.js';
 import type { RunEvent } from '../src/run-model/events.js';
 import { createRunMetrics } from '../src/observe/index.js';
 import { createServer, type ToolchainServer } from '../src/serve/index.js';
@@ -119,7 +119,7 @@ describe('GET /metrics after known runs', () => {
 
 describe('createEngine({ observe: true })', () => {
   it("counts every run the engine makes, with the caller's onEvent still called, and refuses metrics() without it", async () => {
-    const { createEngine } = await import('../src/engine.js');
+    const { createEngine } = await import('../src/engine/engine.js');
     const engine = await createEngine({ cache: 'off', observe: true });
     engine.registerTool({ name: 'echo', parameters: { type: 'object' }, handler: (args: unknown) => args });
     engine.addChain('version: "1"\nname: c\nsteps:\n  - name: s\n    tool: echo\n');

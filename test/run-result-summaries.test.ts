@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createEngine, type Engine } from '../src/engine.js';
+import { createEngine, type Engine } from '../src/engine/engine.js';
 import type { Clock } from '../src/common/clock.js';
 
 // A run whose every step succeeded at its first attempt, in the millisecond it started, has the

@@ -3,7 +3,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Engine } from '../src/engine.js';
+import type { Engine } from '../src/engine/engine.js';
 import type { RunEvent } from '../src/run-model/events.js';
 import { createServer, type ToolchainServer } from '../src/serve/index.js';
 import { REPO, runCli } from './helpers/run-cli.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Engine } from '../src/engine.js';
+import type { Engine } from '../src/engine/engine.js';
 import { createServer, type ToolchainServer } from '../src/serve/index.js';
 import { serveEngine } from './helpers/serve-engine.js';
 import { readSse } from './helpers/sse-client.js';

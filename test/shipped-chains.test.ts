@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { Ajv } from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { createEngine, type Engine } from '../src/engine.js';
+import { createEngine, type Engine } from '../src/engine/engine.js';
 import type { RunEvent } from '../src/run-model/events.js';
 import { compileChainSet, type Diagnostic, type NameCatalogue } from '../src/index.js';
 import { createPluginHost } from '../src/plugins/index.js';

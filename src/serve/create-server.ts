@@ -3,7 +3,7 @@ import { relative, sep } from 'node:path';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
 import { approvedBy } from '../call/index.js';
-import type { Engine } from '../engine.js';
+import type { Engine } from '../engine/types.js';
 import { ToolchainError } from '../common/errors.js';
 import { createObserver, type Observer } from '../observe/observe.js';
 import type { ApprovalRequest, ApproveCallback } from '../registry/types.js';

@@ -1,5 +1,5 @@
 import { importOptional } from '../common/optional-package.js';
-import type { Engine } from '../engine.js';
+import type { Engine } from '../engine/types.js';
 import type { ServerOptions, ToolchainServer } from './create-server.js';
 
 // The library entry's `createServer`: Fastify and its plugins load on the first call, not when

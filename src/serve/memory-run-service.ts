@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Engine } from '../engine.js';
+import type { Engine } from '../engine/types.js';
 import type { RunOptions } from '../executor/index.js';
 import type { RunEvent } from '../run-model/events.js';
 import type { RunResult } from '../run-model/result.js';

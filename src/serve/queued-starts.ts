@@ -1,5 +1,5 @@
 import { ToolchainError } from '../common/errors.js';
-import type { Engine } from '../engine.js';
+import type { Engine } from '../engine/types.js';
 import { ServiceError, type StartOutcome } from './run-service.js';
 import type { Gauge } from './server-limits.js';
 

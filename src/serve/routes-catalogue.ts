@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { Engine } from '../engine.js';
+import type { Engine } from '../engine/types.js';
 import { didYouMean } from '../common/errors.js';
 import { chainGraph } from '../graph/chain-graph.js';
 import type { ApprovalRequest } from '../registry/types.js';

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ToolchainError } from '../common/errors.js';
-import type { Engine } from '../engine.js';
+import type { Engine } from '../engine/types.js';
 
 // `POST /hooks/PATH`: deliveries of the chains' webhook triggers. The route is there for the
 // paths the loaded chains declare (looked up at each request, so a reload adds and removes

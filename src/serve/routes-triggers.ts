@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { ERROR_KINDS, ToolchainError } from '../common/errors.js';
-import type { Engine } from '../engine.js';
+import type { Engine } from '../engine/types.js';
 import type { TriggerUpdate, TriggerView } from '../triggers/views.js';
 import { liveEvents } from './live-events.js';
 import { listTriggersSchema, pauseTriggerSchema, resumeTriggerSchema } from './route-schemas.js';

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { ToolchainError } from '../common/errors.js';
-import type { Engine } from '../engine.js';
+import type { Engine } from '../engine/types.js';
 import type { ApprovalView } from '../runs/approvals.js';
 import { decideApprovalSchema, listApprovalsSchema, sendEventSchema } from './route-schemas.js';
 import { ServiceError } from './run-service.js';

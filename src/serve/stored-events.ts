@@ -1,6 +1,6 @@
 import type { ChainPlan } from '../compiler/plan.js';
 import type { HandlerPhase } from '../run-model/result.js';
-import type { Engine } from '../engine.js';
+import type { Engine } from '../engine/types.js';
 import type { RunEvent, WaitSummary } from '../run-model/events.js';
 import { describeWait, waitSummary } from '../runs/run-waits.js';
 import type { RunDetail as StoredDetail } from '../runs/stored-result.js';

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { createEngine, type Engine } from '../../src/engine.js';
+import { createEngine, type Engine } from '../../src/engine/engine.js';
 
 // An engine over test/fixtures/serve/chains with the tools those chains call, registered from
 // code: noop, echo, sleep (honours its signal), fail_times (fails the first N attempts of a run),

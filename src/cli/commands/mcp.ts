@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { printableJson } from '../../common/printable.js';
 import type { Command } from 'commander';
-import { createEngine } from '../../engine.js';
+import { createEngine } from '../../engine/engine.js';
 import { ToolchainError, type Diagnostic } from '../../common/errors.js';
 import { createMcpServer, isToolRun, serveStdio } from '../../llm/mcp/index.js';
 import { createRegistry, createSchemaCompiler } from '../../registry/index.js';

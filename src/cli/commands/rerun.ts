@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
 import { defineOwn } from '../../common/define-own.js';
 import { ToolchainError } from '../../common/errors.js';
-import { createEngine } from '../../engine.js';
+import { createEngine } from '../../engine/engine.js';
 import type { CommandContext } from '../main.js';
 import { openSession, type SessionFlags } from '../run-session.js';
 import { collect, ISOLATION_HELP } from '../shared-options.js';

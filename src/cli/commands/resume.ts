@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { createEngine } from '../../engine.js';
+import { createEngine } from '../../engine/engine.js';
 import type { CommandContext } from '../main.js';
 import { openSession, type SessionFlags } from '../run-session.js';
 import { collect, ISOLATION_HELP } from '../shared-options.js';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { createEngine } from '../../engine.js';
+import { createEngine } from '../../engine/engine.js';
 import { ToolchainError } from '../../common/errors.js';
 import { EXIT_OK } from '../io.js';
 import type { RunOptions } from '../../executor/index.js';

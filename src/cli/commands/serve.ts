@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { createEngine, type Engine } from '../../engine.js';
+import { createEngine, type Engine } from '../../engine/engine.js';
 import { ToolchainError } from '../../common/errors.js';
 import { EXIT_OK } from '../io.js';
 import type { CommandContext } from '../main.js';

@@ -2,7 +2,7 @@ import { readdir } from 'node:fs/promises';
 import { printable, printableJson } from '../../common/printable.js';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { createEngine } from '../../engine.js';
+import { createEngine } from '../../engine/engine.js';
 import { ToolchainError } from '../../common/errors.js';
 import { approvedBy } from '../../call/index.js';
 import { diffLines, loadTestFile, testChain, type SuiteResult } from '../../testing/index.js';

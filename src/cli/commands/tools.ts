@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import { printableJson } from '../../common/printable.js';
-import { createEngine } from '../../engine.js';
+import { createEngine } from '../../engine/engine.js';
 import { ToolchainError, type Diagnostic } from '../../common/errors.js';
 import type { PluginStatus } from '../../plugins/types.js';
 import { toAnthropicTools, toMcpTools, toOpenAITools, type ExportOptions } from '../../llm/index.js';

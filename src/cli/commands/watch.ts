@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { createEngine, type ChainsReloadedEvent } from '../../engine.js';
+import { createEngine, type ChainsReloadedEvent } from '../../engine/engine.js';
 import type { Diagnostic } from '../../common/errors.js';
 import type { PluginEvent } from '../../plugins/index.js';
 import { EXIT_OK } from '../io.js';

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { ToolchainError } from '../../common/errors.js';
 import { durationFlag as duration } from '../duration-flag.js';
-import { createWorker } from '../../worker.js';
+import { createWorker } from '../../engine/worker.js';
 import { EXIT_OK } from '../io.js';
 import type { CommandContext } from '../main.js';
 import { showDiagnostic } from '../paths.js';

@@ -1,3 +1,9 @@
+// Queued runs: the RunPlace of an engine made with `queue`, which executes nothing itself: `run`
+// records the run, enqueues it and resolves with the RunResult the store has once a worker
+// finished it; `submit` returns as soon as the run is enqueued. A run that cannot be submitted
+// (Redis down, a bad run id) is a failed result, as a run that cannot start is in a local engine.
+// A re-run is refused: it executes in the process that asks for it.
+
 import { ToolchainError, type ErrorCode } from '../common/errors.js';
 import type { ChainPlan } from '../compiler/plan.js';
 import type { RunResult } from '../run-model/result.js';
@@ -5,13 +11,9 @@ import type { Clock } from '../common/clock.js';
 import type { NewsListener, QueueSubmitter, Submission } from '../queue/submit.js';
 import { relayNews } from './queue-relay.js';
 import type { RunStartOptions } from '../runs/start-options.js';
+import type { RunPlace } from './run-place.js';
 
-// An engine made with `queue` executes nothing itself: `run` records the run, enqueues
-// it and resolves with the RunResult the store has once a worker finished it; `submit` returns as
-// soon as the run is enqueued. A run that cannot be submitted (Redis down, a bad run id) is a
-// failed result, as a run that cannot start is in a local engine.
-
-export interface QueueModeHost {
+export interface QueuedRunsHost {
   readonly submitter: QueueSubmitter;
   readonly lookup: (name: string) => ChainPlan | undefined;
   /** The failed result of a run that could not start (unknown chain, queue unreachable). */
@@ -22,7 +24,7 @@ export interface QueueModeHost {
   readonly clock: Clock;
 }
 
-export function queueMode(h: QueueModeHost) {
+export function queuedRuns(h: QueuedRunsHost): RunPlace {
   const failed = (chain: string, runId: string, error: unknown, input: unknown, options: RunStartOptions): RunResult => {
     if (!(error instanceof ToolchainError)) throw error;
     return h.refuse(chain, runId, { code: error.code, message: error.message }, input, options);
@@ -50,14 +52,18 @@ export function queueMode(h: QueueModeHost) {
     throw new ToolchainError(code, message);
   }
 
+  const submit = async (name: string, input: unknown, options: RunStartOptions): Promise<Submission> => h.submitter.submit(planNamed(name), input, options.runId ?? h.newRunId());
   return {
-    submit: async (name: string, input: unknown, options: RunStartOptions = {}): Promise<Submission> => h.submitter.submit(planNamed(name), input, options.runId ?? h.newRunId()),
-    run(name: string, input: unknown, options: RunStartOptions): Promise<RunResult> {
+    submit,
+    run(name, input, options) {
       const runId = options.runId ?? h.newRunId();
       return relayed(runId, input, options, (follow) => h.submitter.submit(planNamed(name), input, runId, follow), name);
     },
-    resume: (runId: string, options: RunStartOptions): Promise<RunResult> =>
-      relayed(runId, undefined, options, (follow) => h.submitter.resume(runId, options.allowChanged === true, follow), '(unknown)'),
-    cancel: async (runId: string): Promise<boolean> => (await h.submitter.cancel(runId))?.status === 'running',
+    resume: (runId, options) => relayed(runId, undefined, options, (follow) => h.submitter.resume(runId, options.allowChanged === true, follow), '(unknown)'),
+    rerun: async (_runId, options) =>
+      h.refuse('(unknown)', options.runId, { code: 'USAGE', message: 'a re-run executes in the process that asks for it; use an engine without a queue (toolchain rerun without --queue)' }, undefined, options),
+    cancel: async (runId) => (await h.submitter.cancel(runId))?.status === 'running',
+    // Recorded and enqueued under the tick's id: whichever worker takes it runs it.
+    fire: (plan, input, runId) => submit(plan.name, input, { runId }).then(() => 'fired' as const),
   };
 }

@@ -1,18 +1,19 @@
-import { createEngine, type Engine } from './engine.js';
-import type { EngineOptions } from './engine/options.js';
-import { systemClock } from './executor/index.js';
-import { parseQueueUrl, queueStoreFailure } from './queue/connection.js';
-import { startQueueWorker, type QueueWorkerOptions } from './queue/worker.js';
-import { openStore } from './store/open-store.js';
-import { QueueSubmitter } from './queue/submit.js';
-import { startQueueTriggers, type QueueTriggers } from './queue/tick-jobs.js';
-
 // createWorker: an engine with its own chains and plugins (reloaded when they change,
 // by default) that executes the runs of a BullMQ queue, recording them in the shared store.
 // With `triggers`, it keeps the queue's job schedulers matching its chains' triggers and takes
 // their tick jobs (queue/tick-jobs.ts): a tick's run is recorded and enqueued under the id the
 // tick names, so any worker executes it, and one run per tick holds across every worker and
 // server on the store.
+
+import { openEngine } from './engine.js';
+import type { Engine } from './types.js';
+import type { EngineOptions } from './options.js';
+import { systemClock } from '../executor/index.js';
+import { parseQueueUrl, queueStoreFailure } from '../queue/connection.js';
+import { startQueueWorker, type QueueWorkerOptions } from '../queue/worker.js';
+import { openStore } from '../store/open-store.js';
+import { QueueSubmitter } from '../queue/submit.js';
+import { startQueueTriggers, type QueueTriggers } from '../queue/tick-jobs.js';
 
 export interface WorkerOptions extends QueueWorkerOptions, Omit<EngineOptions, 'queue' | 'store'> {
   /** The shared run store (default: the queue's Redis): `postgres://…` for one that outlives Redis. */
@@ -39,7 +40,7 @@ export async function createWorker(options: WorkerOptions): Promise<ToolchainWor
   try {
     const { queue: _q, store: _s, concurrency, stalledIntervalMs, reconcileIntervalMs, recover, onNotice, triggers, triggerIntervalMs: _t, onTrigger, onChainsReloaded, ...engineOptions } = options;
     // `concurrency` is the worker's runs at once; steps within a run are bounded by the chains.
-    engine = await createEngine({
+    const opened = await openEngine({
       watch: true,
       ...engineOptions,
       store,
@@ -49,8 +50,10 @@ export async function createWorker(options: WorkerOptions): Promise<ToolchainWor
         void fired?.sync().catch(() => undefined);
       },
     });
+    engine = opened.engine;
     const clock = options.clock ?? systemClock;
-    const queueWorker = await startQueueWorker(engine, store, clock, { queue: options.queue, concurrency, stalledIntervalMs, reconcileIntervalMs, recover, onNotice });
+    // The worker drives the engine's internal side: element calls of distributed for_each steps, resumes with its plumbing.
+    const queueWorker = await startQueueWorker(opened.worker, store, clock, { queue: options.queue, concurrency, stalledIntervalMs, reconcileIntervalMs, recover, onNotice });
     const e = engine;
     submitter = triggers === true ? await QueueSubmitter.open(address, store, clock) : undefined;
     const into = submitter;
