@@ -7,8 +7,8 @@ import { stepSite } from './call-sites.js';
 import type { Run } from './run.js';
 import { runChild } from './run-child.js';
 import { chainCallee } from './step-callees.js';
+import { resolveArgs } from './run-context.js';
 import type { StepRecord } from './step-state.js';
-import { resolveArgs } from './step-work.js';
 
 // A `repeat` step (polling): rounds of the step's call, each with its own attempts, backoff and
 // fallback. After a round, `until` is read with `$.this` = the round's output; while it is false

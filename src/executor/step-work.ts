@@ -1,9 +1,8 @@
 import { performCall } from '../call/index.js';
-import type { StepError } from '../common/errors.js';
-import type { RunContext } from '../expr/types.js';
 import { startForEach } from './for-each.js';
 import { startRepeat } from './repeat-step.js';
 import type { Run } from './run.js';
+import { NO_ARGS, unresolvable } from './run-context.js';
 
 // What a started step does: resolve its arguments from the run context and make its call (the
 // run receives the outcome as the step's CallWatcher), fan out over a for_each, or run rounds of
@@ -21,19 +20,4 @@ export function startStep(run: Run, i: number): void {
     return performCall({ owner: run, site: run.site(i), watcher: run, key: i, args: NO_ARGS, scope: run.context, item: undefined, unresolved: unresolvable(error) });
   }
   performCall({ owner: run, site: run.site(i), watcher: run, key: i, args, scope: run.context, item: undefined, fresh: !step.input.constant });
-}
-
-const NO_ARGS: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
-
-/** The step's input_map resolved against `scope` (one for_each element's view of the run context). */
-export function resolveArgs(run: Run, i: number, scope: RunContext): { args: Record<string, unknown>; unresolved: StepError | undefined } {
-  try {
-    return { args: run.plan.steps[i]!.input.get(scope) as Record<string, unknown>, unresolved: undefined };
-  } catch (error) {
-    return { args: NO_ARGS, unresolved: unresolvable(error) };
-  }
-}
-
-function unresolvable(error: unknown): StepError {
-  return { code: 'VALIDATION_FAILED', message: `its input_map could not be resolved: ${(error as Error).message}` };
 }
