@@ -4,7 +4,6 @@ import type { PlanStep } from '../compiler/plan.js';
 import type { AgentHost, AgentTarget, ToolCallProgress } from './agent-step.js';
 import type { RunEvent } from './events.js';
 import type { Run } from './run.js';
-import { runChild } from './run-child.js';
 import { chainCallee } from './step-callees.js';
 
 // What a run lends one attempt of an `agent` step (agent-step.ts). Names the model may call
@@ -41,7 +40,7 @@ export function agentHost(run: Run, step: PlanStep, ctx: CallContext): AgentHost
     // The host lends chains by name only, so hints name the tools that exist.
     knownNames: () => tools.names(),
     // A chain the model calls is not recorded step by step: the agent's attempt runs again as a whole.
-    chainCallee: (plan) => chainCallee(run.host, plan.name, (p, input, call) => runChild(run, p, input, call.signal, step.name, undefined)),
+    chainCallee: (plan) => chainCallee(run.host, plan.name, (p, input, call) => run.child(p, input, call.signal, step.name, undefined)),
     idempotencyKey: (callId) => run.idempotencyKey(`${step.name}›${callId}`, item),
     log: (entry) => run.host.log({ ...entry, step: step.name, attempt: ctx.attempt, fields: { ...entry.fields, tool_call_id: entry.step } }),
     onTurn: (turn) => emit({ type: 'agent:turn', ...base(), ...turn }),

@@ -5,6 +5,7 @@ import type { ChainPlan, HandlerPhase } from '../compiler/plan.js';
 import type { ApproveCallback, ToolProgress, ToolSet } from '../registry/types.js';
 import { handlerBinding, type BoundPlan } from './call-sites.js';
 import type { EventListener, ParentRef, RunError, RunEvent } from './events.js';
+import type { runChain } from './run-chain.js';
 import { newContext } from './run-context.js';
 import { runResult } from './run-result.js';
 import { armStops } from './run-stops.js';
@@ -71,8 +72,10 @@ export class Run implements CallOwner, CallWatcher, Stoppable {
   began = false;
   /** Steps in the order they ended in this execution: kept only for a chain with compensations (their order). */
   readonly completions: number[] | undefined;
+  /** How a sub-chain's run is started: run-chain.ts's runChain, handed in by it (importing it here would make an import cycle). */
+  private readonly runChain: typeof runChain;
 
-  constructor(host: ExecutorHost, plan: ChainPlan, options: ExecutionOptions, scope: RunScope | undefined) {
+  constructor(host: ExecutorHost, plan: ChainPlan, options: ExecutionOptions, scope: RunScope | undefined, chains: typeof runChain) {
     this.runId = options.runId ?? host.newRunId();
     this.keyPrefix = scope?.keyPrefix ?? '';
     this.rootRunId = scope?.rootRunId ?? this.runId;
@@ -97,6 +100,7 @@ export class Run implements CallOwner, CallWatcher, Stoppable {
     this.queue = new ReadyQueue(plan, arrays.waitCounts, Math.min(plan.concurrency ?? Infinity, options.concurrency ?? Infinity), host.slots && new RunSlots(host.slots, () => this.pump()), () => this.pump());
     this.context = newContext(plan.steps.length);
     this.started = options.startedAt ?? host.clock.now();
+    this.runChain = chains;
   }
 
   /**
@@ -324,6 +328,21 @@ export class Run implements CallOwner, CallWatcher, Stoppable {
   /** Where the run sits (for the runs of its handlers, which sit there too). */
   get scope(): RunScope {
     return { parent: this.parent, keyPrefix: this.keyPrefix, rootRunId: this.rootRunId, depth: this.depth };
+  }
+
+  /**
+   * Runs a sub-chain's plan as a child of this run: same engine, same tools, same listener and
+   * approver. With `key` (the calling step's key) its steps are recorded and restored under
+   * `key›name`; without (a chain an agent's model called) they are neither. A sub-chain with
+   * failure handling runs its handlers inside the child, under the same prefix.
+   */
+  child(plan: ChainPlan, input: unknown, signal: AbortSignal, step: string, key: string | undefined): Promise<RunResult> {
+    const { onEvent, approve, options } = this;
+    const recorded = key !== undefined ? { recorder: options.recorder, restored: options.restored, waits: options.waits } : {};
+    const mocks = options.mocks?.child(step);
+    const childOptions: ExecutionOptions = { signal, onEvent, approve, concurrency: options.concurrency, debug: this.debug, onProgress: options.onProgress, ...recorded, ...(mocks ? { mocks } : {}) };
+    const scope: RunScope = { parent: { run_id: this.runId, step }, keyPrefix: `${this.keyPrefix}${key ?? step}›`, rootRunId: this.rootRunId, depth: this.depth + 1 };
+    return this.runChain(this.host, plan, childOptions, scope, this.bound.tools, input);
   }
 
   private endEarly(code: ErrorCode, message: string): void {

@@ -6,7 +6,6 @@ import { agentMessagesPrepare, type AgentMessages } from './agent-step.js';
 import { agentHost } from './agent-host.js';
 import { stepSite } from './call-sites.js';
 import type { Run } from './run.js';
-import { runChild } from './run-child.js';
 import { waitCallee } from './wait-step.js';
 import type { ExecutorHost, RunResult, StepMocks } from './types.js';
 
@@ -23,7 +22,7 @@ export function childSite(run: Run, step: PlanStep): CallSite {
       ? chainCallee(run.host, target.chain, (plan, input, ctx) => {
           // Chains can change while the engine runs (hot reload, addChain): the compiler's limit holds here too.
           if (run.depth >= MAX_SUBCHAIN_DEPTH) throw new CallFailure({ code: 'SUBCHAIN_TOO_DEEP', message: `chain '${plan.name}' would run ${run.depth + 1} levels of sub-chains deep; at most ${MAX_SUBCHAIN_DEPTH} are allowed` });
-          return runChild(run, plan, input, ctx.signal, step.name, ctx.item === undefined ? step.name : `${step.name}[${ctx.item}]`);
+          return run.child(plan, input, ctx.signal, step.name, ctx.item === undefined ? step.name : `${step.name}[${ctx.item}]`);
         })
       : target.kind === 'agent'
         ? agentCallee(run, step)
