@@ -1,4 +1,4 @@
-import type { CallContext, CallOwner, CallSite, CallWatcher, FallbackKind, RetryReport, RunWaits } from '../call/index.js';
+import { performCall, type CallContext, type CallOwner, type CallSite, type CallWatcher, type FallbackKind, type RetryReport, type RunWaits } from '../call/index.js';
 import type { Clock } from '../common/clock.js';
 import { ToolchainError, type ErrorCode, type StepError } from '../common/errors.js';
 import type { ChainPlan, HandlerPhase } from '../compiler/plan.js';
@@ -6,23 +6,24 @@ import type { ApproveCallback, ToolProgress, ToolSet } from '../registry/types.j
 import { handlerBinding, type BoundPlan } from './call-sites.js';
 import type { EventListener, ParentRef, RunError, RunEvent } from './events.js';
 import type { runChain } from './run-chain.js';
-import { newContext } from './run-context.js';
+import { startForEach } from './for-each.js';
+import { startRepeat } from './repeat-step.js';
+import { newContext, NO_ARGS, unresolvable } from './run-context.js';
 import { runResult } from './run-result.js';
-import { armStops } from './run-stops.js';
 import { ReadyQueue } from './ready-queue.js';
 import { RunSlots } from './run-slots.js';
 import { progressEvent, stepEvent } from './step-events.js';
 import { childSite, mockedSite } from './step-callees.js';
 import { attemptInput, EMIT, effectsOf, FREE_SLOT, isActive, isFinal, PENDING, RECORD, RELEASE_DEPENDENTS, startInput, STOP_RUN, succeedInput, transition, WRITE_OUTPUT, type SkipReason, type StepInput, type StepRecord, type StepState } from './step-state.js';
 import { skipReason } from './skip-rule.js';
-import { startStep } from './step-work.js';
 import type { Abortable, ExecutorHost, ExecutionOptions, RunResult, RunScope, Stoppable } from './types.js';
 
 // One run of one plan: the step states, the run context, and the scheduler that starts a step the
 // moment its last dependency finishes (a counter per step reaches zero), within the chain's and
 // the engine's limits. Every change of a step goes through `apply`: the pure transition of
 // step-state.ts says what the new state is and which effects follow, and this class performs
-// exactly those. What a started step does is in step-work.ts.
+// exactly those. Below the class: what a started step does (startStep), and what can stop a run
+// from outside its steps (armStops).
 
 export class Run implements CallOwner, CallWatcher, Stoppable {
   readonly runId: string;
@@ -395,4 +396,51 @@ export class Run implements CallOwner, CallWatcher, Stoppable {
       // ignored on purpose
     }
   }
+}
+
+// What a started step does: resolve its arguments from the run context and make its call (the
+// run receives the outcome as the step's CallWatcher), fan out over a for_each, or run rounds of
+// a repeat. An input_map with a path in it resolves to a new object per call (a constant one is
+// one frozen object): performCall may then validate it in place.
+
+function startStep(run: Run, i: number): void {
+  const step = run.plan.steps[i]!;
+  if (step.forEach !== undefined) return startForEach(run, i, step);
+  if (step.repeat !== undefined) return startRepeat(run, i, step);
+  let args: Record<string, unknown>;
+  try {
+    args = step.input.get(run.context) as Record<string, unknown>;
+  } catch (error) {
+    return performCall({ owner: run, site: run.site(i), watcher: run, key: i, args: NO_ARGS, scope: run.context, item: undefined, unresolved: unresolvable(error) });
+  }
+  performCall({ owner: run, site: run.site(i), watcher: run, key: i, args, scope: run.context, item: undefined, fresh: !step.input.constant });
+}
+
+/**
+ * What can stop a run from outside its steps: its chain's `timeout` (RUN_TIMEOUT) and its caller's
+ * signal (ABORTED — or the code of the ToolchainError the signal was aborted with: a run store that
+ * cannot be written stops the run with STORE_WRITE_FAILED). Returns what disarms both, for when
+ * the run ends first (undefined when there is nothing to arm).
+ */
+function armStops(plan: ChainPlan, clock: Clock, signal: AbortSignal | undefined, run: { stop(error: RunError, code: ErrorCode): void }): (() => void) | undefined {
+  // Most runs have neither. The closures below live in arm(): a function that makes closures
+  // allocates the context they share on entry, before any early return.
+  if (plan.timeoutMs === undefined && signal === undefined) return undefined;
+  return arm(plan, clock, signal, run);
+}
+
+function arm(plan: ChainPlan, clock: Clock, signal: AbortSignal | undefined, run: { stop(error: RunError, code: ErrorCode): void }): () => void {
+  const ms = plan.timeoutMs;
+  const stop = (error: RunError, code: ErrorCode): void => run.stop(error, code);
+  const deadline = ms === undefined ? undefined : clock.setTimeout(() => stop({ code: 'RUN_TIMEOUT', message: `the run of chain '${plan.name}' exceeded its timeout of ${ms} ms` }, 'RUN_TIMEOUT'), ms);
+  const onAbort = (): void => {
+    const reason: unknown = signal!.reason;
+    if (reason instanceof ToolchainError) stop({ code: reason.code, message: reason.message }, 'ABORTED');
+    else stop({ code: 'ABORTED', message: 'the run was cancelled by its caller' }, 'ABORTED');
+  };
+  signal?.addEventListener('abort', onAbort, { once: true });
+  return () => {
+    if (deadline !== undefined) clock.clearTimeout(deadline);
+    signal?.removeEventListener('abort', onAbort);
+  };
 }
