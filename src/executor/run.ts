@@ -10,7 +10,7 @@ import { startForEach } from './for-each.js';
 import { startRepeat } from './repeat-step.js';
 import { newContext, NO_ARGS, unresolvable } from './run-context.js';
 import { runResult } from './run-result.js';
-import { ReadyQueue } from './ready-queue.js';
+import { ReadyQueue } from './scheduler.js';
 import { RunSlots } from './run-slots.js';
 import { progressEvent, stepEvent } from './step-events.js';
 import { childSite, mockedSite } from './step-callees.js';
