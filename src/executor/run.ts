@@ -11,18 +11,16 @@ import type { runChain } from './run-chain.js';
 import { newContext, NO_ARGS, unresolvable } from './run-context.js';
 import { runResult } from './run-result.js';
 import { ReadyQueue, RunSlots } from './scheduler.js';
-import { progressEvent, stepEvent } from './step-events.js';
 import { childSite, mockedSite } from './step-callees.js';
-import { attemptInput, EMIT, effectsOf, FREE_SLOT, isActive, isFinal, PENDING, RECORD, RELEASE_DEPENDENTS, startInput, STOP_RUN, succeedInput, transition, WRITE_OUTPUT, type SkipReason, type StepInput, type StepRecord, type StepState } from './step-state.js';
-import { skipReason } from './skip-rule.js';
+import { attemptInput, EMIT, effectsOf, FREE_SLOT, isActive, isFinal, PENDING, RECORD, RELEASE_DEPENDENTS, skipReason, startInput, stepEvent, STOP_RUN, succeedInput, transition, WRITE_OUTPUT, type SkipReason, type StepInput, type StepRecord, type StepState } from './step-state.js';
 import type { Abortable, ExecutorHost, ExecutionOptions, RunResult, RunScope, Stoppable } from './types.js';
 
 // One run of one plan: the step states, the run context, and the scheduler that starts a step the
 // moment its last dependency finishes (a counter per step reaches zero), within the chain's and
 // the engine's limits. Every change of a step goes through `apply`: the pure transition of
 // step-state.ts says what the new state is and which effects follow, and this class performs
-// exactly those. Below the class: what a started step does (startStep), and what can stop a run
-// from outside its steps (armStops).
+// exactly those. Below the class: what a started step does (startStep), a call's progress as an
+// event (progressEvent), and what can stop a run from outside its steps (armStops).
 
 export class Run implements CallOwner, CallWatcher, Stoppable {
   readonly runId: string;
@@ -208,7 +206,7 @@ export class Run implements CallOwner, CallWatcher, Stoppable {
     if (ownTurn) this.turnAt = undefined;
   }
 
-  /** Whether a ready step is skipped (skip-rule.ts); a `when` that cannot be evaluated fails the step. */
+  /** Whether a ready step is skipped (step-state.ts, skipReason); a `when` that cannot be evaluated fails the step. */
   private skipReason(i: number): SkipReason | 'broken' | undefined {
     try {
       return skipReason(this.plan.steps[i]!, this.context, this.states);
@@ -413,6 +411,17 @@ function startStep(run: Run, i: number): void {
     return performCall({ owner: run, site: run.site(i), watcher: run, key: i, args: NO_ARGS, scope: run.context, item: undefined, unresolved: unresolvable(error) });
   }
   performCall({ owner: run, site: run.site(i), watcher: run, key: i, args, scope: run.context, item: undefined, fresh: !step.input.constant });
+}
+
+/** A call's progress report (ctx.progress) as a step:progress event of its step. */
+function progressEvent(run: Run, label: string, attempt: number, item: number | undefined, report: ToolProgress): void {
+  const step = run.plan.steps.find((s) => s.name === label);
+  if (!step) return;
+  const { progress, total, message } = report;
+  run.emit({
+    type: 'step:progress', run_id: run.runId, chain: run.plan.name, timestamp: run.clock.now(), parent: run.parent,
+    step: step.name, index: step.index, item, call: undefined, phase: run.phase, attempt, progress, total, message,
+  });
 }
 
 /**
