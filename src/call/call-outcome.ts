@@ -1,6 +1,6 @@
 import { ToolchainError, type StepError } from '../common/errors.js';
 import type { CallContext } from './call-context.js';
-import { performCall } from './perform-call.js';
+import { performCall } from './call.js';
 import type { CallOwner, CallSite, CallWatcher, FallbackKind, RetryReport } from './types.js';
 
 // A call whose outcome is awaited as a value, for callers that answer each call on its own (a
