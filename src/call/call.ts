@@ -3,8 +3,7 @@ import { race } from '../common/race.js';
 import type { DirectCall, PrepareResult } from '../registry/types.js';
 import { checkApproval } from './approval.js';
 import { backoffDelay, isRetryable } from './backoff.js';
-import { CallContext } from './call-context.js';
-import { toStepError } from './classify.js';
+import { CallContext, toStepError } from './call-context.js';
 import type { Callee, CallOwner, CallSite, CallWatcher, InvalidWording } from './types.js';
 
 // One call through all its attempts, its outcome reported to `watcher` under `key`: attempts
