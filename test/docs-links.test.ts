@@ -203,7 +203,7 @@ function commentsOf(file: string): { text: string; line: number }[] {
   return out;
 }
 
-/** A mention resolves from the repository's root, from src/, from the file's folder, or as the tail of one file's path (a bare `step-work.ts`). */
+/** A mention resolves from the repository's root, from src/, from the file's folder, or as the tail of one file's path (a bare `run-context.ts`). */
 function mentionExists(file: string, mention: string): boolean {
   const path = mention.replace(/^\.\//, '');
   const variants = path.endsWith('.js') ? [path, `${path.slice(0, -3)}.ts`] : [path];

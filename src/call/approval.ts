@@ -1,6 +1,6 @@
 import { ToolchainError } from '../common/errors.js';
 import type { ApprovalRequest } from '../registry/types.js';
-import { CallFailure } from './classify.js';
+import { CallFailure } from './call-context.js';
 import type { Callee, CallOwner } from './types.js';
 
 // A call to a dangerous tool waits for approval, after its arguments are prepared and before

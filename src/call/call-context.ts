@@ -1,7 +1,11 @@
 import type { TimerHandle } from '../common/clock.js';
+import { failureCode, ToolchainError, type StepError } from '../common/errors.js';
 import type { ToolContext, ToolProgress } from '../registry/types.js';
 import type { Callee, CallOwner } from './types.js';
 
+// An attempt as the callee sees it: the `ctx` it is given (CallContext), and what becomes of
+// whatever it throws (toStepError, at the end).
+//
 // The `ctx` a tool receives, one per attempt, for every kind of caller. Its
 // AbortSignal is made only when somebody reads `ctx.signal`: an AbortController costs
 // microseconds on Node 20, more than the rest of a step. Aborting an attempt whose signal nobody
@@ -119,5 +123,33 @@ export class CallContext implements ToolContext {
       this.stopWaiter = reject;
       this.setTimer(resolve, ms);
     });
+  }
+}
+
+// Whatever an attempt throws becomes a StepError: the engine's own errors keep their code; a
+// handler's error keeps its own string code (`RATE_LIMITED`, `ENOENT`: retry policies may name
+// it); anything else is TOOL_ERROR. The message is one line of what went wrong.
+
+/**
+ * `keepStack` (an owner run with `debug`): a handler's Error keeps its stack, with the handler's
+ * own file and line. Off otherwise: formatting a stack costs more than the rest of a failure.
+ */
+export function toStepError(thrown: unknown, keepStack = false): StepError {
+  if (thrown instanceof CallFailure) return thrown.failure;
+  if (thrown instanceof ToolchainError) return { code: thrown.code, message: thrown.message };
+  const code = (thrown as { code?: unknown } | null)?.code;
+  const message = thrown instanceof Error ? thrown.message : typeof thrown === 'string' ? thrown : `threw ${String(thrown)}`;
+  const error: StepError = { code: typeof code === 'string' && code !== '' ? failureCode(code) : 'TOOL_ERROR', message };
+  return keepStack && thrown instanceof Error && typeof thrown.stack === 'string' ? { ...error, stack: thrown.stack } : error;
+}
+
+/** A failure already classified (a sub-chain's), thrown by a callee so that it is reported as it is. */
+export class CallFailure extends Error {
+  readonly failure: StepError;
+
+  constructor(failure: StepError) {
+    super(failure.message);
+    this.name = 'CallFailure';
+    this.failure = failure;
   }
 }

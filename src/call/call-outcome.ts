@@ -1,6 +1,6 @@
 import { ToolchainError, type StepError } from '../common/errors.js';
 import type { CallContext } from './call-context.js';
-import { performCall } from './perform-call.js';
+import { performCall } from './call.js';
 import type { CallOwner, CallSite, CallWatcher, RetryReport } from './types.js';
 import type { FallbackKind } from '../run-model/step-record.js';
 

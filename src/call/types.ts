@@ -26,7 +26,7 @@ export interface Callee {
   prepare(args: Record<string, unknown>, fresh?: boolean): PrepareResult;
   /** One attempt. May throw or reject; the call unit classifies whatever comes out. */
   invoke(args: Record<string, unknown>, ctx: CallContext): Promise<unknown>;
-  /** `invoke` taken apart, when nothing needs to wrap the handler: see direct-call.ts. */
+  /** `invoke` taken apart, when nothing needs to wrap the handler: see directAttempt in call.ts. */
   readonly direct?: DirectCall;
 }
 

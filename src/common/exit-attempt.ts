@@ -1,6 +1,6 @@
 // What `process.exit` throws instead of exiting while the CLI, the MCP server or `serve` runs
 // plugin code in its own thread (isolation: none): a handler may fail, but not end the process.
-// The tool call that made it becomes TOOL_CRASHED (registry/invoke-tool.ts); one made outside any
+// The tool call that made it becomes TOOL_CRASHED (registry/build-tool.ts); one made outside any
 // call is logged (cli/process-guard.ts).
 
 export class ExitAttempt extends Error {

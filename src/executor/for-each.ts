@@ -6,8 +6,7 @@ import type { Run } from './run.js';
 import type { Abortable } from './types.js';
 import type { DistributedElement, Distributor } from './element-call.js';
 import { attemptInput } from './step-state.js';
-import { resolveArgs } from './step-work.js';
-import { elementScope } from './run-context.js';
+import { elementScope, resolveArgs } from './run-context.js';
 
 // A `for_each` step runs its call once per element, at most `max_concurrency` at once
 // (default: the chain's concurrency, or 16 when the chain sets none: a million elements must not

@@ -6,10 +6,9 @@ import type { PlanStep, RepeatPlan } from '../compiler/plan.js';
 import { MAX_SUBCHAIN_DEPTH } from '../compiler/subchain-graph.js';
 import { stepSite } from './call-sites.js';
 import type { Run } from './run.js';
-import { runChild } from './run-child.js';
 import { chainCallee } from './step-callees.js';
+import { resolveArgs } from './run-context.js';
 import type { StepRecord } from '../run-model/step-record.js';
-import { resolveArgs } from './step-work.js';
 
 // A `repeat` step (polling): rounds of the step's call, each with its own attempts, backoff and
 // fallback. After a round, `until` is read with `$.this` = the round's output; while it is false
@@ -130,7 +129,7 @@ class Rounds implements CallWatcher {
     if (target.kind !== 'chain' || this.mocked()) return run.site(this.index);
     const callee = chainCallee(run.host, target.chain, (plan, input, ctx) => {
       if (run.depth >= MAX_SUBCHAIN_DEPTH) throw new CallFailure({ code: 'SUBCHAIN_TOO_DEEP', message: `chain '${plan.name}' would run ${run.depth + 1} levels of sub-chains deep; at most ${MAX_SUBCHAIN_DEPTH} are allowed` });
-      return runChild(run, plan, input, ctx.signal, step.name, roundKey(step.name, n));
+      return run.child(plan, input, ctx.signal, step.name, roundKey(step.name, n));
     });
     return stepSite(step, callee, run.bound.fallbackTools[this.index]);
   }

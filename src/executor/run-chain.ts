@@ -30,7 +30,7 @@ interface StepsEnded {
 
 /** Runs `plan` with `input` in `scope` (undefined for a top-level run): its steps, then its failure handling. */
 export function runChain(host: ExecutorHost, plan: ChainPlan, options: ExecutionOptions, scope: RunScope | undefined, tools: ToolSet, input: unknown): Promise<RunResult> {
-  const run = new Run(host, plan, options, scope);
+  const run = new Run(host, plan, options, scope, runChain);
   if (plan.handlers === undefined) return run.start(tools, input);
   return withHandlers(run, plan.handlers, tools, input);
 }
@@ -157,7 +157,7 @@ function handlerRun(run: Run, plan: ChainPlan, context: Record<string, unknown>)
     control: o.control && shielded(o.control),
     mocks: o.mocks,
   };
-  return new Run(run.host, plan, options, run.scope).start(run.bound.tools, context);
+  return new Run(run.host, plan, options, run.scope, runChain).start(run.bound.tools, context);
 }
 
 /** The run's control, for a handler: it still stops for a store that cannot be written or a new owner, not for a cancel. */

@@ -1,4 +1,9 @@
-// The run context as an object: inputs, then each finished step's output by name.
+import type { StepError } from '../common/errors.js';
+import type { RunContext } from '../expr/types.js';
+import type { Run } from './run.js';
+
+// The run context as an object: inputs, then each finished step's output by name; and a step's
+// input_map resolved against it (or against one for_each element's view of it).
 
 /**
  * A run's context, where no path (`$.constructor`, `$.__proto__`) reaches Object.prototype and a
@@ -21,4 +26,20 @@ export function elementScope(context: Record<string, unknown>, item: unknown, in
   scope.item = item;
   scope.index = index;
   return scope;
+}
+
+/** The step's input_map resolved against `scope` (one for_each element's view of the run context). */
+export function resolveArgs(run: Run, i: number, scope: RunContext): { args: Record<string, unknown>; unresolved: StepError | undefined } {
+  try {
+    return { args: run.plan.steps[i]!.input.get(scope) as Record<string, unknown>, unresolved: undefined };
+  } catch (error) {
+    return { args: NO_ARGS, unresolved: unresolvable(error) };
+  }
+}
+
+/** The arguments of a call whose input_map could not be resolved (it makes no attempt). */
+export const NO_ARGS: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
+
+export function unresolvable(error: unknown): StepError {
+  return { code: 'VALIDATION_FAILED', message: `its input_map could not be resolved: ${(error as Error).message}` };
 }

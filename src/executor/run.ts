@@ -1,5 +1,4 @@
-import type { CallContext, CallOwner, CallSite, CallWatcher, RetryReport, RunWaits } from '../call/index.js';
-import type { FallbackKind, SkipReason, StepRecord } from '../run-model/step-record.js';
+import { performCall, type CallContext, type CallOwner, type CallSite, type CallWatcher, type RetryReport, type RunWaits } from '../call/index.js';
 import type { Clock } from '../common/clock.js';
 import { ToolchainError, type ErrorCode, type StepError } from '../common/errors.js';
 import type { ChainPlan } from '../compiler/plan.js';
@@ -7,24 +6,24 @@ import type { HandlerPhase, RunError, RunResult } from '../run-model/result.js';
 import type { ApproveCallback, ToolProgress, ToolSet } from '../registry/types.js';
 import { handlerBinding, type BoundPlan } from './call-sites.js';
 import type { EventListener, ParentRef, RunEvent } from '../run-model/events.js';
-import { newContext } from './run-context.js';
-import { runResult } from './run-result.js';
-import { armStops } from './run-stops.js';
-import { ReadyQueue } from './ready-queue.js';
-import { RunSlots } from './run-slots.js';
-import { progressEvent, stepEvent } from './step-events.js';
-import { childSite, mockedSite } from './step-callees.js';
-import { attemptInput, EMIT, effectsOf, FREE_SLOT, isActive, isFinal, PENDING, RECORD, RELEASE_DEPENDENTS, startInput, STOP_RUN, succeedInput, transition, WRITE_OUTPUT, type StepInput, type StepState } from './step-state.js';
-import { skipReason } from './skip-rule.js';
-import { startStep } from './step-work.js';
-import type { Abortable, ExecutorHost, ExecutionOptions, RunScope } from './types.js';
 import type { Stoppable } from '../run-model/recording.js';
+import type { FallbackKind, SkipReason, StepRecord } from '../run-model/step-record.js';
+import { startForEach } from './for-each.js';
+import { startRepeat } from './repeat-step.js';
+import type { runChain } from './run-chain.js';
+import { newContext, NO_ARGS, unresolvable } from './run-context.js';
+import { runResult } from './run-result.js';
+import { ReadyQueue, RunSlots } from './scheduler.js';
+import { childSite, mockedSite } from './step-callees.js';
+import { attemptInput, EMIT, effectsOf, FREE_SLOT, isActive, isFinal, PENDING, RECORD, RELEASE_DEPENDENTS, skipReason, startInput, stepEvent, STOP_RUN, succeedInput, transition, WRITE_OUTPUT, type StepInput, type StepState } from './step-state.js';
+import type { Abortable, ExecutorHost, ExecutionOptions, RunScope } from './types.js';
 
 // One run of one plan: the step states, the run context, and the scheduler that starts a step the
 // moment its last dependency finishes (a counter per step reaches zero), within the chain's and
 // the engine's limits. Every change of a step goes through `apply`: the pure transition of
 // step-state.ts says what the new state is and which effects follow, and this class performs
-// exactly those. What a started step does is in step-work.ts.
+// exactly those. Below the class: what a started step does (startStep), a call's progress as an
+// event (progressEvent), and what can stop a run from outside its steps (armStops).
 
 export class Run implements CallOwner, CallWatcher, Stoppable {
   readonly runId: string;
@@ -74,8 +73,10 @@ export class Run implements CallOwner, CallWatcher, Stoppable {
   began = false;
   /** Steps in the order they ended in this execution: kept only for a chain with compensations (their order). */
   readonly completions: number[] | undefined;
+  /** How a sub-chain's run is started: run-chain.ts's runChain, handed in by it (importing it here would make an import cycle). */
+  private readonly runChain: typeof runChain;
 
-  constructor(host: ExecutorHost, plan: ChainPlan, options: ExecutionOptions, scope: RunScope | undefined) {
+  constructor(host: ExecutorHost, plan: ChainPlan, options: ExecutionOptions, scope: RunScope | undefined, chains: typeof runChain) {
     this.runId = options.runId ?? host.newRunId();
     this.keyPrefix = scope?.keyPrefix ?? '';
     this.rootRunId = scope?.rootRunId ?? this.runId;
@@ -100,6 +101,7 @@ export class Run implements CallOwner, CallWatcher, Stoppable {
     this.queue = new ReadyQueue(plan, arrays.waitCounts, Math.min(plan.concurrency ?? Infinity, options.concurrency ?? Infinity), host.slots && new RunSlots(host.slots, () => this.pump()), () => this.pump());
     this.context = newContext(plan.steps.length);
     this.started = options.startedAt ?? host.clock.now();
+    this.runChain = chains;
   }
 
   /**
@@ -207,7 +209,7 @@ export class Run implements CallOwner, CallWatcher, Stoppable {
     if (ownTurn) this.turnAt = undefined;
   }
 
-  /** Whether a ready step is skipped (skip-rule.ts); a `when` that cannot be evaluated fails the step. */
+  /** Whether a ready step is skipped (step-state.ts, skipReason); a `when` that cannot be evaluated fails the step. */
   private skipReason(i: number): SkipReason | 'broken' | undefined {
     try {
       return skipReason(this.plan.steps[i]!, this.context, this.states);
@@ -329,6 +331,21 @@ export class Run implements CallOwner, CallWatcher, Stoppable {
     return { parent: this.parent, keyPrefix: this.keyPrefix, rootRunId: this.rootRunId, depth: this.depth };
   }
 
+  /**
+   * Runs a sub-chain's plan as a child of this run: same engine, same tools, same listener and
+   * approver. With `key` (the calling step's key) its steps are recorded and restored under
+   * `key›name`; without (a chain an agent's model called) they are neither. A sub-chain with
+   * failure handling runs its handlers inside the child, under the same prefix.
+   */
+  child(plan: ChainPlan, input: unknown, signal: AbortSignal, step: string, key: string | undefined): Promise<RunResult> {
+    const { onEvent, approve, options } = this;
+    const recorded = key !== undefined ? { recorder: options.recorder, restored: options.restored, waits: options.waits } : {};
+    const mocks = options.mocks?.child(step);
+    const childOptions: ExecutionOptions = { signal, onEvent, approve, concurrency: options.concurrency, debug: this.debug, onProgress: options.onProgress, ...recorded, ...(mocks ? { mocks } : {}) };
+    const scope: RunScope = { parent: { run_id: this.runId, step }, keyPrefix: `${this.keyPrefix}${key ?? step}›`, rootRunId: this.rootRunId, depth: this.depth + 1 };
+    return this.runChain(this.host, plan, childOptions, scope, this.bound.tools, input);
+  }
+
   private endEarly(code: ErrorCode, message: string): void {
     this.error = { code, message };
     this.stage = 'stopping';
@@ -379,4 +396,62 @@ export class Run implements CallOwner, CallWatcher, Stoppable {
       // ignored on purpose
     }
   }
+}
+
+// What a started step does: resolve its arguments from the run context and make its call (the
+// run receives the outcome as the step's CallWatcher), fan out over a for_each, or run rounds of
+// a repeat. An input_map with a path in it resolves to a new object per call (a constant one is
+// one frozen object): performCall may then validate it in place.
+
+function startStep(run: Run, i: number): void {
+  const step = run.plan.steps[i]!;
+  if (step.forEach !== undefined) return startForEach(run, i, step);
+  if (step.repeat !== undefined) return startRepeat(run, i, step);
+  let args: Record<string, unknown>;
+  try {
+    args = step.input.get(run.context) as Record<string, unknown>;
+  } catch (error) {
+    return performCall({ owner: run, site: run.site(i), watcher: run, key: i, args: NO_ARGS, scope: run.context, item: undefined, unresolved: unresolvable(error) });
+  }
+  performCall({ owner: run, site: run.site(i), watcher: run, key: i, args, scope: run.context, item: undefined, fresh: !step.input.constant });
+}
+
+/** A call's progress report (ctx.progress) as a step:progress event of its step. */
+function progressEvent(run: Run, label: string, attempt: number, item: number | undefined, report: ToolProgress): void {
+  const step = run.plan.steps.find((s) => s.name === label);
+  if (!step) return;
+  const { progress, total, message } = report;
+  run.emit({
+    type: 'step:progress', run_id: run.runId, chain: run.plan.name, timestamp: run.clock.now(), parent: run.parent,
+    step: step.name, index: step.index, item, call: undefined, phase: run.phase, attempt, progress, total, message,
+  });
+}
+
+/**
+ * What can stop a run from outside its steps: its chain's `timeout` (RUN_TIMEOUT) and its caller's
+ * signal (ABORTED — or the code of the ToolchainError the signal was aborted with: a run store that
+ * cannot be written stops the run with STORE_WRITE_FAILED). Returns what disarms both, for when
+ * the run ends first (undefined when there is nothing to arm).
+ */
+function armStops(plan: ChainPlan, clock: Clock, signal: AbortSignal | undefined, run: { stop(error: RunError, code: ErrorCode): void }): (() => void) | undefined {
+  // Most runs have neither. The closures below live in arm(): a function that makes closures
+  // allocates the context they share on entry, before any early return.
+  if (plan.timeoutMs === undefined && signal === undefined) return undefined;
+  return arm(plan, clock, signal, run);
+}
+
+function arm(plan: ChainPlan, clock: Clock, signal: AbortSignal | undefined, run: { stop(error: RunError, code: ErrorCode): void }): () => void {
+  const ms = plan.timeoutMs;
+  const stop = (error: RunError, code: ErrorCode): void => run.stop(error, code);
+  const deadline = ms === undefined ? undefined : clock.setTimeout(() => stop({ code: 'RUN_TIMEOUT', message: `the run of chain '${plan.name}' exceeded its timeout of ${ms} ms` }, 'RUN_TIMEOUT'), ms);
+  const onAbort = (): void => {
+    const reason: unknown = signal!.reason;
+    if (reason instanceof ToolchainError) stop({ code: reason.code, message: reason.message }, 'ABORTED');
+    else stop({ code: 'ABORTED', message: 'the run was cancelled by its caller' }, 'ABORTED');
+  };
+  signal?.addEventListener('abort', onAbort, { once: true });
+  return () => {
+    if (deadline !== undefined) clock.clearTimeout(deadline);
+    signal?.removeEventListener('abort', onAbort);
+  };
 }

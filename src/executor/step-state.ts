@@ -1,10 +1,14 @@
 import type { StepError } from '../common/errors.js';
 import type { RetryReport } from '../call/index.js';
 import type { FallbackKind, FinalStatus, SkipReason, StepRecord, StepStatus } from '../run-model/step-record.js';
+import type { PlanStep } from '../compiler/plan.js';
+import type { RunEvent } from '../run-model/events.js';
+import type { Run } from './run.js';
 
 // A step's life as data: an explicit state union, and one pure function that says what
 // an input does to a state. The scheduler (run.ts) keeps one state per step, feeds it inputs, and
-// performs the effects `effectsOf` names; events are derived from the same transitions. A step
+// performs the effects `effectsOf` names; the event a transition stands for is derived from it
+// (`stepEvent`), and whether a ready step starts or is skipped is `skipReason`, at the end. A step
 // reaches a final state only through `transition`, and the record that final state carries is
 // exactly what a run store persists — so a resumed run is rebuilt by feeding stored records back
 // in as `restore` inputs.
@@ -172,4 +176,69 @@ export function effectsOf(prev: StepState, next: StepState, input: StepInput, st
   if (next.status !== 'failed' || step.onError === 'continue') effects |= RELEASE_DEPENDENTS;
   else if (input.type === 'fail') effects |= STOP_RUN;
   return effects;
+}
+
+/**
+ * Whether a ready step is skipped. A step's own `when` alone decides; without one, a
+ * skipped step it reads or names in `depends_on` skips it too (order alone never does). A `when`
+ * that reads `$.item` decides per element instead (for-each.ts). Throws what a `when` that cannot
+ * be evaluated throws.
+ */
+export function skipReason(step: PlanStep, context: Record<string, unknown>, states: readonly StepState[]): SkipReason | undefined {
+  if (step.when !== undefined) return step.forEach?.whenPerItem === true || step.when.test(context) ? undefined : 'when';
+  const skipsWith = step.skipsWith;
+  for (let k = 0; k < skipsWith.length; k++) if (states[skipsWith[k]!]!.status === 'skipped') return 'dependency';
+  return undefined;
+}
+
+// The event a step transition stands for, built only when someone listens. Literals with
+// every key present and no spreads: one object shape per event type keeps building them cheap;
+// absent optional fields are undefined, which JSON leaves out.
+
+export function stepEvent(run: Run, step: PlanStep, input: StepInput, next: StepState): RunEvent {
+  const run_id = run.runId;
+  const chain = run.plan.name;
+  const parent = run.parent;
+  if (input.type === 'start') {
+    return { type: 'step:started', run_id, chain, timestamp: input.at, parent, step: step.name, index: step.index, item: undefined, call: undefined, phase: run.phase, attempt: 1 };
+  }
+  if (input.type === 'retry') {
+    const r = input.report;
+    return {
+      type: 'step:retrying',
+      run_id, chain, timestamp: run.clock.now(), parent,
+      step: step.name, index: step.index, item: input.item, call: undefined, phase: run.phase,
+      attempt: r.attempt, error: r.error, duration_ms: r.duration_ms, delay_ms: r.delay_ms, fallback: r.fallback,
+    };
+  }
+  if (input.type === 'park') {
+    return { type: 'step:waiting', run_id, chain, timestamp: input.at, parent, step: step.name, index: step.index, item: undefined, call: undefined, phase: run.phase, waiting_for: input.wait };
+  }
+  if (!isFinal(next)) throw new Error(`executor bug: no event for '${input.type}'`);
+  const record = next.record;
+  const timestamp = record.started_at + record.duration_ms;
+  const { attempts, output, error, started_at, duration_ms, fallback } = record;
+  switch (record.status) {
+    case 'succeeded':
+      return {
+        type: 'step:succeeded',
+        run_id, chain, timestamp, parent,
+        step: step.name, index: step.index, item: undefined, call: undefined, phase: run.phase,
+        status: 'succeeded', attempt: attempts, attempts, output, error: undefined, started_at, duration_ms, fallback, reason: undefined,
+      };
+    case 'skipped':
+      return {
+        type: 'step:skipped',
+        run_id, chain, timestamp, parent,
+        step: step.name, index: step.index, item: undefined, call: undefined, phase: run.phase,
+        status: 'skipped', attempt: 0, attempts: 0, output: undefined, error: undefined, started_at, duration_ms: 0, fallback: undefined, reason: record.reason ?? 'when',
+      };
+    case 'failed':
+      return {
+        type: 'step:failed',
+        run_id, chain, timestamp, parent,
+        step: step.name, index: step.index, item: undefined, call: undefined, phase: run.phase,
+        status: 'failed', attempt: Math.max(1, attempts), attempts, output, error: error!, started_at, duration_ms, fallback: undefined, reason: undefined,
+      };
+  }
 }

@@ -81,7 +81,17 @@ export function folderGraph(withTypes = false): Map<string, Set<string>> {
   return graph;
 }
 
-/** Every cycle's folders (strongly connected components of more than one folder). */
+/** File → the files of its own folder it imports at run time, for one folder of src/ (paths relative to src/). */
+export function fileGraph(folder: string): Map<string, Set<string>> {
+  const graph = new Map<string, Set<string>>();
+  for (const file of sourceFiles().filter((f) => folderOf(f) === folder)) {
+    const inside = runtimeImports(file).filter((target) => folderOf(target) === folder);
+    graph.set(relative(SRC, file), new Set(inside.map((target) => relative(SRC, target))));
+  }
+  return graph;
+}
+
+/** Every cycle's nodes (strongly connected components of more than one node): folders, or files. */
 export function folderCycles(graph: Map<string, Set<string>>): string[][] {
   let index = 0;
   const stack: string[] = [];

@@ -1,6 +1,6 @@
 import { relative } from 'node:path';
 import { ToolchainError } from '../../common/errors.js';
-import { notJsonError } from '../../registry/check-result.js';
+import { notJsonError } from '../../registry/build-tool.js';
 import type { ToolContext, ToolHandler } from '../../registry/types.js';
 import { openChannel, type Channel, type WorkerKind } from './channel.js';
 import type { FromWorker, HandlerRef, WireError } from './protocol.js';
