@@ -61,7 +61,7 @@ function oneLevel(metaSchema) {
 // was the largest single cost of loading the shipped plugins. Such a pattern is tested first
 // against a short one that accepts only strings the long one accepts (the common forms: `text`,
 // `text >= 1.0.0`, `text ^1.2`, `geo 1.x`); the long one is built only when the short one fails.
-// test/schema-types.test.ts checks the subset property on many strings.
+// test/schemas/types.test.ts checks the subset property on many strings.
 export const FAST_PATTERNS = {
   requirement: {
     fast: '^\\s*[A-Za-z_][A-Za-z0-9_-]*(?:\\s+(?:[<>]=?|=|\\^|~)?\\s*v?(?:0|[1-9][0-9]*)(?:\\.(?:0|[1-9][0-9]*|[xX*])){0,2})?\\s*$',

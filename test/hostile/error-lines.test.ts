@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createEngine, createRegistry } from '../../src/index.js';
 
 // A RESULT_INVALID message was spread over two lines (errors are one line each). That every
-// code is explained, each under its own heading, is test/docs-generated.test.ts's to check.
+// code is explained, each under its own heading, is test/docs/generated.test.ts's to check.
 
 describe('errors are one line', () => {
   it('RESULT_INVALID with several problems is one line naming each', async () => {

@@ -35,7 +35,7 @@ export function engineFolders(env: Env, cwd = process.cwd()): { readonly what: s
 
 /**
  * The engine's per-user cache folder by the engine's own rule (src/cache/user-cache.ts, kept in
- * step by test/plugin-cache-dir.test.ts; a plugin imports nothing of the engine at run time):
+ * step by test/shipped/cache-dir.test.ts; a plugin imports nothing of the engine at run time):
  * none when caching is off, and a relative XDG_CACHE_HOME ignored as the XDG spec says — where
  * the engine then caches is ~/.cache/toolchain, and that is the folder to protect.
  */

@@ -20,7 +20,7 @@ export interface CityNames {
   readonly maxWords: number;
 }
 
-/** The per-user cache directory, as src/cache/user-cache.ts names it (test/plugin-cache-dir.test.ts keeps them in step); undefined when caching is off. */
+/** The per-user cache directory, as src/cache/user-cache.ts names it (test/shipped/cache-dir.test.ts keeps them in step); undefined when caching is off. */
 export function cacheDir(env: NodeJS.ProcessEnv): string | undefined {
   if (env.TOOLCHAIN_CACHE === 'off' || env.TOOLCHAIN_CACHE_DIR === 'off') return undefined;
   if (env.TOOLCHAIN_CACHE_DIR) return resolve(env.TOOLCHAIN_CACHE_DIR);
