@@ -184,8 +184,8 @@ function invoke(ctx: CallContext, callee: Callee, args: Record<string, unknown>,
 // breaker: Callee.direct), when nothing has to race it (no deadline, not dangerous, a watcher that
 // does not settle on abort): the handler runs at once, a value it returns is checked and reported
 // before this returns, and a promise gets exactly one reaction. The general path (`attempt`)
-// costs an async wrapper, a `then` and a race around the same call; per step of a chain of quick
-// tools that was a third of the engine's time.
+// costs an async wrapper, a `then` and a race around the same call, which the bench shows to be a
+// large share of a quick tool's step (docs/internals/development.md, on when a fast path may stay).
 
 /** True when `site`'s single attempt can go through `directAttempt`. */
 function canCallDirectly(site: CallSite, callee: Callee, watcher: CallWatcher): boolean {
