@@ -132,6 +132,13 @@ export async function openEngine(options: EngineOptions = {}): Promise<OpenedEng
     wake: (run, followed) => (lookup(run.chain) === undefined ? Promise.resolve(leftWaiting(run, 'CHAIN_NOT_FOUND', `chain '${run.chain}' is not loaded here`)) : durable.resume(run.id, withPlumbing(withDefaults(defaults, followed ?? {}), { wake: true }))),
   });
   closers.unshift(() => waker.close());
+  // Made below, once the runs can start.
+  let recovery: Recovery | undefined;
+  /** A run left waiting or unrecovered for want of its chain may go on once the chains change. */
+  function chainsChanged(): void {
+    waker.chainsChanged();
+    recovery?.chainsChanged();
+  }
   const submitter = address ? await QueueSubmitter.open(address, store, host.clock) : undefined;
   if (submitter) closers.unshift(() => submitter.close());
 
@@ -169,6 +176,7 @@ export async function openEngine(options: EngineOptions = {}): Promise<OpenedEng
     const watcher = watchFiles(chainsDir, { depth: 0 }, async () => {
       // A failed reload keeps the last good chains (loadChainSet reports, it does not throw).
       await reloadChains();
+      chainsChanged();
       await triggers?.sync(); // the queue's schedules follow the chains at once
       options.onChainsReloaded?.({ chains: [...set.plans.keys()], diagnostics: set.diagnostics });
     });
@@ -196,7 +204,7 @@ export async function openEngine(options: EngineOptions = {}): Promise<OpenedEng
   if (options.timers === true && submitter === undefined) void waker.start();
 
   if (options.recover === true && submitter === undefined && !isMemoryStore(store)) {
-    const recovery = new Recovery({
+    recovery = new Recovery({
       store,
       clock: host.clock,
       resume: (runId) => durable.resume(runId, observed(observer, {})),
@@ -204,8 +212,9 @@ export async function openEngine(options: EngineOptions = {}): Promise<OpenedEng
       intervalMs: options.recoverIntervalMs ?? 5_000,
       onEvent: options.onRecovery ?? ((): void => undefined),
     });
-    closers.unshift(() => recovery.close());
-    void recovery.start();
+    const started = recovery;
+    closers.unshift(() => started.close());
+    void started.start();
   }
 
   const refuse = (chain: string, runId: string | undefined, error: { code: ErrorCode; message: string }, input: unknown, o: RunOptions): RunResult => failedBeforeStart(host, chain, runId, error, input, o);
@@ -282,6 +291,7 @@ export async function openEngine(options: EngineOptions = {}): Promise<OpenedEng
         throw new ToolchainError(first?.code ?? 'SCHEMA_INVALID', first ? formatDiagnostic(first) : 'the chain is invalid', diagnostics);
       }
       added.set(plan.name, plan);
+      chainsChanged();
       return plan;
     },
     chains: () => {
@@ -296,6 +306,7 @@ export async function openEngine(options: EngineOptions = {}): Promise<OpenedEng
     plugins: () => pluginHost?.plugins() ?? [],
     async reloadChains() {
       await reloadChains();
+      chainsChanged();
       await fired.sync();
     },
     async close() {

@@ -59,6 +59,11 @@ export class Recovery {
     this.timer = undefined;
   }
 
+  /** The chains here changed (added, reloaded): the runs refused for their chain are tried again on the next pass. */
+  chainsChanged(): void {
+    this.left.clear();
+  }
+
   private async look(): Promise<readonly string[]> {
     let runs: readonly StoredRun[];
     try {

@@ -90,6 +90,15 @@ export class Waker {
     this.lookAt(this.s.clock.now());
   }
 
+  /**
+   * The chains here changed (added, reloaded): a run left alone because its chain was missing or
+   * different may be wakeable now, so nothing stays left and the next look is now.
+   */
+  chainsChanged(): void {
+    this.left.clear();
+    this.poke();
+  }
+
   close(): void {
     this.closed = true;
     if (this.tick !== undefined) clearInterval(this.tick);

@@ -93,6 +93,29 @@ steps:
     expect(second.calls).toEqual(['done']);
   });
 
+  it('a due run whose chain is added after the waker first looked is woken at once, not left alone', async () => {
+    const store = newStore();
+    const nap = `name: nap
+steps:
+  - { name: rest, sleep: 1ms }
+  - { name: after, tool: note, input_map: { text: done } }
+`;
+    const first = await engineOn(store);
+    first.addChain(nap);
+    const parked = await first.run('nap', {}, { untilWaiting: true });
+    await first.close();
+    await new Promise((r) => setTimeout(r, 20)); // due now
+
+    // The waker's first look finds the run but not its chain here, and leaves it; adding the chain ends that.
+    const second = await engineOn(store, { timers: true });
+    await new Promise((r) => setTimeout(r, 100));
+    expect((await second.runs.get(parked.run_id))?.status).toBe('waiting');
+    second.addChain(nap);
+    for (let i = 0; i < 200 && (await second.runs.get(parked.run_id))?.status !== 'succeeded'; i++) await new Promise((r) => setTimeout(r, 25));
+    expect((await second.runs.get(parked.run_id))?.status).toBe('succeeded');
+    expect(second.calls).toEqual(['done']);
+  });
+
   it('sleep_until a time from the input; a time that is not a timestamp fails the step', async () => {
     const engine = await engineOn(newStore());
     engine.addChain(`name: until
