@@ -240,4 +240,19 @@ describe('SQLite store shared by processes', () => {
     expect((await store.listRuns({ limit: 100 })).map((r) => r.epoch)).toEqual(Array(40).fill(2));
     await store.close();
   });
-});
+
+  it('of several processes recording steps of one run at once, each step comes after every step recorded before it', async () => {
+    const url = `sqlite:${join(dir, 'shared.db')}`;
+    const store = await openStore(url);
+    await store.createRun({ id: 'r', chain: 'c', chain_hash: 'h', input: {}, owner: 'o', lease_until: T0, now: T0 });
+    const children = [0, 1, 2].map(() => startChild(['steps', url, 'r', '30']));
+    await Promise.all(children.map((c) => c.ready));
+    for (const c of children) c.go();
+    const outcomes = (await Promise.all(children.map((c) => c.result))) as { keys: string[] }[];
+    const steps = await store.getSteps('r');
+    expect(steps).toHaveLength(90);
+    // The steps a writer read before it recorded one are all before that one.
+    steps.forEach((s, place) => expect((s.output as { seen: number }).seen).toBeLessThanOrEqual(place));
+    for (const { keys } of outcomes) expect(steps.map((s) => s.key).filter((k) => keys.includes(k))).toEqual(keys);
+    await store.close();
+  });});
