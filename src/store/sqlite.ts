@@ -63,6 +63,9 @@ function mapSqliteError(url: string, doing: string, error: unknown, op: 'open' |
   return storeError(writing ? 'STORE_WRITE_FAILED' : 'STORE_UNAVAILABLE', url, doing, error);
 }
 
+/** The runs prune deletes: those that finished before a time (given twice). */
+const PRUNED = "created_at < ? AND finished_at < ? AND status <> 'running'";
+
 interface Statements {
   readonly insertRun: BetterSqlite3.Statement;
   readonly run: BetterSqlite3.Statement<[string], RunRow>;
@@ -77,8 +80,8 @@ interface Statements {
   readonly cancel: BetterSqlite3.Statement;
   readonly steps: BetterSqlite3.Statement<[string], string>;
   readonly blob: BetterSqlite3.Statement<[string], string>;
-  /** A listing's statement for a shape of filter (run-codec.ts), prepared when first asked for. */
-  readonly list: (key: string, columns: readonly string[]) => BetterSqlite3.Statement<unknown[], RunRow>;
+  /** A listing's statement for a shape of filter (run-codec.ts; `succeeded`: its status is), prepared when first asked for. */
+  readonly list: (key: string, columns: readonly string[], succeeded: boolean) => BetterSqlite3.Statement<unknown[], RunRow>;
   readonly pruneSteps: BetterSqlite3.Statement;
   readonly pruneRuns: BetterSqlite3.Statement;
   readonly pruneBlobs: BetterSqlite3.Statement;
@@ -86,12 +89,16 @@ interface Statements {
 
 function prepare(db: BetterSqlite3.Database): Statements {
   const lists = new Map<string, BetterSqlite3.Statement<unknown[], RunRow>>();
-  const list = (key: string, columns: readonly string[]): BetterSqlite3.Statement<unknown[], RunRow> => {
-    let statement = lists.get(key);
+  const list = (key: string, columns: readonly string[], succeeded: boolean): BetterSqlite3.Statement<unknown[], RunRow> => {
+    const shape = succeeded ? `${key}:succeeded` : key;
+    let statement = lists.get(shape);
     if (statement === undefined) {
-      const where = columns.length === 0 ? '' : `WHERE ${columns.map((c) => `${c} = ?`).join(' AND ')}`;
+      // runs_by_status holds no succeeded run: a listing of another status says so, or SQLite cannot use it.
+      const terms = columns.map((c) => `${c} = ?`);
+      if (columns.includes('status') && !succeeded) terms.push("status <> 'succeeded'");
+      const where = terms.length === 0 ? '' : `WHERE ${terms.join(' AND ')}`;
       statement = db.prepare<unknown[], RunRow>(`SELECT ${RUN_COLUMNS} FROM runs ${where} ORDER BY created_at DESC, rowid DESC LIMIT ?`);
-      lists.set(key, statement);
+      lists.set(shape, statement);
     }
     return statement;
   };
@@ -124,8 +131,10 @@ function prepare(db: BetterSqlite3.Database): Statements {
     steps: db.prepare<[string], string>('SELECT record FROM steps WHERE run_id = ? ORDER BY rowid').pluck(),
     blob: db.prepare<[string], string>('SELECT value FROM blobs WHERE hash = ?').pluck(),
     list,
-    pruneSteps: db.prepare("DELETE FROM steps WHERE run_id IN (SELECT id FROM runs WHERE status <> 'running' AND finished_at < ?)"),
-    pruneRuns: db.prepare("DELETE FROM runs WHERE status <> 'running' AND finished_at < ?"),
+    // A run is created before it finishes: those that finished before a time are among those
+    // created before it, which runs_by_created finds (a run whose clock said otherwise stays until a later prune).
+    pruneSteps: db.prepare(`DELETE FROM steps WHERE run_id IN (SELECT id FROM runs WHERE ${PRUNED})`),
+    pruneRuns: db.prepare(`DELETE FROM runs WHERE ${PRUNED}`),
     // Blobs no step refers to any more (one step's output may be another's too: they are shared).
     pruneBlobs: db.prepare('DELETE FROM blobs WHERE NOT EXISTS (SELECT 1 FROM steps WHERE output_blob = blobs.hash)'),
   };
@@ -180,8 +189,8 @@ export class SqliteStore implements RunStore {
       return withBlobs(parsed, found);
     });
     this.pruneTx = connection.transaction((finishedBefore: number) => {
-      sql.pruneSteps.run(finishedBefore);
-      const count = sql.pruneRuns.run(finishedBefore).changes;
+      sql.pruneSteps.run(finishedBefore, finishedBefore);
+      const count = sql.pruneRuns.run(finishedBefore, finishedBefore).changes;
       sql.pruneBlobs.run();
       waits.pruneWaits.run();
       waits.pruneEvents.run(finishedBefore);
@@ -281,7 +290,7 @@ export class SqliteStore implements RunStore {
     return this.read('cannot list runs', () => {
       const limit = listLimit(filter.limit);
       const shape = listShape(filter);
-      return decodeListed(this.sql.list(shape.key, shape.columns).all(...shape.values, limit), runFromRow, filter, this.url);
+      return decodeListed(this.sql.list(shape.key, shape.columns, filter.status === 'succeeded').all(...shape.values, limit), runFromRow, filter, this.url);
     });
   }
 

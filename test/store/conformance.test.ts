@@ -120,6 +120,28 @@ describe.each(DRIVERS)('run store: $name', (driver) => {
     expect((await store.getSteps('r')).slice(5)).toEqual([step('twice', { output: 1 })]);
   });
 
+  it('keeps the order steps were first recorded in across writers and a takeover', async () => {
+    const other = await ns.open();
+    await store.createRun(newRun('r'));
+    await store.recordSteps([{ run_id: 'r', epoch: 1, steps: [step('m')] }]);
+    await other.recordSteps([{ run_id: 'r', epoch: 1, steps: [step('z'), step('a')] }]);
+    await store.recordSteps([{ run_id: 'r', epoch: 1, steps: [step('b'), step('flaky', { status: 'failed', output: undefined })] }]);
+    await other.claimRun('r', { owner: 'host:2:b', lease_until: T0 + 60_000, now: T0 + 1, expected_epoch: 1 });
+    expect(await other.recordSteps([{ run_id: 'r', epoch: 2, steps: [step('c'), step('flaky', { output: 'now' }), step('m', { output: 'again' })] }])).toEqual(['ok']);
+    expect(await store.recordSteps([{ run_id: 'r', epoch: 1, steps: [step('late')] }])).toEqual(['fenced']);
+    // The same in one call with other entries: each single result is fenced, or kept, on its own.
+    expect(await store.recordSteps([{ run_id: 'r', epoch: 1, steps: [step('late')] }, { run_id: 'r', epoch: 2, steps: [step('d')] }, { run_id: 'r', epoch: 2, steps: [step('z', { output: 'again' })] }])).toEqual(['fenced', 'ok', 'ok']);
+    expect((await store.getSteps('r')).map((s) => [s.key, s.output])).toEqual([
+      ['m', { value: 'm' }],
+      ['z', { value: 'z' }],
+      ['a', { value: 'a' }],
+      ['b', { value: 'b' }],
+      ['flaky', 'now'],
+      ['c', { value: 'c' }],
+      ['d', { value: 'd' }],
+    ]);
+  });
+
   it('replaces a failed or skipped result by a later one, in its place, and keeps a success for good', async () => {
     await store.createRun(newRun('r'));
     const failed = (key: string, message: string) => step(key, { status: 'failed', output: undefined, error: { code: 'TOOL_ERROR', message } as StoredStep['error'] });

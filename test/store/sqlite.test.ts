@@ -33,6 +33,11 @@ async function storeWithRun(file: string, keys: readonly string[]): Promise<RunS
   return store;
 }
 
+/** The run indexes of versions 1 to 7. */
+const INDEXES_BEFORE_8 = `DROP INDEX runs_by_status;
+  CREATE INDEX runs_by_status ON runs (status, created_at);
+  CREATE INDEX runs_by_finished ON runs (finished_at) WHERE finished_at IS NOT NULL;`;
+
 function pragma(file: string, name: string): unknown {
   const db = new Sqlite(file, { readonly: true });
   try {
@@ -65,9 +70,10 @@ describe('SQLite store files', () => {
   it("migrates a version 5 file's events: each kept, given positions in the order they were sent", async () => {
     const file = join(dir, 'runs.db');
     await (await openStore(`sqlite:${file}`)).close();
-    // The events table as versions 4 and 5 made it, with events in it (and runs without the columns 7 adds).
+    // The events table as versions 4 and 5 made it, with events in it (and runs without the columns 7 adds, the indexes 8 changes).
     const db = new Sqlite(file);
     db.exec(`DROP INDEX runs_by_origin; ALTER TABLE runs DROP COLUMN rerun_of; ALTER TABLE runs DROP COLUMN rerun_from;
+      ${INDEXES_BEFORE_8}
       DROP TABLE events;
       CREATE TABLE events (id TEXT PRIMARY KEY, name TEXT NOT NULL, payload TEXT, at INTEGER NOT NULL) WITHOUT ROWID;
       CREATE INDEX events_by_time ON events (at);
@@ -83,6 +89,40 @@ describe('SQLite store files', () => {
     expect(newest.id).toBe('new');
     expect(newest.seq).toBeGreaterThan(kept[1]!.seq);
     await store.close();
+    expect(pragma(file, 'user_version')).toBe(SQLITE_SCHEMA_VERSION);
+  });
+
+  it("migrates a version 7 file's run indexes: its runs and steps are kept, listed and pruned", async () => {
+    const file = join(dir, 'runs.db');
+    const made = await openStore(`sqlite:${file}`);
+    for (const id of ['r1', 'r2']) await made.createRun({ id, chain: 'c', chain_hash: 'h', input: {}, owner: 'o', lease_until: T0, now: T0 });
+    await made.recordSteps([{ run_id: 'r1', epoch: 1, steps: [step('zeta'), step('alpha')] }, { run_id: 'r2', epoch: 1, steps: [step('y')] }]);
+    await made.finishRun('r2', 1, { status: 'succeeded', outputs: {}, error: null, finished_at: T0 + 5 });
+    await made.close();
+    const db = new Sqlite(file);
+    db.exec(INDEXES_BEFORE_8);
+    db.pragma('user_version = 7');
+    db.close();
+    const store = await openStore(`sqlite:${file}`);
+    expect((await store.getSteps('r1')).map((s) => s.key)).toEqual(['zeta', 'alpha']);
+    expect((await store.listRuns({ status: 'succeeded' })).map((r) => r.id)).toEqual(['r2']);
+    expect((await store.listRuns({ status: 'running', chain: 'c' })).map((r) => r.id)).toEqual(['r1']);
+    expect(await store.prune(T0 + 10)).toBe(1);
+    expect(await store.getSteps('r2')).toEqual([]);
+    expect(await store.getRun('r1')).toEqual(expect.objectContaining({ status: 'running' }));
+    await store.close();
+    const after = new Sqlite(file, { readonly: true });
+    try {
+      expect(after.prepare("SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'runs' AND name NOT LIKE 'sqlite_%' ORDER BY name").pluck().all()).toEqual([
+        'runs_by_chain',
+        'runs_by_created',
+        'runs_by_origin',
+        'runs_by_queue',
+        'runs_by_status',
+      ]);
+    } finally {
+      after.close();
+    }
     expect(pragma(file, 'user_version')).toBe(SQLITE_SCHEMA_VERSION);
   });
 
@@ -238,6 +278,22 @@ describe('SQLite store shared by processes', () => {
     expect(claimed).toEqual(ids);
     const store = await openStore(url);
     expect((await store.listRuns({ limit: 100 })).map((r) => r.epoch)).toEqual(Array(40).fill(2));
+    await store.close();
+  });
+
+  it('of several processes recording steps of one run at once, each step comes after every step recorded before it', async () => {
+    const url = `sqlite:${join(dir, 'shared.db')}`;
+    const store = await openStore(url);
+    await store.createRun({ id: 'r', chain: 'c', chain_hash: 'h', input: {}, owner: 'o', lease_until: T0, now: T0 });
+    const children = [0, 1, 2].map(() => startChild(['steps', url, 'r', '30']));
+    await Promise.all(children.map((c) => c.ready));
+    for (const c of children) c.go();
+    const outcomes = (await Promise.all(children.map((c) => c.result))) as { keys: string[] }[];
+    const steps = await store.getSteps('r');
+    expect(steps).toHaveLength(90);
+    // The steps a writer read before it recorded one are all before that one.
+    steps.forEach((s, place) => expect((s.output as { seen: number }).seen).toBeLessThanOrEqual(place));
+    for (const { keys } of outcomes) expect(steps.map((s) => s.key).filter((k) => keys.includes(k))).toEqual(keys);
     await store.close();
   });
 });
