@@ -47,7 +47,7 @@ export class Run implements CallOwner, CallWatcher, Stoppable {
   private readonly controls: (Abortable | undefined)[];
   private readonly queue: ReadyQueue;
   private ownSites: (CallSite | undefined)[] | undefined; // made for the first sub-chain, agent or mocked step
-  /** One clock reading (~90 ns) per scheduling turn, for the steps it ends and starts; a later end replaces it, its owner clears it. */
+  /** One clock reading per scheduling turn, for the steps it ends and starts (they do so at one moment); a later end replaces it, its owner clears it. */
   private turnAt: number | undefined;
   private pumping = false;
   /** Steps parked on a wait: the run parks instead of finishing when it goes quiet with any. */

@@ -2,7 +2,7 @@ import type { Counter } from 'prom-client';
 
 // Counter increments on the hot path go to a plain number ("cell") per label set; prom-client's
 // Counter receives the sums when it is scraped (its `collect` hook). A prom-client child's inc()
-// re-hashes its labels on every call (~0.5 µs), which a per-step metric cannot afford.
+// re-hashes its labels on every call, which a per-step metric cannot afford (the observe bench).
 
 export interface CounterCell {
   pending: number;

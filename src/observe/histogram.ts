@@ -1,8 +1,8 @@
 import type { Registry } from 'prom-client';
 
 // A Prometheus histogram whose observations cost a few array writes. prom-client's own Histogram
-// hashes the label values on every observe (~0.5 µs), too much for a per-step metric with a
-// budget of 1.5 µs for all of metrics and logs. This one keeps counts per label set in arrays
+// hashes the label values on every observe, too much for a per-step metric (the observe bench
+// holds all of a step's metrics and logs to a budget). This one keeps counts per label set in arrays
 // and hands prom-client's Registry the same samples a prom-client Histogram would (`_bucket`
 // cumulative with `le`, `_sum`, `_count`), so /metrics cannot tell them apart.
 

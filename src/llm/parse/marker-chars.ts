@@ -4,13 +4,12 @@ import type { ToolCallFormat } from './format.js';
 // format's `markers`). Each character is searched for once per text, natively, and only when a
 // format asks for it: prose with no `<`, `[` or `▁` is searched a few times in all instead of once
 // per format, and a one-character search stays fast on a CJK text where a whole marker's does not
-// (measured on 4 KB of the benchmark's prose: 0.09 µs for `<`, 0.16 µs for `<tool_call>`, the 24
-// markers of the built-in formats 3.9 µs against 0.8 µs for their 9 characters).
+// (the llm-parse bench: the built-in formats' markers share a few characters).
 
 /**
  * For one list of formats: the distinct marker characters, and for each format a bit set of its
  * own (-1: always asked). Bits rather than index lists: a stream reads short texts many times,
- * and asking twenty formats through lists cost a read some 200 ns, more than its searches.
+ * and asking twenty formats through lists cost a read more than its searches.
  */
 interface Plan {
   readonly chars: readonly string[];

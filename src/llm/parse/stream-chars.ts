@@ -61,7 +61,7 @@ const ANY_NOTABLE = /[{}\])\uff5d<[=\uff5c\u2581:\uff1a`>\uff5b_]/;
 
 /**
  * Which kinds of notable characters `text` holds (a bit set). A delta is a few characters: the
- * table is cheaper than calling a regular expression (measured: 7 against 10 µs for 512 deltas of 8).
+ * table is cheaper than calling a regular expression (the llm-parse bench's streamed deltas).
  * A long text is first searched natively, since most hold none.
  */
 export function notable(text: string): number {
