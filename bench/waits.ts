@@ -65,7 +65,7 @@ function rss(): number {
   return process.memoryUsage().rss;
 }
 
-console.log('## Runs that wait (SQLite)');
+console.log('runs that wait (SQLite)');
 
 // 1. 100,000 runs waiting: what a waking process holds, next to an idle engine with nothing to wake.
 {
