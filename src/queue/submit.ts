@@ -143,7 +143,10 @@ export class QueueSubmitter {
     await this.listen();
     return new Promise<RunResult>((resolve) => {
       const onAbort = (): void => void this.cancel(runId).catch(() => undefined);
-      signal?.addEventListener('abort', onAbort, { once: true });
+      // Aborted while the run was being submitted or the queue's events opened: an abort event
+      // has already fired, and listening now would lose the cancel.
+      if (signal?.aborted === true) onAbort();
+      else signal?.addEventListener('abort', onAbort, { once: true });
       const waiter: Waiter = {
         since,
         resolve: (result) => {

@@ -24,6 +24,16 @@ describe('operating the workers', () => {
     expect(await submitted.result()).toMatchObject({ status: 'cancelled', error: { code: 'ABORTED' } });
   });
 
+  it('a signal that aborts while the run is being submitted cancels it (the abort event is not waited for)', async () => {
+    const worker = spawn([]);
+    await worker.ready;
+    // Aborted before the submitter listens for its result: as a Ctrl-C that lands while the run is enqueued.
+    const abort = new AbortController();
+    abort.abort();
+    const result = await cluster.engine.run('slow', {}, { runId: 'cancel-early', signal: abort.signal });
+    expect(result).toMatchObject({ run_id: 'cancel-early', status: 'cancelled' });
+  });
+
   it('SIGTERM while 10 runs execute: they finish, the worker exits 0, nothing is lost', async () => {
     const log = join(root, 'graceful.log');
     const worker = spawn(['--concurrency', '10', '--grace', '30s'], { EFFECT_LOG: log });
