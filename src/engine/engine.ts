@@ -204,7 +204,7 @@ export async function openEngine(options: EngineOptions = {}): Promise<OpenedEng
   if (options.timers === true && submitter === undefined) void waker.start();
 
   if (options.recover === true && submitter === undefined && !isMemoryStore(store)) {
-    recovery = new Recovery({
+    const recovering = new Recovery({
       store,
       clock: host.clock,
       resume: (runId) => durable.resume(runId, observed(observer, {})),
@@ -212,9 +212,9 @@ export async function openEngine(options: EngineOptions = {}): Promise<OpenedEng
       intervalMs: options.recoverIntervalMs ?? 5_000,
       onEvent: options.onRecovery ?? ((): void => undefined),
     });
-    const started = recovery;
-    closers.unshift(() => started.close());
-    void started.start();
+    recovery = recovering;
+    closers.unshift(() => recovering.close());
+    void recovering.start();
   }
 
   const refuse = (chain: string, runId: string | undefined, error: { code: ErrorCode; message: string }, input: unknown, o: RunOptions): RunResult => failedBeforeStart(host, chain, runId, error, input, o);

@@ -84,7 +84,10 @@ export function localRuns(h: LocalRunsHost): RunPlace {
     },
     async submit(name, input, given) {
       const plan = h.lookup(name);
-      if (plan === undefined) throw new ToolchainError(h.unknownChain(name).code, h.unknownChain(name).message);
+      if (plan === undefined) {
+        const { code, message } = h.unknownChain(name);
+        throw new ToolchainError(code, message);
+      }
       const runId = given.runId ?? h.newRunId();
       const runOptions = { ...withDefaults(defaults, given), runId };
       const done = followed(durable.start(plan, input, runOptions), given);

@@ -2,7 +2,7 @@ import type { ChainPlan } from '../compiler/plan.js';
 import type { JsonSchema } from '../common/json.js';
 import { TOP_LEVEL, type ValidateFunction } from '../registry/schema-compiler.js';
 import { toProblems } from '../registry/argument-problems.js';
-import { planCopy, type CopyArgs } from '../registry/build-tool.js';
+import { planCopy, type CopyArgs } from '../registry/copy-args.js';
 import type { ArgumentProblem } from '../registry/types.js';
 import { checkJson } from '../registry/check-json.js';
 

@@ -9,7 +9,7 @@ import { LINEAR_REGEXP_MODULE, linearRegExp } from '../common/linear-regexp.js';
 // JSON Schema → validator. A registry owns one SchemaCompiler (so does nothing else: no Ajv state
 // is shared between engines). It keeps two kinds of Ajv instance, because arguments and results
 // need opposite treatment: arguments get defaults filled and types coerced (on a copy, see
-// planCopy in build-tool.ts); results are only checked, never changed. Compiling is the expensive
+// planCopy in copy-args.ts); results are only checked, never changed. Compiling is the expensive
 // part, so each tool version compiles once (build-tool.ts).
 
 export type SchemaUse = 'arguments' | 'results';
