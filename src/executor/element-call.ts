@@ -35,6 +35,8 @@ export function callElement(host: ExecutorHost, plan: ChainPlan, tools: ToolSet,
   if (bound instanceof ToolchainError) return Promise.resolve(end({ ok: false, error: { code: bound.code, message: bound.message }, attempts: 0 }));
   const site = i < 0 ? undefined : bound.sites[i];
   if (site === undefined) return Promise.resolve(end({ ok: false, error: { code: 'CHAIN_CHANGED', message: `chain '${plan.name}' has no tool step '${step}' to distribute` }, attempts: 0 }));
+  // Cancelled before the call began (a listener added now would never be called): no call.
+  if (signal?.aborted) return Promise.resolve(end({ ok: false, error: { code: 'ABORTED', message: `run ${runId} was cancelled` }, attempts: 0 }));
   return new Promise((resolve) => {
     let ctx: CallContext | undefined;
     let settled = false;

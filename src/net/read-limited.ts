@@ -7,6 +7,11 @@ import { NetError } from './net-error.js';
 // fails with BAD_RESPONSE.
 
 export async function readLimited(response: IncomingMessage, limit: number, signal: AbortSignal): Promise<Uint8Array> {
+  // Aborted before the body is read: a listener added now would never be called.
+  if (signal.aborted) {
+    response.destroy();
+    throw signal.reason;
+  }
   const encoding = String(response.headers['content-encoding'] ?? '').trim().toLowerCase();
   const decoder = encoding === 'gzip' || encoding === 'x-gzip' ? createGunzip() : encoding === 'deflate' ? createInflate() : encoding === 'br' ? createBrotliDecompress() : undefined;
   const stream: NodeJS.ReadableStream = decoder ? response.pipe(decoder) : response;

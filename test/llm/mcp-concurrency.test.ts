@@ -80,6 +80,25 @@ describe('MCP server concurrency', () => {
     expect(h.started()).toBe(12);
   });
 
+  it('starts no run for a call the client cancelled while it waited for a place', async () => {
+    const h = await holdingEngine();
+    // A chain that may wait for a person runs as a durable run of its own.
+    h.engine.addChain('name: held\ninputs: { n: integer }\nsteps:\n  - { name: work, tool: hold, input_map: { n: $.n } }\n  - { name: ok, approval: { prompt: go? } }\n');
+    const client = await connect(h.engine, 1);
+    const first = client.callTool({ name: 'held', arguments: { n: 1 } });
+    const cancel = new AbortController();
+    const second = client.callTool({ name: 'held', arguments: { n: 2 } }, undefined, { signal: cancel.signal });
+    await settle();
+    expect(h.started()).toBe(1);
+    cancel.abort();
+    await expect(second).rejects.toThrow();
+    h.release();
+    await first;
+    await settle();
+    expect(h.started()).toBe(1);
+    expect((await h.engine.runs.list({ chain: 'held' })).length).toBe(1);
+  });
+
   it('refuses a concurrency that is not a whole number of at least 1', async () => {
     const h = await holdingEngine();
     await expect(createMcpServer(h.engine, { concurrency: 0 })).rejects.toMatchObject({ code: 'USAGE' });

@@ -86,6 +86,12 @@ export function callAsRun(targets: McpRunTargets, chain: string, input: Record<s
     settle(value);
   };
   const onAbort = (): void => void targets.cancel(runId).catch(() => undefined);
+  // Cancelled while it waited for a place (a listener added now would never be called): no run starts.
+  if (options.signal?.aborted) {
+    const result: RunResult = { run_id: runId, chain, status: 'cancelled', outputs: null, error: { code: 'ABORTED', message: `the call was cancelled before run ${runId} started` }, steps: {}, duration_ms: 0 };
+    settle({ kind: 'ended', result });
+    return { end, done: Promise.resolve(result) };
+  }
   options.signal?.addEventListener('abort', onAbort, { once: true });
 
   async function decideByClient(q: ApprovalQuestion & { readonly id: string }): Promise<boolean> {
