@@ -220,7 +220,7 @@ export async function openEngine(options: EngineOptions = {}): Promise<OpenedEng
   const refuse = (chain: string, runId: string | undefined, error: { code: ErrorCode; message: string }, input: unknown, o: RunOptions): RunResult => failedBeforeStart(host, chain, runId, error, input, o);
   // Where this engine's runs execute, picked once: the methods below never ask which.
   const place: RunPlace = submitter
-    ? queuedRuns({ submitter, lookup, unknownChain, newRunId: host.newRunId, clock: host.clock, refuse })
+    ? queuedRuns({ submitter, store, lookup, unknownChain, newRunId: host.newRunId, clock: host.clock, refuse })
     : localRuns({ durable, store, waker, defaults, lookup, unknownChain, refuse, newRunId: host.newRunId });
 
   const allPlans = (): ChainPlan[] => [...set.plans.values(), ...added.values()];

@@ -11,7 +11,7 @@ import type { RunResult } from '../run-model/result.js';
 import type { Observer } from '../observe/index.js';
 import type { ApproveCallback } from '../registry/types.js';
 import { mayWait, type DurableRuns } from '../runs/durable-runs.js';
-import { isRefusal, planRerun } from '../runs/rerun.js';
+import { isRefusal, planRerun, splitRerunOptions } from '../runs/rerun.js';
 import type { InternalStartOptions, RunStartOptions } from '../runs/start-options.js';
 import type { Waker } from '../runs/waker.js';
 import type { RunStore } from '../store/types.js';
@@ -95,14 +95,8 @@ export function localRuns(h: LocalRunsHost): RunPlace {
     },
     resume: (runId, given) => followed(durable.resume(runId, withDefaults(defaults, given)), given),
     async rerun(runId, rerunOptions) {
-      const { from, input, allowChanged, ...given } = rerunOptions;
-      let planned;
-      try {
-        planned = await planRerun(store, runId, h.lookup, { ...(from !== undefined ? { from } : {}), ...(input !== undefined ? { input } : {}), ...(allowChanged !== undefined ? { allowChanged } : {}) });
-      } catch (error) {
-        const e = error instanceof ToolchainError ? error : new ToolchainError('STORE_UNAVAILABLE', String(error));
-        return h.refuse('(unknown)', given.runId, { code: e.code, message: e.message }, undefined, given);
-      }
+      const { request, given } = splitRerunOptions(rerunOptions);
+      const planned = await planRerun(store, runId, h.lookup, request);
       if (isRefusal(planned)) return h.refuse(planned.chain, given.runId, planned.error, planned.input, given);
       return followed(durable.startRerun(planned, withDefaults(defaults, given)), given);
     },

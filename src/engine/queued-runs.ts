@@ -2,7 +2,8 @@
 // records the run, enqueues it and resolves with the RunResult the store has once a worker
 // finished it; `submit` returns as soon as the run is enqueued. A run that cannot be submitted
 // (Redis down, a bad run id) is a failed result, as a run that cannot start is in a local engine.
-// A re-run is refused: it executes in the process that asks for it.
+// A re-run is planned here from the store (what it keeps), recorded with what it keeps, and
+// executed by a worker.
 
 import { ToolchainError, type ErrorCode } from '../common/errors.js';
 import type { ChainPlan } from '../compiler/plan.js';
@@ -10,11 +11,15 @@ import type { RunResult } from '../run-model/result.js';
 import type { Clock } from '../common/clock.js';
 import type { NewsListener, QueueSubmitter, Submission } from '../queue/submit.js';
 import { relayNews } from './queue-relay.js';
+import { isRefusal, planRerun, splitRerunOptions } from '../runs/rerun.js';
 import type { RunStartOptions } from '../runs/start-options.js';
+import type { RunStore } from '../store/types.js';
 import type { RunPlace } from './run-place.js';
 
 export interface QueuedRunsHost {
   readonly submitter: QueueSubmitter;
+  /** The run store the queue's workers share: a re-run is planned from it. */
+  readonly store: RunStore;
   readonly lookup: (name: string) => ChainPlan | undefined;
   /** The failed result of a run that could not start (unknown chain, queue unreachable). */
   readonly refuse: (chain: string, runId: string | undefined, error: { code: ErrorCode; message: string }, input: unknown, options: RunStartOptions) => RunResult;
@@ -60,8 +65,13 @@ export function queuedRuns(h: QueuedRunsHost): RunPlace {
       return relayed(runId, input, options, (follow) => h.submitter.submit(planNamed(name), input, runId, follow), name);
     },
     resume: (runId, options) => relayed(runId, undefined, options, (follow) => h.submitter.resume(runId, options.allowChanged === true, follow), '(unknown)'),
-    rerun: async (_runId, options) =>
-      h.refuse('(unknown)', options.runId, { code: 'USAGE', message: 'a re-run executes in the process that asks for it; use an engine without a queue (toolchain rerun without --queue)' }, undefined, options),
+    async rerun(originId, options) {
+      const { request, given } = splitRerunOptions(options);
+      const planned = await planRerun(h.store, originId, h.lookup, request);
+      if (isRefusal(planned)) return h.refuse(planned.chain, given.runId, planned.error, planned.input, given);
+      const runId = given.runId ?? h.newRunId();
+      return relayed(runId, planned.input, given, (follow) => h.submitter.rerun(planned, runId, follow), planned.plan.name);
+    },
     cancel: async (runId) => (await h.submitter.cancel(runId))?.status === 'running',
     // Recorded and enqueued under the tick's id: whichever worker takes it runs it.
     fire: (plan, input, runId) => submit(plan.name, input, { runId }).then(() => 'fired' as const),

@@ -4,7 +4,8 @@ import { ToolchainError, type ErrorCode } from '../common/errors.js';
 import type { Clock } from '../common/clock.js';
 import type { ChainPlan } from '../compiler/plan.js';
 import type { RunResult } from '../run-model/result.js';
-import { asStoreError } from '../runs/group-recorder.js';
+import { asStoreError, fenced } from '../runs/group-recorder.js';
+import type { Rerun } from '../runs/rerun.js';
 import { runIdConflict } from '../runs/run-id-conflict.js';
 import { storedResult } from '../runs/stored-result.js';
 import type { RunStore, StoredRun } from '../store/types.js';
@@ -21,6 +22,8 @@ import { checkRunId, encodeJob, JOB_OPTIONS, type JobKind } from './job-codec.js
 // wherever the run executed.
 
 export const QUEUED_OWNER = 'queued';
+/** How long a re-run being recorded is held from the reconciler and recovery (a worker claims it at once all the same). */
+const SETUP_LEASE_MS = 30_000;
 const POLL_MS = 1_000;
 
 export interface Submission {
@@ -79,6 +82,26 @@ export class QueueSubmitter {
       if (conflict) throw conflict;
     }
     if (outcome.created || outcome.run.status === 'running') await this.enqueue(runId, 'run', outcome.run.chain, outcome.run.chain_hash, false, follow);
+    return this.submission(runId, 0);
+  }
+
+  /**
+   * Records a re-run — its origin, and the origin's results it keeps — and enqueues it: a worker
+   * executes the rest, as it resumes a run. Until the kept results are written the run's lease
+   * is held, so that no reconciler or recovery takes it up without them.
+   */
+  async rerun(r: Rerun, runId: string, follow?: NewsListener): Promise<Submission> {
+    checkRunId(runId);
+    const now = this.clock.now();
+    const origin = { rerun_of: r.rerun_of, ...(r.rerun_from !== undefined ? { rerun_from: r.rerun_from } : {}) };
+    try {
+      const outcome = await this.store.createRun({ id: runId, chain: r.plan.name, chain_hash: r.plan.hash, input: jsonCopy(r.input), owner: QUEUED_OWNER, lease_until: now + SETUP_LEASE_MS, now, queue: this.address.name, ...origin });
+      if (!outcome.created) throw new ToolchainError('RUN_ID_CONFLICT', `run id ${runId} names a recorded run already; a re-run is a new run: give it an id of its own`);
+      if (r.kept.length > 0 && (await this.store.recordSteps([{ run_id: runId, epoch: outcome.run.epoch, steps: r.kept }]))[0] !== 'ok') throw fenced(runId);
+    } catch (error) {
+      throw asStoreError(error, this.store.url);
+    }
+    await this.enqueue(runId, 'run', r.plan.name, r.plan.hash, false, follow);
     return this.submission(runId, 0);
   }
 

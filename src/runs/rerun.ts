@@ -1,4 +1,4 @@
-import { didYouMean, suggestionSuffix, type ErrorCode } from '../common/errors.js';
+import { didYouMean, suggestionSuffix, ToolchainError, type ErrorCode } from '../common/errors.js';
 import { isRecord } from '../common/json.js';
 import type { ChainPlan, PlanStep } from '../compiler/plan.js';
 import { THIS } from '../compiler/compile-repeat.js';
@@ -50,8 +50,23 @@ export interface RerunRefusal {
   readonly error: { readonly code: ErrorCode; readonly message: string };
 }
 
-/** Plans a re-run of `originId`, or says why there can be none. Reads the store; writes nothing. */
+/** A re-run's options parted: what to re-run, and the new run's own options. */
+export function splitRerunOptions(options: RerunOptions): { request: RerunRequest; given: RunStartOptions } {
+  const { from, input, allowChanged, ...given } = options;
+  return { request: { ...(from !== undefined ? { from } : {}), ...(input !== undefined ? { input } : {}), ...(allowChanged !== undefined ? { allowChanged } : {}) }, given };
+}
+
+/** Plans a re-run of `originId`, or says why there can be none (a store that cannot be read too). Reads the store; writes nothing. */
 export async function planRerun(store: RunStore, originId: string, chain: (name: string) => ChainPlan | undefined, request: RerunRequest): Promise<Rerun | RerunRefusal> {
+  try {
+    return await planFromStore(store, originId, chain, request);
+  } catch (error) {
+    const e = error instanceof ToolchainError ? error : new ToolchainError('STORE_UNAVAILABLE', String(error));
+    return refusal('(unknown)', undefined, e.code, e.message);
+  }
+}
+
+async function planFromStore(store: RunStore, originId: string, chain: (name: string) => ChainPlan | undefined, request: RerunRequest): Promise<Rerun | RerunRefusal> {
   const origin = await store.getRun(originId);
   if (origin === undefined) return refusal('(unknown)', undefined, 'RUN_NOT_FOUND', `no run ${originId} in the run store ${store.url}`);
   const refuse = (code: ErrorCode, message: string): RerunRefusal => refusal(origin.chain, origin.input, code, message);

@@ -264,7 +264,7 @@ export function createMemoryRunService(engine: Engine, options: MemoryRunService
       return start(stored.chain, stored.input, { wait: false }, runId, { seed, startedAt: stored.started_at, resumes: stored.resumes });
     },
     async rerun(runId: string, request: RerunRequest): Promise<StartOutcome> {
-      if (engine.queued) throw new ServiceError(400, 'USAGE', 'a re-run executes in the server that asks for it, and this one hands its runs to a queue; re-run it with toolchain rerun');
+      if (engine.queued) throw new ServiceError(400, 'USAGE', 'this server hands its runs to a queue, and a re-run over HTTP is not handed on yet; re-run it with toolchain rerun --queue');
       const origin = await engine.runs.get(runId);
       if (origin === undefined) throw new ServiceError(404, 'RUN_NOT_FOUND', `no run with id '${runId}'`);
       // The view shows the input the new run gets: the origin's with the request's keys replaced.

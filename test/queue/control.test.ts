@@ -34,6 +34,30 @@ describe('operating the workers', () => {
     expect(result).toMatchObject({ run_id: 'cancel-early', status: 'cancelled' });
   });
 
+  it('a re-run from a step is recorded with what it keeps and executed by a worker: only that step and those after it run', async () => {
+    const log = join(root, 'rerun.log');
+    const worker = spawn([], { EFFECT_LOG: log });
+    await worker.ready;
+    expect(await cluster.engine.run('five', { start: 0 }, { runId: 'rerun-origin' })).toMatchObject({ status: 'succeeded', outputs: { value: 5 } });
+    const again = await cluster.engine.rerun('rerun-origin', { from: 's4', runId: 'rerun-1' });
+    expect(again).toMatchObject({ run_id: 'rerun-1', status: 'succeeded', outputs: { value: 5 } });
+    // Keys are RUN:STEP: the re-run called s4 and s5 on the worker, and nothing else.
+    expect(readEffects(log).map((e) => e.key).filter((k) => k.startsWith('rerun-1:'))).toEqual(['rerun-1:s4', 'rerun-1:s5']);
+    expect(readEffects(log).every((e) => e.pid === worker.pid)).toBe(true);
+    const stored = await cluster.engine.runs.get('rerun-1');
+    expect(stored).toMatchObject({ rerun_of: 'rerun-origin', rerun_from: 's4' });
+    expect(stored?.steps.s1).toMatchObject({ status: 'succeeded' });
+    // A refusal is as without a queue: nothing is recorded or enqueued.
+    expect(await cluster.engine.rerun('rerun-origin', { from: 's9' })).toMatchObject({ status: 'failed', error: { code: 'STEP_NOT_FOUND' } });
+    expect(await cluster.engine.rerun('rerun-origin', { from: 's4', runId: 'rerun-1' })).toMatchObject({ status: 'failed', error: { code: 'RUN_ID_CONFLICT' } });
+    // The same from the CLI, the queue's Redis being the store.
+    const chains = ['--chains', join(FIXTURE, 'chains'), '--plugins', join(FIXTURE, 'plugins')];
+    const cli = await runCli([...chains, 'rerun', 'rerun-origin', '--from', 's5', '--run-id', 'rerun-cli', '--queue', cluster.redis.url, '--json']);
+    expect(cli.code).toBe(0);
+    expect(JSON.parse(cli.stdout)).toMatchObject({ run_id: 'rerun-cli', status: 'succeeded', outputs: { value: 5 } });
+    expect(readEffects(log).map((e) => e.key).filter((k) => k.startsWith('rerun-cli:'))).toEqual(['rerun-cli:s5']);
+  });
+
   it('SIGTERM while 10 runs execute: they finish, the worker exits 0, nothing is lost', async () => {
     const log = join(root, 'graceful.log');
     const worker = spawn(['--concurrency', '10', '--grace', '30s'], { EFFECT_LOG: log });

@@ -12,7 +12,8 @@ import { storeUrl } from '../store-url.js';
 // a run that ended. With --from, that step and every step downstream of it run and the others
 // keep their recorded outputs; without, every step runs again. Each --input replaces one key of
 // the run's input: its value is read as JSON when it is JSON (`5`, `true`, `{"a":1}`, `"text"`),
-// else taken as text. The new run's id is printed on stderr first, as `run` prints its own.
+// else taken as text. The new run's id is printed on stderr first, as `run` prints its own. With
+// --queue the new run is recorded here and a worker of that queue executes it.
 
 interface RerunFlags extends SessionFlags {
   readonly from?: string;
@@ -20,6 +21,7 @@ interface RerunFlags extends SessionFlags {
   readonly allowChanged: boolean;
   readonly runId?: string;
   readonly store?: string;
+  readonly queue?: string;
 }
 
 export function registerRerun(program: Command, ctx: CommandContext): void {
@@ -35,6 +37,7 @@ export function registerRerun(program: Command, ctx: CommandContext): void {
     .option('--approve <tool>', 'allow calls of this dangerous tool (repeatable)', collect, [])
     .option('--wait-approvals', "without a terminal: make other dangerous calls approval requests and wait for 'toolchain approvals' to decide them", false)
     .option('--store <url>', 'the run store (default: TOOLCHAIN_STORE, else sqlite:.toolchain/runs.db)')
+    .option('--queue <url>', 'let the workers of this queue execute it (redis://HOST:PORT[/DB][?queue=NAME]); the store then defaults to that Redis')
     .option('--verbose', "show tools' ctx.log lines on stderr", false)
     .option('--isolation <level>', ISOLATION_HELP, 'none')
     .action(async (runId: string, flags: RerunFlags) => {
@@ -43,12 +46,15 @@ export function registerRerun(program: Command, ctx: CommandContext): void {
       const session = openSession(ctx.io, flags, globals);
       try {
         const logger = session.logger ? { logger: session.logger } : {};
-        const engine = await createEngine({ chainsDir: globals.chains, pluginsDir: globals.plugins, load: 'lazy', cache: ctx.diskCache(), store: storeUrl(flags.store, ctx.io), isolation: session.isolation, ...logger });
+        // With a queue and no store named, the queue's Redis is the store (as for run --queue).
+        const store = flags.queue !== undefined && flags.store === undefined && ctx.io.env.TOOLCHAIN_STORE === undefined ? undefined : storeUrl(flags.store, ctx.io);
+        const queue = flags.queue !== undefined ? { queue: flags.queue } : {};
+        const engine = await createEngine({ chainsDir: globals.chains, pluginsDir: globals.plugins, load: 'lazy', cache: ctx.diskCache(), store, ...queue, isolation: session.isolation, ...logger });
         try {
           const newId = flags.runId ?? randomUUID();
           ctx.io.stderr.write(`re-running run ${runId}${flags.from !== undefined ? ` from step ${flags.from}` : ''}\nrun ${newId}\n`);
           const request = { runId: newId, allowChanged: flags.allowChanged, ...(flags.from !== undefined ? { from: flags.from } : {}), ...(flags.input.length > 0 ? { input } : {}) };
-          ctx.exit(await session.run((options) => engine.rerun(runId, { ...options, ...request }), engine));
+          ctx.exit(await session.run((options) => engine.rerun(runId, { ...options, ...request }), engine, flags.queue));
         } finally {
           await engine.close();
         }
