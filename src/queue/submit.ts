@@ -6,6 +6,7 @@ import type { ChainPlan } from '../compiler/plan.js';
 import type { RunResult } from '../run-model/result.js';
 import { asStoreError, fenced } from '../runs/group-recorder.js';
 import type { Rerun } from '../runs/rerun.js';
+import { QUEUED_OWNER } from '../runs/owner.js';
 import { runIdConflict } from '../runs/run-id-conflict.js';
 import { storedResult } from '../runs/stored-result.js';
 import type { RunStore, StoredRun } from '../store/types.js';
@@ -21,7 +22,6 @@ import { checkRunId, encodeJob, JOB_OPTIONS, type JobKind } from './job-codec.js
 // reads the store once a second; the result is always the store's, so it is the same RunResult
 // wherever the run executed.
 
-export const QUEUED_OWNER = 'queued';
 /** How long a re-run being recorded is held from the reconciler and recovery (a worker claims it at once all the same). */
 const SETUP_LEASE_MS = 30_000;
 const POLL_MS = 1_000;

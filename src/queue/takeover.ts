@@ -1,9 +1,8 @@
 import type { Queue } from 'bullmq';
 import type { Redis as RedisClient } from 'ioredis';
 import type { Clock } from '../common/clock.js';
-import { ownerAlive } from '../runs/owner.js';
+import { ownerAlive, QUEUED_OWNER } from '../runs/owner.js';
 import type { RunStore } from '../store/types.js';
-import { QUEUED_OWNER } from './submit.js';
 
 // A worker killed with SIGKILL leaves its jobs active in BullMQ, locked in its name until the lock
 // runs out and the stalled check (two passes of --stalled-interval, 30 s by default) moves them

@@ -5,6 +5,7 @@ import type { ErrorCode } from '../common/errors.js';
 import type { ChainPlan } from '../compiler/plan.js';
 import type { RunResult } from '../run-model/result.js';
 import { dispatchBatch, ElementSources, isElementJob, parentDistributor, processElement, type ElementCaller } from './distribute.js';
+import { QUEUED_OWNER } from '../runs/owner.js';
 import { withPlumbing, type InternalStartOptions } from '../runs/start-options.js';
 import type { RunStore, StoredRun } from '../store/types.js';
 import { subscribeCancel } from './cancel-channel.js';
@@ -14,7 +15,6 @@ import { memoryPolicyWarning } from './memory-policy.js';
 import { reconcile } from './reconciler.js';
 import { takeOverDeadWorkers } from './takeover.js';
 import { newsReporter } from './run-news.js';
-import { QUEUED_OWNER } from './submit.js';
 import { leftWaiting, Waker } from '../runs/waker.js';
 
 // The executing side of the queue: a BullMQ worker whose processor executes a job's run with the

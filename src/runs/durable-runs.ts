@@ -14,7 +14,7 @@ import type { RunFilter, RunStore, StoredRun } from '../store/types.js';
 import { asStoreError, fenced, GroupRecorder } from './group-recorder.js';
 import { resumption, withHistory, type Resumption } from './attempt-history.js';
 import { runIdConflict } from './run-id-conflict.js';
-import { newOwnerId, ownerAlive } from './owner.js';
+import { newOwnerId, ownerAlive, QUEUED_OWNER } from './owner.js';
 import { endStatus, runDetail, runSummary, storedResult, type RunDetail, type RunSummary } from './stored-result.js';
 import { closeWaits, describeWait, StoredRunWaits } from './run-waits.js';
 import { cancelRun, endCancelled } from './cancel-run.js';
@@ -219,7 +219,8 @@ export class DurableRuns {
       const recorded = await this.s.store.getSteps(run.id);
       for (const step of recorded) restored.set(step.key, step);
       if (run.status === 'waiting') emitSafely(options, { type: 'run:woken', run_id: run.id, chain: run.chain, timestamp: now });
-      return this.execute(plan, claim.run, run.input, options, restored, resumption(now, recorded));
+      // A queued run that no worker had taken up is executed for the first time here: no resume.
+      return this.execute(plan, claim.run, run.input, options, restored, run.owner === QUEUED_OWNER ? undefined : resumption(now, recorded));
     } catch (error) {
       return refuse(asStoreError(error, this.s.store.url).code, asStoreError(error, this.s.store.url).message);
     }

@@ -9,6 +9,12 @@ import type { StoredRun } from '../store/types.js';
 // killed but not yet reaped by its parent (a zombie) still has its id, and signal 0 still
 // reaches it: on Linux its state in /proc says it is dead.
 
+/**
+ * The owner of a run recorded for a queue's workers that none has taken up yet (the submitter's
+ * placeholder): the worker that takes it executes it for the first time, not again.
+ */
+export const QUEUED_OWNER = 'queued';
+
 export function newOwnerId(): string {
   return `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
 }

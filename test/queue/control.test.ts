@@ -39,6 +39,7 @@ describe('operating the workers', () => {
     const worker = spawn([], { EFFECT_LOG: log });
     await worker.ready;
     expect(await cluster.engine.run('five', { start: 0 }, { runId: 'rerun-origin' })).toMatchObject({ status: 'succeeded', outputs: { value: 5 } });
+    expect((await cluster.engine.runs.get('rerun-origin'))?.resumes).toEqual([]);
     const again = await cluster.engine.rerun('rerun-origin', { from: 's4', runId: 'rerun-1' });
     expect(again).toMatchObject({ run_id: 'rerun-1', status: 'succeeded', outputs: { value: 5 } });
     // Keys are RUN:STEP: the re-run called s4 and s5 on the worker, and nothing else.
