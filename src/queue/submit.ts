@@ -7,7 +7,7 @@ import type { RunResult } from '../run-model/result.js';
 import { asStoreError, fenced } from '../runs/group-recorder.js';
 import type { Rerun } from '../runs/rerun.js';
 import { QUEUED_OWNER } from '../runs/owner.js';
-import { runIdConflict } from '../runs/run-id-conflict.js';
+import { rerunIdTaken, runIdConflict } from '../runs/run-id-conflict.js';
 import { storedResult } from '../runs/stored-result.js';
 import type { RunStore, StoredRun } from '../store/types.js';
 import { publishCancel } from './cancel-channel.js';
@@ -96,7 +96,7 @@ export class QueueSubmitter {
     const origin = { rerun_of: r.rerun_of, ...(r.rerun_from !== undefined ? { rerun_from: r.rerun_from } : {}) };
     try {
       const outcome = await this.store.createRun({ id: runId, chain: r.plan.name, chain_hash: r.plan.hash, input: jsonCopy(r.input), owner: QUEUED_OWNER, lease_until: now + SETUP_LEASE_MS, now, queue: this.address.name, ...origin });
-      if (!outcome.created) throw new ToolchainError('RUN_ID_CONFLICT', `run id ${runId} names a recorded run already; a re-run is a new run: give it an id of its own`);
+      if (!outcome.created) throw rerunIdTaken(runId);
       if (r.kept.length > 0 && (await this.store.recordSteps([{ run_id: runId, epoch: outcome.run.epoch, steps: r.kept }]))[0] !== 'ok') throw fenced(runId);
     } catch (error) {
       throw asStoreError(error, this.store.url);

@@ -13,7 +13,7 @@ import { storedStep } from '../store/stored-step.js';
 import type { RunFilter, RunStore, StoredRun } from '../store/types.js';
 import { asStoreError, fenced, GroupRecorder } from './group-recorder.js';
 import { resumption, withHistory, type Resumption } from './attempt-history.js';
-import { runIdConflict } from './run-id-conflict.js';
+import { rerunIdTaken, runIdConflict } from './run-id-conflict.js';
 import { newOwnerId, ownerAlive, QUEUED_OWNER } from './owner.js';
 import { endStatus, runDetail, runSummary, storedResult, type RunDetail, type RunSummary } from './stored-result.js';
 import { closeWaits, describeWait, StoredRunWaits } from './run-waits.js';
@@ -131,7 +131,10 @@ export class DurableRuns {
     let outcome;
     try {
       outcome = await this.recorder.create({ id, chain: plan.name, chain_hash: plan.hash, input: stored, owner: this.owner, lease_until: now + this.s.leaseMs, now, ...origin });
-      if (!outcome.created) return this.s.refuse(plan.name, id, { code: 'RUN_ID_CONFLICT', message: `run id ${id} names a recorded run already; a re-run is a new run: give it an id of its own` }, r.input, options);
+      if (!outcome.created) {
+        const { code, message } = rerunIdTaken(id);
+        return this.s.refuse(plan.name, id, { code, message }, r.input, options);
+      }
       if (r.kept.length > 0 && (await this.s.store.recordSteps([{ run_id: id, epoch: outcome.run.epoch, steps: r.kept }]))[0] !== 'ok') throw fenced(id);
     } catch (error) {
       return this.s.refuse(plan.name, id, asStoreError(error, this.s.store.url), r.input, options);

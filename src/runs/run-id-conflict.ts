@@ -12,3 +12,8 @@ export function runIdConflict(run: Pick<StoredRun, 'id' | 'chain' | 'input'>, ch
   const what = run.chain !== chain ? `chain '${run.chain}', not '${chain}'` : 'another input';
   return new ToolchainError('RUN_ID_CONFLICT', `run id ${run.id} names a run of ${what}; a run id may be reused only for the same chain with the same input — pick a new id`);
 }
+
+/** RUN_ID_CONFLICT for a re-run given the id of a recorded run: a re-run is always a new run. */
+export function rerunIdTaken(id: string): ToolchainError {
+  return new ToolchainError('RUN_ID_CONFLICT', `run id ${id} names a recorded run already; a re-run is a new run: give it an id of its own`);
+}
