@@ -11,3 +11,8 @@ export function storeUrl(flag: string | undefined, io: CliIO): string {
   const file = url.slice('sqlite:'.length);
   return file === '' || file === ':memory:' || isAbsolute(file) ? url : `sqlite:${resolve(io.cwd, file)}`;
 }
+
+/** The store of a command that may hand its runs to `queue`: with a queue and no store named, none (the engine uses the queue's Redis). */
+export function runStoreUrl(flag: string | undefined, io: CliIO, queue: string | undefined): string | undefined {
+  return queue !== undefined && flag === undefined && io.env.TOOLCHAIN_STORE === undefined ? undefined : storeUrl(flag, io);
+}

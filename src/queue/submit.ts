@@ -4,10 +4,10 @@ import { ToolchainError, type ErrorCode } from '../common/errors.js';
 import type { Clock } from '../common/clock.js';
 import type { ChainPlan } from '../compiler/plan.js';
 import type { RunResult } from '../run-model/result.js';
-import { asStoreError, fenced } from '../runs/group-recorder.js';
-import type { Rerun } from '../runs/rerun.js';
+import { asStoreError } from '../runs/group-recorder.js';
+import { keepResults, rerunOrigin, type Rerun } from '../runs/rerun.js';
 import { QUEUED_OWNER } from '../runs/owner.js';
-import { rerunIdTaken, runIdConflict } from '../runs/run-id-conflict.js';
+import { runIdConflict } from '../runs/run-id-conflict.js';
 import { storedResult } from '../runs/stored-result.js';
 import type { RunStore, StoredRun } from '../store/types.js';
 import { publishCancel } from './cancel-channel.js';
@@ -93,11 +93,8 @@ export class QueueSubmitter {
   async rerun(r: Rerun, runId: string, follow?: NewsListener): Promise<Submission> {
     checkRunId(runId);
     const now = this.clock.now();
-    const origin = { rerun_of: r.rerun_of, ...(r.rerun_from !== undefined ? { rerun_from: r.rerun_from } : {}) };
     try {
-      const outcome = await this.store.createRun({ id: runId, chain: r.plan.name, chain_hash: r.plan.hash, input: jsonCopy(r.input), owner: QUEUED_OWNER, lease_until: now + SETUP_LEASE_MS, now, queue: this.address.name, ...origin });
-      if (!outcome.created) throw rerunIdTaken(runId);
-      if (r.kept.length > 0 && (await this.store.recordSteps([{ run_id: runId, epoch: outcome.run.epoch, steps: r.kept }]))[0] !== 'ok') throw fenced(runId);
+      await keepResults(this.store, await this.store.createRun({ id: runId, chain: r.plan.name, chain_hash: r.plan.hash, input: jsonCopy(r.input), owner: QUEUED_OWNER, lease_until: now + SETUP_LEASE_MS, now, queue: this.address.name, ...rerunOrigin(r) }), r);
     } catch (error) {
       throw asStoreError(error, this.store.url);
     }

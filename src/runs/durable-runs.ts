@@ -13,13 +13,13 @@ import { storedStep } from '../store/stored-step.js';
 import type { RunFilter, RunStore, StoredRun } from '../store/types.js';
 import { asStoreError, fenced, GroupRecorder } from './group-recorder.js';
 import { resumption, withHistory, type Resumption } from './attempt-history.js';
-import { rerunIdTaken, runIdConflict } from './run-id-conflict.js';
+import { runIdConflict } from './run-id-conflict.js';
 import { newOwnerId, ownerAlive, QUEUED_OWNER } from './owner.js';
 import { endStatus, runDetail, runSummary, storedResult, type RunDetail, type RunSummary } from './stored-result.js';
 import { closeWaits, describeWait, StoredRunWaits } from './run-waits.js';
 import { cancelRun, endCancelled } from './cancel-run.js';
 import { plumbingOf, type InternalStartOptions } from './start-options.js';
-import type { Rerun } from './rerun.js';
+import { keepResults, rerunOrigin, type Rerun } from './rerun.js';
 
 // Runs that outlive a process: every run is created in the run store before it starts
 // and its step results are recorded as they finish. A run id chosen by the caller is the run's
@@ -127,19 +127,13 @@ export class DurableRuns {
     const stored = this.s.inProcess ? checked.input : jsonCopy(checked.input);
     if (stored instanceof ToolchainError) return this.s.refuse(plan.name, id, stored, r.input, options);
     const now = this.s.clock.now();
-    const origin = { rerun_of: r.rerun_of, ...(r.rerun_from !== undefined ? { rerun_from: r.rerun_from } : {}) };
-    let outcome;
+    let run: StoredRun;
     try {
-      outcome = await this.recorder.create({ id, chain: plan.name, chain_hash: plan.hash, input: stored, owner: this.owner, lease_until: now + this.s.leaseMs, now, ...origin });
-      if (!outcome.created) {
-        const { code, message } = rerunIdTaken(id);
-        return this.s.refuse(plan.name, id, { code, message }, r.input, options);
-      }
-      if (r.kept.length > 0 && (await this.s.store.recordSteps([{ run_id: id, epoch: outcome.run.epoch, steps: r.kept }]))[0] !== 'ok') throw fenced(id);
+      run = await keepResults(this.s.store, await this.recorder.create({ id, chain: plan.name, chain_hash: plan.hash, input: stored, owner: this.owner, lease_until: now + this.s.leaseMs, now, ...rerunOrigin(r) }), r);
     } catch (error) {
       return this.s.refuse(plan.name, id, asStoreError(error, this.s.store.url), r.input, options);
     }
-    return this.execute(plan, outcome.run, stored, options, new Map(r.kept.map((s) => [s.key, s])));
+    return this.execute(plan, run, stored, options, new Map(r.kept.map((s) => [s.key, s])));
   }
 
   /** A run id chosen by the caller may name a run already, which is answered as ever; else the input is refused. */

@@ -4,7 +4,9 @@ import type { ChainPlan, PlanStep } from '../compiler/plan.js';
 import { THIS } from '../compiler/compile-repeat.js';
 import { jsonEqual } from '../expr/json-equal.js';
 import type { PathRef } from '../expr/types.js';
-import type { RunStore, StoredStep } from '../store/types.js';
+import type { CreateOutcome, RunStore, StoredRun, StoredStep } from '../store/types.js';
+import { fenced } from './group-recorder.js';
+import { rerunIdTaken } from './run-id-conflict.js';
 import type { RunStartOptions } from './start-options.js';
 import { stepOf } from './stored-result.js';
 
@@ -48,6 +50,23 @@ export interface RerunRefusal {
   readonly chain: string;
   readonly input: unknown;
   readonly error: { readonly code: ErrorCode; readonly message: string };
+}
+
+/** What a re-run's record carries beyond a run's: the run it re-runs and the step it starts from. */
+export function rerunOrigin(r: Rerun): { readonly rerun_of: string; readonly rerun_from?: string } {
+  return { rerun_of: r.rerun_of, ...(r.rerun_from !== undefined ? { rerun_from: r.rerun_from } : {}) };
+}
+
+/**
+ * A re-run just created: its kept results written under its epoch, before anything runs. Throws
+ * RUN_ID_CONFLICT when its id named a recorded run (a re-run is always a new one), STORE_FENCED
+ * when another owner took it meanwhile.
+ */
+export async function keepResults(store: RunStore, outcome: CreateOutcome, r: Rerun): Promise<StoredRun> {
+  const { run } = outcome;
+  if (!outcome.created) throw rerunIdTaken(run.id);
+  if (r.kept.length > 0 && (await store.recordSteps([{ run_id: run.id, epoch: run.epoch, steps: r.kept }]))[0] !== 'ok') throw fenced(run.id);
+  return run;
 }
 
 /** A re-run's options parted: what to re-run, and the new run's own options. */

@@ -97,6 +97,9 @@ describe('rerun', () => {
     expect(unknown.error?.code).toBe('STEP_NOT_FOUND');
     expect(unknown.error?.message).toContain("no step 'bb' (did you mean 'b'?)");
     expect((await engine.rerun('no-such-run')).error?.code).toBe('RUN_NOT_FOUND');
+    // A re-run given a recorded run's id; the refusal says why when it is sent as JSON too.
+    const taken = JSON.parse(JSON.stringify(await engine.rerun(origin.run_id, { runId: origin.run_id })));
+    expect(taken.error).toEqual({ code: 'RUN_ID_CONFLICT', message: expect.stringContaining('a re-run is a new run') });
 
     engine.addChain(`name: nap
 steps:

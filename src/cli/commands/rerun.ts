@@ -6,7 +6,7 @@ import { createEngine } from '../../engine/engine.js';
 import type { CommandContext } from '../main.js';
 import { openSession, type SessionFlags } from '../run-session.js';
 import { collect, ISOLATION_HELP } from '../shared-options.js';
-import { storeUrl } from '../store-url.js';
+import { runStoreUrl } from '../store-url.js';
 
 // `toolchain rerun RUN_ID [--from STEP] [--input KEY=VALUE]… [--allow-changed]`: a new run of
 // a run that ended. With --from, that step and every step downstream of it run and the others
@@ -46,8 +46,7 @@ export function registerRerun(program: Command, ctx: CommandContext): void {
       const session = openSession(ctx.io, flags, globals);
       try {
         const logger = session.logger ? { logger: session.logger } : {};
-        // With a queue and no store named, the queue's Redis is the store (as for run --queue).
-        const store = flags.queue !== undefined && flags.store === undefined && ctx.io.env.TOOLCHAIN_STORE === undefined ? undefined : storeUrl(flags.store, ctx.io);
+        const store = runStoreUrl(flags.store, ctx.io, flags.queue);
         const queue = flags.queue !== undefined ? { queue: flags.queue } : {};
         const engine = await createEngine({ chainsDir: globals.chains, pluginsDir: globals.plugins, load: 'lazy', cache: ctx.diskCache(), store, ...queue, isolation: session.isolation, ...logger });
         try {

@@ -3,7 +3,7 @@ import { createEngine } from '../../engine/engine.js';
 import type { CommandContext } from '../main.js';
 import { openSession, type SessionFlags } from '../run-session.js';
 import { collect, ISOLATION_HELP } from '../shared-options.js';
-import { storeUrl } from '../store-url.js';
+import { runStoreUrl } from '../store-url.js';
 
 // `toolchain resume RUN_ID`: continues a run cut short (crash, kill, cancel) or
 // failed (redrive). Steps with a recorded success are not run again; their outputs feed the rest.
@@ -32,10 +32,9 @@ export function registerResume(program: Command, ctx: CommandContext): void {
       const session = openSession(ctx.io, flags, globals);
       try {
         const logger = session.logger ? { logger: session.logger } : {};
-        const queued = flags.queue !== undefined && flags.store === undefined && ctx.io.env.TOOLCHAIN_STORE === undefined;
-        const store = queued ? {} : { store: storeUrl(flags.store, ctx.io) };
+        const store = runStoreUrl(flags.store, ctx.io, flags.queue);
         const queue = flags.queue !== undefined ? { queue: flags.queue } : {};
-        const engine = await createEngine({ chainsDir: globals.chains, pluginsDir: globals.plugins, load: 'lazy', cache: ctx.diskCache(), ...store, ...queue, isolation: session.isolation, ...logger });
+        const engine = await createEngine({ chainsDir: globals.chains, pluginsDir: globals.plugins, load: 'lazy', cache: ctx.diskCache(), store, ...queue, isolation: session.isolation, ...logger });
         try {
           ctx.io.stderr.write(`resuming run ${runId}\n`);
           ctx.exit(await session.run((options) => engine.resume(runId, { ...options, allowChanged: flags.allowChanged }), engine, flags.queue));

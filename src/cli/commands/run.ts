@@ -12,7 +12,7 @@ import { readInput, type InputFlags } from '../run-input.js';
 import { checkedMocks, parseMocks } from '../run-mocks.js';
 import { openSession, type SessionFlags } from '../run-session.js';
 import { collect, ISOLATION_HELP } from '../shared-options.js';
-import { storeUrl } from '../store-url.js';
+import { runStoreUrl } from '../store-url.js';
 import { openOnFirstUse } from '../../store/lazy-store.js';
 import { openStore } from '../../store/open-store.js';
 
@@ -67,7 +67,7 @@ async function runCommand(ctx: CommandContext, chainName: string, flags: RunFlag
   if (mocks && flags.queue !== undefined) throw new ToolchainError('USAGE', '--mock makes a dry run in this process; it cannot go with --queue');
   if (concurrency !== undefined && flags.queue !== undefined) throw new ToolchainError('USAGE', "--concurrency limits steps in this process; with --queue the chain's own concurrency applies on the workers");
   const session = openSession(io, flags, globals);
-  const storeAt = flags.queue !== undefined && flags.store === undefined && io.env.TOOLCHAIN_STORE === undefined ? undefined : storeUrl(flags.store, io);
+  const storeAt = runStoreUrl(flags.store, io, flags.queue);
   // An SQLite store whose folder does not exist yet is opened when the run first writes (opening
   // creates the folder): a refused run leaves no .toolchain/ behind. One that exists opens at once,
   // so that a file that is no store is reported before anything runs.

@@ -14,7 +14,7 @@ import { tapObserver } from '../../serve/observer-tap.js';
 import { LIMIT_NAMES, limitsFrom } from '../../serve/server-limits.js';
 import { collect, describeRecovery, ISOLATION_HELP, isolationFlag, RECOVER_HELP } from '../shared-options.js';
 import { guardProcess } from '../process-guard.js';
-import { DEFAULT_STORE, storeUrl } from '../store-url.js';
+import { DEFAULT_STORE, runStoreUrl } from '../store-url.js';
 import { describeTriggerEvent, triggerLogFields } from '../../triggers/event-text.js';
 
 // `toolchain serve`: the HTTP API, the run inspector at `/`, metrics at /metrics and
@@ -110,7 +110,7 @@ async function serve(ctx: CommandContext, flags: ServeFlags): Promise<number> {
     isolation,
     // What one request can make the server do: a for_each over an input it sent is bounded here.
     maxForEachElements: limits.forEachElements,
-    store: flags.queue !== undefined && flags.store === undefined && io.env.TOOLCHAIN_STORE === undefined ? undefined : storeUrl(flags.store, io),
+    store: runStoreUrl(flags.store, io, flags.queue),
     ...(flags.queue !== undefined ? { queue: flags.queue } : {}),
     observe: observer,
     approve,
